@@ -1,0 +1,55 @@
+"""Per-thread, per-task state: one :class:`Setting` per configurable value.
+
+Each setting has a *process-wide* value, changed by the ``set_*`` functions, and a
+*scoped* override held in a :class:`contextvars.ContextVar`, entered with the
+context managers. A scoped override is seen only by the thread or async task (and
+the tasks it spawns) that entered it, so concurrent code with different settings
+never sees another's. Reading a setting is one ``ContextVar.get``.
+
+Inside a scope, the scope wins: ``set_*`` changes the process-wide value, which
+becomes visible once the scope is left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+__all__ = ["Setting"]
+
+
+class Setting(Generic[T]):
+    """A process-wide value with context-local overrides."""
+
+    __slots__ = ("name", "var", "process", "_validate")
+
+    def __init__(self, name: str, initial: T, validate: Callable[[object], T]) -> None:
+        self.name = name
+        self.var: ContextVar[T] = ContextVar(f"arraylayer.{name}")
+        self._validate = validate
+        self.process: T = validate(initial)
+
+    def get(self) -> T:
+        """The value in force here: the innermost scope's, else the process-wide one."""
+        return self.var.get(self.process)
+
+    def set_process(self, value: object) -> T:
+        """Validate ``value`` and make it the process-wide value; returns it."""
+        self.process = self._validate(value)
+        return self.process
+
+    @contextmanager
+    def scope(self, value: object) -> Iterator[T]:
+        """Override the value for the current thread or task until the block ends."""
+        token = self.var.set(self._validate(value))
+        try:
+            yield self.var.get()
+        finally:
+            self.var.reset(token)
+
+    def __repr__(self) -> str:
+        return f"Setting({self.name}={self.get()!r})"

@@ -1,0 +1,381 @@
+"""The dtype catalogue: :class:`Dtype`, the fifteen dtypes, kind queries, the ``all_*`` tuples, finfo/iinfo.
+
+A :class:`Dtype` is a ``str`` (``arraylayer.float32 == "float32"``), so it hashes and
+compares as its name and can be used as a dict key anywhere. There is exactly one
+instance per dtype: ``Dtype("float32") is arraylayer.float32``.
+
+Native dtype objects (``numpy.float32``, ``torch.int8``, ``tf.uint8``, ``jnp.bfloat16``)
+are accepted wherever a dtype is, and resolved once: the first resolution of an
+object is cached, so later look-ups are a single dict hit. No framework is imported
+here; an object is only inspected if the caller already holds it.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Final, Union
+
+from .errors import InvalidDtypeError
+
+__all__ = [
+    "Dtype",
+    "DtypeLike",
+    "as_dtype",
+    "all_dtypes",
+    "all_numeric_dtypes",
+    "all_int_dtypes",
+    "all_uint_dtypes",
+    "all_float_dtypes",
+    "all_complex_dtypes",
+    "is_bool_dtype",
+    "is_int_dtype",
+    "is_uint_dtype",
+    "is_float_dtype",
+    "is_complex_dtype",
+    "is_numeric_dtype",
+    "dtype_bits",
+    "finfo",
+    "iinfo",
+    "FInfo",
+    "IInfo",
+]
+
+# name -> (kind, bits). The order is the canonical order of every tuple below.
+CATALOGUE: Final[dict[str, tuple[str, int]]] = {
+    "bool": ("bool", 8),
+    "int8": ("int", 8),
+    "int16": ("int", 16),
+    "int32": ("int", 32),
+    "int64": ("int", 64),
+    "uint8": ("uint", 8),
+    "uint16": ("uint", 16),
+    "uint32": ("uint", 32),
+    "uint64": ("uint", 64),
+    "bfloat16": ("float", 16),
+    "float16": ("float", 16),
+    "float32": ("float", 32),
+    "float64": ("float", 64),
+    "complex64": ("complex", 64),
+    "complex128": ("complex", 128),
+}
+
+# Modules whose dtype objects may be inspected by name. Anything else must be
+# registered explicitly with :func:`register_dtype_alias` (third-party backends do).
+_KNOWN_NATIVE_MODULES: Final = ("numpy", "ml_dtypes", "jax", "jaxlib", "torch", "tensorflow")
+
+
+class Dtype(str):
+    """One of arraylayer's fifteen dtypes; a ``str`` equal to its name.
+
+    ``Dtype(x)`` accepts a dtype name (``"float32"``), another Dtype, a native dtype
+    object of NumPy, JAX, PyTorch or TensorFlow, or one of the Python types ``bool``,
+    ``int``, ``float`` and ``complex`` (which give the current default dtype of that
+    kind). Anything else raises :class:`~arraylayer.InvalidDtypeError`, which lists
+    the valid names and suggests the nearest one.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, value: Any) -> Dtype:
+        try:
+            return _ALIASES[value]
+        except (KeyError, TypeError):
+            return _resolve(value)
+
+    @property
+    def kind(self) -> str:
+        """``"bool"``, ``"int"`` (signed), ``"uint"``, ``"float"`` or ``"complex"``."""
+        return CATALOGUE[self][0]
+
+    @property
+    def bits(self) -> int:
+        """Storage width in bits (8 for bool, 128 for complex128)."""
+        return CATALOGUE[self][1]
+
+    @property
+    def itemsize(self) -> int:
+        """Storage width in bytes."""
+        return CATALOGUE[self][1] // 8
+
+    @property
+    def is_bool(self) -> bool:
+        return CATALOGUE[self][0] == "bool"
+
+    @property
+    def is_integer(self) -> bool:
+        """True for signed and unsigned integers (not bool)."""
+        return CATALOGUE[self][0] in ("int", "uint")
+
+    @property
+    def is_signed_integer(self) -> bool:
+        return CATALOGUE[self][0] == "int"
+
+    @property
+    def is_unsigned(self) -> bool:
+        return CATALOGUE[self][0] == "uint"
+
+    @property
+    def is_floating(self) -> bool:
+        """True for real floating-point dtypes, bfloat16 included."""
+        return CATALOGUE[self][0] == "float"
+
+    @property
+    def is_complex(self) -> bool:
+        return CATALOGUE[self][0] == "complex"
+
+    @property
+    def is_numeric(self) -> bool:
+        """True for every dtype but bool."""
+        return CATALOGUE[self][0] != "bool"
+
+    def __repr__(self) -> str:
+        return f"arraylayer.{str(self)}"
+
+    def __reduce__(self) -> tuple[type[Dtype], tuple[str]]:
+        return (Dtype, (str(self),))
+
+
+DtypeLike = Union[Dtype, str, type, Any]
+"""Anything :class:`Dtype` accepts: a name, a Dtype, a native dtype object, or bool/int/float/complex."""
+
+# The one instance of each dtype, in canonical order.
+_CANONICAL: Final[dict[str, Dtype]] = {name: str.__new__(Dtype, name) for name in CATALOGUE}
+
+# Everything already known to resolve to a Dtype, keyed by the object itself. Plain
+# strings hit the Dtype entries because a Dtype hashes and compares as its name.
+_ALIASES: dict[Any, Dtype] = dict(_CANONICAL)
+
+
+def register_dtype_alias(native: Any, dtype: DtypeLike) -> None:
+    """Teach arraylayer that the native object ``native`` means ``dtype``.
+
+    Backends call this for their dtype objects so that resolving them is one dict
+    look-up. Unhashable objects are ignored (they resolve through the slow path).
+    """
+    target = as_dtype(dtype)
+    try:
+        _ALIASES[native] = target
+    except TypeError:
+        return
+    for listener in _ALIAS_LISTENERS:
+        listener(native, target)
+
+
+# Called as listener(native, dtype) for every new alias: the promotion tables add
+# the alias as a key so that native dtypes are a single look-up there too.
+_ALIAS_LISTENERS: list[Any] = []
+
+
+def _native_name(value: Any) -> str | None:
+    """The dtype name a native dtype object stands for, or None if it is not one."""
+    if isinstance(value, type):
+        # numpy/ml_dtypes scalar types (np.float32, ml_dtypes.bfloat16) ...
+        if value.__module__.split(".")[0] in ("numpy", "ml_dtypes") and "numpy" in sys.modules:
+            try:
+                return str(sys.modules["numpy"].dtype(value).name)
+            except TypeError:
+                return None
+        # ... and jnp.float32, a type that carries its numpy dtype as `.dtype`.
+        inner = getattr(value, "dtype", None)
+        name = getattr(inner, "name", None)
+        return name if isinstance(name, str) else None
+    root = type(value).__module__.split(".")[0]
+    if root not in _KNOWN_NATIVE_MODULES:
+        return None
+    if root == "torch":
+        text = str(value)
+        return text[6:] if text.startswith("torch.") else None
+    name = getattr(value, "name", None)  # numpy.dtype, tf.DType
+    return name if isinstance(name, str) else None
+
+
+def _resolve(value: Any) -> Dtype:
+    """Slow path of :class:`Dtype`: Python types, native objects, and the error."""
+    if value is bool:
+        return _CANONICAL["bool"]
+    if value is int or value is float or value is complex:
+        from .defaults import default_dtype_of_kind
+
+        return default_dtype_of_kind(value)
+    if isinstance(value, str):
+        raise _invalid(value)
+    name = _native_name(value)
+    if name is None or name not in _CANONICAL:
+        raise _invalid(value)
+    dtype = _CANONICAL[name]
+    try:
+        register_dtype_alias(value, dtype)
+    except TypeError:
+        pass
+    return dtype
+
+
+def _invalid(value: Any) -> InvalidDtypeError:
+    import difflib
+
+    shown = repr(value)
+    names = list(_CANONICAL)
+    candidate = str(value).rsplit(".", 1)[-1] if isinstance(value, (str, type)) or hasattr(value, "name") else ""
+    if isinstance(value, type):
+        candidate = value.__name__
+    hint = difflib.get_close_matches(candidate.lower(), names, n=1, cutoff=0.6)
+    suggestion = f" Did you mean {hint[0]!r}?" if hint else ""
+    if hasattr(value, "dtype") and not isinstance(value, type):
+        suggestion += " (This looks like an array: pass its dtype, or use arraylayer.result_type.)"
+    return InvalidDtypeError(
+        f"{shown} is not an arraylayer dtype.{suggestion} Valid dtypes are: {', '.join(names)}."
+    )
+
+
+def as_dtype(value: DtypeLike) -> Dtype:
+    """Resolve any dtype-like value to its :class:`Dtype` (same rules as ``Dtype(value)``)."""
+    try:
+        return _ALIASES[value]
+    except (KeyError, TypeError):
+        return _resolve(value)
+
+
+def _by_kind(*kinds: str) -> tuple[Dtype, ...]:
+    return tuple(d for name, d in _CANONICAL.items() if CATALOGUE[name][0] in kinds)
+
+
+all_dtypes: Final[tuple[Dtype, ...]] = tuple(_CANONICAL.values())
+all_numeric_dtypes: Final = _by_kind("int", "uint", "float", "complex")
+all_int_dtypes: Final = _by_kind("int", "uint")
+all_uint_dtypes: Final = _by_kind("uint")
+all_float_dtypes: Final = _by_kind("float")
+all_complex_dtypes: Final = _by_kind("complex")
+
+_SCALAR_KINDS: Final = {bool: "bool", int: "int", float: "float", complex: "complex"}
+
+
+def _kind_of(x: Any) -> str:
+    """The kind of a dtype-like, an array (anything with ``.dtype``) or a Python scalar."""
+    kind = _SCALAR_KINDS.get(x.__class__)
+    if kind is not None:
+        return kind
+    if isinstance(x, type) and x in _SCALAR_KINDS:  # the Python types themselves
+        return _SCALAR_KINDS[x]
+    if not isinstance(x, (str, type)) and hasattr(x, "dtype"):
+        x = x.dtype
+    return as_dtype(x).kind
+
+
+def is_bool_dtype(x: Any) -> bool:
+    """True if ``x`` (a dtype, an array or a Python scalar) is boolean."""
+    return _kind_of(x) == "bool"
+
+
+def is_int_dtype(x: Any) -> bool:
+    """True if ``x`` is a signed or unsigned integer (bool excluded)."""
+    return _kind_of(x) in ("int", "uint")
+
+
+def is_uint_dtype(x: Any) -> bool:
+    """True if ``x`` is an unsigned integer."""
+    return _kind_of(x) == "uint"
+
+
+def is_float_dtype(x: Any) -> bool:
+    """True if ``x`` is a real floating-point type (bfloat16 included)."""
+    return _kind_of(x) == "float"
+
+
+def is_complex_dtype(x: Any) -> bool:
+    """True if ``x`` is complex."""
+    return _kind_of(x) == "complex"
+
+
+def is_numeric_dtype(x: Any) -> bool:
+    """True if ``x`` is anything but bool."""
+    return _kind_of(x) != "bool"
+
+
+def dtype_bits(x: DtypeLike) -> int:
+    """Storage width of a dtype (or an array's dtype) in bits."""
+    if not isinstance(x, (str, type)) and hasattr(x, "dtype"):
+        x = x.dtype
+    return as_dtype(x).bits
+
+
+@dataclass(frozen=True)
+class FInfo:
+    """Machine limits of a floating-point dtype (the Array API's ``finfo_object``).
+
+    For a complex dtype the figures are those of its real component, and ``dtype``
+    is that real dtype, as the standard specifies.
+    """
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: Dtype
+
+
+@dataclass(frozen=True)
+class IInfo:
+    """Machine limits of an integer dtype (the Array API's ``iinfo_object``)."""
+
+    bits: int
+    max: int
+    min: int
+    dtype: Dtype
+
+
+_REAL_OF_COMPLEX: Final = {"complex64": "float32", "complex128": "float64"}
+
+
+def _dtype_of(x: Any) -> Dtype:
+    if not isinstance(x, (str, type)) and hasattr(x, "dtype"):
+        x = x.dtype
+    return as_dtype(x)
+
+
+def finfo(x: Any) -> FInfo:
+    """Limits of a floating-point or complex dtype (or of an array's dtype), bfloat16 included."""
+    return _finfo(_dtype_of(x))
+
+
+@lru_cache(maxsize=None)
+def _finfo(dtype: Dtype) -> FInfo:
+    if dtype.kind not in ("float", "complex"):
+        raise InvalidDtypeError(
+            f"finfo needs a floating-point or complex dtype, got {dtype}; use arraylayer.iinfo for "
+            "integer dtypes."
+        )
+    real = _CANONICAL[_REAL_OF_COMPLEX.get(dtype, dtype)]
+    import ml_dtypes  # its finfo covers bfloat16 and defers to numpy for the IEEE types
+    import numpy as np
+
+    native = ml_dtypes.bfloat16 if real == "bfloat16" else np.dtype(str(real))
+    info = ml_dtypes.finfo(native)
+    return FInfo(
+        bits=real.bits,
+        eps=float(info.eps),
+        max=float(info.max),
+        min=float(info.min),
+        smallest_normal=float(info.smallest_normal),
+        dtype=real,
+    )
+
+
+def iinfo(x: Any) -> IInfo:
+    """Limits of an integer dtype (or of an array's dtype)."""
+    return _iinfo(_dtype_of(x))
+
+
+@lru_cache(maxsize=None)
+def _iinfo(dtype: Dtype) -> IInfo:
+    kind, bits = CATALOGUE[dtype]
+    if kind == "int":
+        return IInfo(bits=bits, max=2 ** (bits - 1) - 1, min=-(2 ** (bits - 1)), dtype=dtype)
+    if kind == "uint":
+        return IInfo(bits=bits, max=2**bits - 1, min=0, dtype=dtype)
+    raise InvalidDtypeError(
+        f"iinfo needs an integer dtype, got {dtype}; use arraylayer.finfo for floating-point and "
+        "complex dtypes."
+    )

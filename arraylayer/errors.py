@@ -1,0 +1,68 @@
+"""The exception types of arraylayer.
+
+Every error subclasses :class:`ArrayLayerError` and also the builtin exception a
+user of NumPy, JAX, PyTorch or TensorFlow would already catch for that
+situation, so existing ``except TypeError:`` code keeps working. Every message
+names the offending values and the way out.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ArrayLayerError",
+    "InvalidDtypeError",
+    "TypePromotionError",
+    "ScalarOverflowError",
+    "UnsupportedDtypeError",
+    "UnknownBackendError",
+    "BackendNotInstalledError",
+    "BackendMismatchError",
+    "DeviceError",
+]
+
+
+class ArrayLayerError(Exception):
+    """Base class of every error raised by arraylayer itself."""
+
+
+class InvalidDtypeError(ArrayLayerError, TypeError, ValueError):
+    """A value that is not one of arraylayer's dtypes was given where a dtype was expected.
+
+    Subclasses both ``TypeError`` (what ``numpy.dtype("flaot32")`` raises) and
+    ``ValueError`` (a bad value of the right type), so either ``except`` catches it.
+    """
+
+
+class TypePromotionError(ArrayLayerError, TypeError, ValueError):
+    """The active promotion policy has no implicit promotion for these dtypes.
+
+    Subclasses ``TypeError`` (NumPy, Paddle) and ``ValueError`` (JAX's
+    ``TypePromotionError``), so code written for any of them catches it.
+    """
+
+
+class ScalarOverflowError(ArrayLayerError, OverflowError):
+    """A Python int does not fit the integer dtype it would be converted to.
+
+    Raised instead of the silent wrap-around that torch and TensorFlow perform.
+    """
+
+
+class UnsupportedDtypeError(ArrayLayerError, TypeError):
+    """A function has no kernel for this dtype on the active backend and no exact fallback."""
+
+
+class UnknownBackendError(ArrayLayerError, ValueError):
+    """A backend name that is not registered."""
+
+
+class BackendNotInstalledError(ArrayLayerError, ImportError):
+    """A registered backend whose framework cannot be imported here."""
+
+
+class BackendMismatchError(ArrayLayerError, TypeError):
+    """Arrays of two different backends were passed to one call."""
+
+
+class DeviceError(ArrayLayerError, ValueError):
+    """A device string that is malformed or names a device that is not available."""

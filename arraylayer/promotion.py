@@ -1,0 +1,211 @@
+"""Type promotion: ``promote_types``, ``result_type``, ``lattice_result_type``, ``can_cast``.
+
+The active policy (``"standard"``, ``"strict"``, ``"paddle"`` or ``"array_api"``) is a
+:class:`~arraylayer.context.Setting`. Its table answers a pair of dtypes with two
+dict look-ups; everything else here is the slow path for arrays, Python scalars,
+native dtype objects and errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Final
+
+from .context import Setting
+from .dtypes import _ALIASES, Dtype, DtypeLike, _resolve, as_dtype, iinfo
+from .errors import InvalidDtypeError, ScalarOverflowError
+from .policies import POLICIES, Failure, Policy, key_name
+
+__all__ = [
+    "promote_types",
+    "result_type",
+    "lattice_result_type",
+    "can_cast",
+    "promote_types_of_inputs",
+    "set_dtype_promotion",
+    "get_dtype_promotion",
+    "dtype_promotion",
+    "promotion_policies",
+]
+
+
+def _policy_named(name: object) -> Policy:
+    if isinstance(name, Policy):
+        return name
+    try:
+        return POLICIES[name]  # type: ignore[index]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"Unknown dtype promotion policy {name!r}; choose one of {', '.join(map(repr, POLICIES))}."
+        ) from None
+
+
+POLICY: Final = Setting("dtype_promotion", "standard", _policy_named)
+_policy_var = POLICY.var
+
+_PYTHON_SCALARS: Final = (bool, int, float, complex)
+# A JAX weak-typed array of this kind behaves as the Python scalar of the same kind.
+_WEAK_KEY_OF_KIND: Final = {"int": int, "float": float, "complex": complex}
+
+
+def promotion_policies() -> tuple[str, ...]:
+    """The names of the available promotion policies."""
+    return tuple(POLICIES)
+
+
+def set_dtype_promotion(name: str) -> str:
+    """Set the process-wide promotion policy: ``"standard"`` (default), ``"strict"``,
+    ``"paddle"`` or ``"array_api"``. A :func:`dtype_promotion` scope still wins inside it."""
+    return POLICY.set_process(name).name
+
+
+def get_dtype_promotion() -> str:
+    """The name of the policy in force in this thread or task."""
+    return _policy_var.get(POLICY.process).name
+
+
+@contextmanager
+def dtype_promotion(name: str) -> Iterator[str]:
+    """Context manager: use policy ``name`` in this thread or task until the block ends."""
+    with POLICY.scope(name) as policy:
+        yield policy.name
+
+
+def _dtype_key(x: Any) -> Any:
+    """The table key of a dtype-like: a Python scalar type stays itself (a weak scalar)."""
+    if x is int or x is float or x is complex or x is bool:
+        return x
+    if not isinstance(x, (str, type)) and hasattr(x, "dtype") and hasattr(x, "shape"):
+        raise InvalidDtypeError(
+            f"Expected a dtype, got an array of dtype {x.dtype}; use arraylayer.result_type for arrays."
+        )
+    try:
+        return _ALIASES[x]
+    except (KeyError, TypeError):
+        return _resolve(x)
+
+
+def _arg_key(x: Any) -> Any:
+    """The table key of any argument of result_type: Python scalar, array or dtype."""
+    cls = x.__class__
+    if cls in _PYTHON_SCALARS:
+        return cls
+    if isinstance(x, _PYTHON_SCALARS) and not hasattr(x, "dtype"):
+        # int/float subclasses (IntEnum, ...) are Python scalars too
+        return next(t for t in reversed(_PYTHON_SCALARS) if isinstance(x, t))
+    if not isinstance(x, (str, type)) and hasattr(x, "dtype"):
+        dtype = as_dtype(x.dtype)
+        if getattr(x, "weak_type", False):
+            return _WEAK_KEY_OF_KIND.get(dtype.kind, dtype)
+        return dtype
+    return _dtype_key(x)
+
+
+def promote_types(a: DtypeLike, b: DtypeLike) -> Dtype:
+    """The dtype of combining ``a`` and ``b`` under the active policy.
+
+    ``a`` and ``b`` are dtypes (Dtype, name or native object); the Python types
+    ``int``, ``float`` and ``complex`` stand for weak scalars of that kind, whose
+    results materialise to the default dtype. Raises TypePromotionError where the
+    policy has no promotion.
+    """
+    policy = _policy_var.get(POLICY.process)
+    try:
+        cell = policy.table[a][b]
+    except (KeyError, TypeError):
+        a, b = _dtype_key(a), _dtype_key(b)
+        cell = policy.table[a][b]
+    if cell.__class__ is Dtype:
+        return cell  # type: ignore[return-value]
+    return policy.materialise(cell, a, b)
+
+
+def _fold(policy: Policy, args: tuple[Any, ...]) -> tuple[Dtype, bool]:
+    if not args:
+        raise ValueError("result_type needs at least one array, dtype or Python scalar.")
+    table = policy.table
+    acc = _arg_key(args[0])
+    for x in args[1:]:
+        key = _arg_key(x)
+        cell = table[acc][key]
+        if cell.__class__ is Failure:
+            raise cell.error(acc, key)  # type: ignore[union-attr]
+        acc = cell
+    weak = acc.__class__ is not Dtype
+    dtype: Dtype = policy.weak_dtype[acc]() if weak else acc
+    if dtype.is_integer:
+        _check_ints_fit(args, dtype)
+    return dtype, weak
+
+
+def _check_ints_fit(args: tuple[Any, ...], dtype: Dtype) -> None:
+    """A Python int must be representable in the integer result dtype (no wrap-around)."""
+    info = iinfo(dtype)
+    for x in args:
+        if isinstance(x, int) and not isinstance(x, bool) and not hasattr(x, "dtype"):
+            if not info.min <= x <= info.max:
+                raise ScalarOverflowError(
+                    f"Python int {x} does not fit {dtype} (range {info.min}..{info.max}): it would wrap "
+                    f"around. Use a wider dtype (cast the array with arraylayer.astype), or pass a float."
+                )
+
+
+def result_type(*args: Any) -> Dtype:
+    """The dtype of an operation on ``args`` (arrays, dtypes and Python scalars) under the active policy.
+
+    Python scalars are weak (they take the array's dtype within their kind), and so
+    are JAX weak-typed arrays. A Python int that does not fit an integer result raises
+    :class:`~arraylayer.ScalarOverflowError`.
+    """
+    policy = _policy_var.get(POLICY.process)
+    if len(args) == 2:
+        try:
+            cell = policy.table[args[0]][args[1]]
+            if cell.__class__ is Dtype:
+                return cell  # type: ignore[return-value]
+        except (KeyError, TypeError):
+            pass
+    return _fold(policy, args)[0]
+
+
+def lattice_result_type(*args: Any) -> tuple[Dtype, bool]:
+    """Like :func:`result_type`, but also says whether the result is weak.
+
+    A weak result (seed 000's ``i*``, ``f*``, ``c*`` cells) is materialised to the
+    default dtype of its kind: ``lattice_result_type(1, 1.0) == (default_float_dtype(), True)``.
+    """
+    return _fold(_policy_var.get(POLICY.process), args)
+
+
+def can_cast(from_: Any, to: DtypeLike) -> bool:
+    """True if ``from_`` (a dtype, a Python scalar type, or an array) casts safely to ``to``.
+
+    Safe means ``to`` lies above ``from_`` on the promotion lattice, so
+    ``can_cast(a, promote_types(a, b))`` always holds; under the ``"array_api"``
+    policy it follows the standard's table instead (no cross-kind casts).
+    """
+    policy = _policy_var.get(POLICY.process)
+    target = as_dtype(to)
+    try:
+        return target in policy.castable[from_]
+    except (KeyError, TypeError):
+        return target in policy.castable[_arg_key(from_)]
+
+
+def lattice_join_of_arrays(arrays: list[Any]) -> Dtype:
+    """The standard lattice's join of the arrays' dtypes (used to infer creation dtypes)."""
+    return _fold(POLICIES["standard"], tuple(arrays))[0]
+
+
+def promote_types_of_inputs(x1: Any, x2: Any) -> tuple[Any, Any]:
+    """Both inputs converted to their promoted dtype, as arrays of their backend.
+
+    Arrays are cast only when their dtype differs; Python scalars become 0-d arrays
+    of the other input's backend (of the default backend when both are scalars).
+    """
+    from .native import asarray_like
+
+    dtype = result_type(x1, x2)
+    like = x1 if hasattr(x1, "dtype") else x2
+    return asarray_like(x1, dtype, like), asarray_like(x2, dtype, like)
