@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any, Final, Union
 
 from .errors import InvalidDtypeError
@@ -156,6 +156,10 @@ def register_dtype_alias(native: Any, dtype: DtypeLike) -> None:
     """
     target = as_dtype(dtype)
     try:
+        # Some native dtypes hash as, and compare equal to, a small int (tf.int32 == 3).
+        # Such a key would turn the Python value 3 into a dtype, so it is never stored.
+        if native == hash(native):
+            return
         _ALIASES[native] = target
     except TypeError:
         return
@@ -340,7 +344,7 @@ def finfo(x: Any) -> FInfo:
     return _finfo(_dtype_of(x))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _finfo(dtype: Dtype) -> FInfo:
     if dtype.kind not in ("float", "complex"):
         raise InvalidDtypeError(
@@ -368,7 +372,7 @@ def iinfo(x: Any) -> IInfo:
     return _iinfo(_dtype_of(x))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _iinfo(dtype: Dtype) -> IInfo:
     kind, bits = CATALOGUE[dtype]
     if kind == "int":

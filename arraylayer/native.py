@@ -6,7 +6,7 @@ the core needs only NumPy, which is always installed, and imports it lazily.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from .dtypes import Dtype, DtypeLike, as_dtype, register_dtype_alias
@@ -14,7 +14,7 @@ from .dtypes import Dtype, DtypeLike, as_dtype, register_dtype_alias
 __all__ = ["as_native_dtype", "asarray_like"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _numpy_dtype(dtype: Dtype) -> Any:
     import numpy as np
 

@@ -48,9 +48,8 @@ class Failure:
     def error(self, a: Any, b: Any) -> TypePromotionError:
         return TypePromotionError(
             f"Input dtypes ({key_name(a)}, {key_name(b)}) have no implicit promotion under the "
-            f"{self.policy!r} dtype promotion policy: {self.why}. Cast explicitly to the dtype you "
-            f"want (arraylayer.astype(x, dtype)), or switch policy with "
-            f"arraylayer.dtype_promotion('standard')."
+            f"{self.policy!r} dtype promotion policy: {self.why}. Cast one input explicitly to the "
+            f"dtype you want, or switch policy with arraylayer.dtype_promotion('standard')."
         )
 
     def __repr__(self) -> str:
@@ -219,7 +218,7 @@ _PADDLE_SCALAR_DEFAULTS: Final = {bool: "bool", int: "int64", float: "float32", 
 def parse_table(text: str) -> dict[tuple[str, str], str]:
     """Parse a whitespace-aligned table: ``{(row, column): cell}`` with the codes as printed."""
     header, *rows = (line.split() for line in text.strip().splitlines())
-    return {(row[0], column): cell for row in rows for column, cell in zip(header, row[1:])}
+    return {(row[0], column): cell for row in rows for column, cell in zip(header, row[1:], strict=True)}
 
 
 def _paddle_table() -> dict[Any, dict[Any, Cell]]:

@@ -15,7 +15,7 @@ from typing import Any, Final
 from .context import Setting
 from .dtypes import _ALIASES, Dtype, DtypeLike, _resolve, as_dtype, iinfo
 from .errors import InvalidDtypeError, ScalarOverflowError
-from .policies import POLICIES, Failure, Policy, key_name
+from .policies import POLICIES, Failure, Policy
 
 __all__ = [
     "promote_types",

@@ -1,0 +1,91 @@
+"""Core benchmarks: import cost, and the per-call cost of promotion.
+
+Prints a table (case, reference, arraylayer, ratio) and writes benchmarks/results/core.json.
+Each timing is the median of several repeats of many calls; references (NumPy's own
+promote_types/result_type) are measured in the same process, interleaved with ours.
+
+Run: python benchmarks/bench_core.py [--quick]
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import timeit
+from pathlib import Path
+
+FRAMEWORKS = ("numpy", "ml_dtypes", "torch", "jax", "tensorflow")
+
+
+def import_cost(repeats: int) -> dict[str, object]:
+    """Median wall time of `import arraylayer` in a fresh interpreter, and what it imported."""
+    code = (
+        "import time, sys; t = time.perf_counter(); import arraylayer; "
+        "dt = time.perf_counter() - t; "
+        f"print(dt, [m for m in {FRAMEWORKS!r} if m in sys.modules])"
+    )
+    times, loaded = [], []
+    for _ in range(repeats):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        seconds, modules = out.stdout.split(" ", 1)
+        times.append(float(seconds))
+        loaded = eval(modules)  # a list literal printed by the child
+    return {"median_s": statistics.median(times), "frameworks_imported": loaded}
+
+
+def per_call_ns(stmt: str, setup_globals: dict, number: int, repeats: int) -> float:
+    timer = timeit.Timer(stmt, globals=setup_globals)
+    return min(timer.repeat(repeat=repeats, number=number)) / number * 1e9
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    number, repeats = (20_000, 5) if quick else (200_000, 7)
+
+    import numpy as np
+
+    import arraylayer as al
+
+    env = {"al": al, "np": np, "f32": al.float32, "i8": al.int8, "nf32": np.dtype("float32"),
+           "ni8": np.dtype("int8"), "x": np.ones(4, np.float32)}
+    cases = [
+        # (case, reference statement, arraylayer statement)
+        ("promote_types(Dtype, Dtype)", "np.promote_types(nf32, ni8)", "al.promote_types(f32, i8)"),
+        ("promote_types(str, str)", "np.promote_types('float32', 'int8')", "al.promote_types('float32', 'int8')"),
+        ("promote_types(np.dtype, np.dtype)", "np.promote_types(nf32, ni8)", "al.promote_types(nf32, ni8)"),
+        ("result_type(Dtype, Dtype)", "np.result_type(nf32, ni8)", "al.result_type(f32, i8)"),
+        ("result_type(array, float)", "np.result_type(x, 1.5)", "al.result_type(x, 1.5)"),
+        ("promote_types(int8, int) weak", "np.promote_types(ni8, ni8)", "al.promote_types(i8, int)"),
+    ]
+    rows = []
+    for name, reference, ours in cases:
+        # interleave: reference, ours, reference, ours ... and keep the best of each
+        ref_ns, our_ns = [], []
+        for _ in range(3):
+            ref_ns.append(per_call_ns(reference, env, number, repeats))
+            our_ns.append(per_call_ns(ours, env, number, repeats))
+        ref, our = min(ref_ns), min(our_ns)
+        rows.append({"case": name, "reference": reference, "reference_ns": round(ref, 1),
+                     "arraylayer_ns": round(our, 1), "ratio": round(our / ref, 3)})
+
+    imported = import_cost(5 if quick else 15)
+    print(f"{'case':36} {'numpy (ns)':>11} {'arraylayer (ns)':>16} {'ratio':>7}")
+    for row in rows:
+        print(f"{row['case']:36} {row['reference_ns']:>11.1f} {row['arraylayer_ns']:>16.1f} {row['ratio']:>7.2f}")
+    print(f"\nimport arraylayer: {imported['median_s'] * 1000:.1f} ms (median), "
+          f"frameworks imported: {imported['frameworks_imported'] or 'none'}")
+    target_ok = all(r["arraylayer_ns"] < 300 for r in rows if r["case"].startswith(("promote_types(Dtype",
+                                                                                    "result_type(Dtype")))
+    print(f"promote_types/result_type of two dtypes under 300 ns: {'yes' if target_ok else 'NO'}")
+
+    out = Path(__file__).parent / "results" / "core.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps({"python": sys.version.split()[0], "numpy": np.__version__,
+                               "promotion": rows, "import": imported}, indent=2) + "\n")
+    print(f"written: {out}")
+
+
+if __name__ == "__main__":
+    main()

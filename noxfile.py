@@ -1,0 +1,52 @@
+"""Sessions: ``nox -s tests`` (the whole suite, CI's), ``tests-<backend>``, ``lint``, ``demo``, ``bench``.
+
+Every install goes through constraints.txt, which pins the frameworks (torch==2.13.0 included:
+an unpinned torch would pull several GB of CUDA packages).
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["tests"]
+nox.options.reuse_existing_virtualenvs = True
+
+PYTHON = "3.11"
+CONSTRAINTS = ("-c", "constraints.txt")
+BACKEND_EXTRAS = {"numpy": "", "jax": "jax", "torch": "torch", "tensorflow": "tensorflow"}
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """The whole test suite on every backend."""
+    session.install(*CONSTRAINTS, "-e", ".[all,test]")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session(python=PYTHON, name="tests-backend")
+@nox.parametrize("backend", list(BACKEND_EXTRAS))
+def tests_backend(session: nox.Session, backend: str) -> None:
+    """The suite with only one backend installed and selected."""
+    extras = ",".join(filter(None, [BACKEND_EXTRAS[backend], "test"]))
+    session.install(*CONSTRAINTS, "-e", f".[{extras}]")
+    session.run("pytest", "--backend", backend, *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    session.install(*CONSTRAINTS, "ruff")
+    session.run("ruff", "check", "arraylayer", "tests", "benchmarks", "examples", "noxfile.py")
+
+
+@nox.session(python=PYTHON)
+def demo(session: nox.Session) -> None:
+    """The main job (until the command-line interface exists): the demo."""
+    session.install(*CONSTRAINTS, "-e", ".[all]")
+    session.run("python", "examples/demo.py")
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """The benchmarks; figures printed and written to benchmarks/results/."""
+    session.install(*CONSTRAINTS, "-e", ".[all]")
+    session.run("python", "benchmarks/bench_core.py", *session.posargs)

@@ -1,0 +1,88 @@
+"""Shared fixtures: run backend-dependent tests on every installed backend.
+
+``--backend NAME`` (repeatable) restricts the run to some backends; by default every
+backend whose framework imports here is used. Tests take the ``backend`` fixture,
+which is parametrised over them, and ``make_array(backend, dtype, values)`` builds a
+native array of that framework.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import pytest
+
+ALL_BACKENDS = ("numpy", "jax", "torch", "tensorflow")
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+
+def _installed(name: str) -> bool:
+    return importlib.util.find_spec(name) is not None
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--backend",
+        action="append",
+        choices=ALL_BACKENDS,
+        help="run backend-dependent tests only on this backend (repeatable); default: all installed",
+    )
+
+
+def selected_backends(config: pytest.Config) -> list[str]:
+    chosen = config.getoption("--backend") or [b for b in ALL_BACKENDS if _installed(b)]
+    return list(chosen)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" in metafunc.fixturenames:
+        metafunc.parametrize("backend", selected_backends(metafunc.config))
+
+
+@pytest.fixture(autouse=True)
+def _restore_process_settings():
+    """Every test starts and ends with arraylayer's out-of-the-box process-wide settings."""
+    import arraylayer as al
+    from arraylayer.defaults import DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INT, DEFAULT_UINT
+    from arraylayer.promotion import POLICY
+
+    settings = (POLICY, DEFAULT_INT, DEFAULT_UINT, DEFAULT_FLOAT, DEFAULT_COMPLEX)
+    saved = [s.process for s in settings]
+    yield al
+    for setting, value in zip(settings, saved, strict=True):
+        setting.process = value
+
+
+def make_array(backend: str, dtype: str, values=(1, 0, 1)):
+    """A small native array of ``backend`` with dtype name ``dtype``."""
+    import numpy as np
+
+    if dtype == "bfloat16":
+        import ml_dtypes
+
+        host = np.asarray(values, dtype=ml_dtypes.bfloat16)
+    else:
+        host = np.asarray(values, dtype=dtype)
+    if backend == "numpy":
+        return host
+    if backend == "jax":
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
+        import jax.numpy as jnp
+
+        return jnp.asarray(host, dtype=host.dtype)
+    if backend == "torch":
+        import torch
+
+        if dtype in ("uint16", "uint32", "uint64", "bfloat16"):
+            return torch.tensor(host.astype(np.float32 if dtype == "bfloat16" else np.int64).tolist(),
+                                dtype=getattr(torch, dtype))
+        return torch.from_numpy(host.copy())
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        return tf.constant(host, dtype=getattr(tf, dtype))
+    raise ValueError(backend)
