@@ -1,0 +1,156 @@
+"""The adapter contract: what every backend module implements.
+
+A backend is one subclass of :class:`Backend` in one module. The four built-in ones
+live in ``arraylayer/backends/``; a third-party package registers its class under the
+entry-point group ``arraylayer.backends`` (``name = "package.module:ClassName"``).
+Adding a backend is adding one module (and, outside arraylayer, one entry point).
+
+Frameworks are imported lazily: an adapter's framework is imported the first time
+that backend is *used*, never by :func:`backend_of` (which only recognises arrays of
+frameworks already imported, since an array cannot exist otherwise).
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+from .dtypes import Dtype, all_dtypes, as_dtype, register_dtype_alias
+from .errors import BackendNotInstalledError, UnsupportedDtypeError
+
+__all__ = ["Backend"]
+
+
+class Backend(ABC):
+    """One framework's adapter. Subclasses fill the class attributes and the methods.
+
+    The framework is imported by :meth:`load`, once, the first time the backend is
+    used; every method may assume it has been called.
+    """
+
+    name: ClassVar[str]
+    #: the module that must import for this backend to be installed
+    framework: ClassVar[str]
+    #: ``pip install "arraylayer[<extra>]"`` installs the framework
+    extra: ClassVar[str]
+    #: top-level module names whose array types belong to this backend
+    type_roots: ClassVar[tuple[str, ...]]
+
+    def __init__(self) -> None:
+        self.module: Any = None
+        self.native_dtypes: dict[Dtype, Any] = {}
+        #: the native array type(s), known after load()
+        self.array_types: tuple[type, ...] = ()
+
+    # -- life cycle -------------------------------------------------------------------------
+    def load(self) -> Backend:
+        """Import the framework and build the dtype maps (idempotent)."""
+        if self.module is None:
+            try:
+                module = importlib.import_module(self.framework)
+            except ImportError as error:
+                raise BackendNotInstalledError(
+                    f"The {self.name!r} backend needs {self.framework}, which cannot be imported here "
+                    f"({error}). Install it with: pip install \"arraylayer[{self.extra}]\""
+                ) from error
+            self.native_dtypes = self._build_native_dtypes(module)
+            for dtype, native in self.native_dtypes.items():
+                register_dtype_alias(native, dtype)
+            self.array_types = self._array_types(module)
+            self.module = module
+        return self
+
+    @abstractmethod
+    def _build_native_dtypes(self, module: Any) -> dict[Dtype, Any]:
+        """Every arraylayer dtype this framework has a dtype object for (called once, by load)."""
+
+    @abstractmethod
+    def _array_types(self, module: Any) -> tuple[type, ...]:
+        """The framework's array types (instances of these are this backend's arrays)."""
+
+    @property
+    def version(self) -> str:
+        return str(self.load().module.__version__)
+
+    # -- dtypes -----------------------------------------------------------------------------
+    def valid_dtypes(self) -> tuple[Dtype, ...]:
+        """The dtypes this backend can hold and compute with, as installed and configured now."""
+        self.load()
+        return tuple(d for d in all_dtypes if d in self.native_dtypes)
+
+    def as_native_dtype(self, dtype: Any) -> Any:
+        """The framework's dtype object for ``dtype``."""
+        self.load()
+        resolved = as_dtype(dtype)
+        try:
+            return self.native_dtypes[resolved]
+        except KeyError:
+            raise self.invalid_dtype_error(resolved) from None
+
+    def invalid_dtype_error(self, dtype: Dtype) -> UnsupportedDtypeError:
+        """The error for a dtype this backend cannot hold, naming the remedy."""
+        return UnsupportedDtypeError(
+            f"{dtype} is not a valid dtype on the {self.name} backend ({self.framework} {self.version}). "
+            f"{self.remedy(dtype)} Valid dtypes here: {', '.join(self.valid_dtypes())}."
+        )
+
+    def remedy(self, dtype: Dtype) -> str:
+        """What a user can do about an invalid ``dtype`` (adapters refine it)."""
+        return "Cast to a valid dtype first, or use another backend."
+
+    def check_valid(self, dtype: Dtype) -> Dtype:
+        """``dtype`` if this backend can hold it now, else the error naming the remedy."""
+        if dtype not in self.valid_dtypes():
+            raise self.invalid_dtype_error(dtype)
+        return dtype
+
+    def dtype_of(self, x: Any) -> Dtype:
+        """The arraylayer dtype of a native array of this backend."""
+        return as_dtype(x.dtype)
+
+    @property
+    @abstractmethod
+    def native_dtype_class(self) -> type:
+        """The framework's dtype class (``numpy.dtype``, ``torch.dtype``, ...)."""
+
+    # -- arrays -----------------------------------------------------------------------------
+    @abstractmethod
+    def asarray(self, obj: Any, dtype: Dtype, device: str | None = None) -> Any:
+        """A strongly typed native array of ``dtype`` holding ``obj`` (a Python scalar, nested
+        sequence, NumPy array or native array of this backend), on ``device`` (an arraylayer
+        device string; None: the framework's default). Never copies an array that already has
+        the right dtype and device. An invalid ``dtype`` raises via :meth:`as_native_dtype`."""
+
+    @abstractmethod
+    def astype(self, x: Any, dtype: Dtype) -> Any:
+        """``x`` cast to ``dtype``; ``x`` itself when it already has that dtype."""
+
+    @abstractmethod
+    def from_dlpack(self, x: Any) -> Any:
+        """A native array sharing memory with ``x`` (any DLPack producer)."""
+
+    @abstractmethod
+    def to_numpy(self, x: Any) -> Any:
+        """A NumPy array with the same values and dtype (bfloat16 through ml_dtypes)."""
+
+    # -- devices ----------------------------------------------------------------------------
+    @abstractmethod
+    def devices(self) -> tuple[str, ...]:
+        """The devices of this backend, in arraylayer's vocabulary (``"cpu"``, ``"gpu:0"`` ...)."""
+
+    @abstractmethod
+    def device_of(self, x: Any) -> str:
+        """The device of array ``x``, in arraylayer's vocabulary."""
+
+    @abstractmethod
+    def native_device(self, device: str) -> Any:
+        """The framework's device object for an arraylayer device string; raises DeviceError
+        naming the available devices when it does not exist here."""
+
+    @abstractmethod
+    def to_device(self, x: Any, device: str) -> Any:
+        """``x`` on ``device`` (``x`` itself when it is already there)."""
+
+    def __repr__(self) -> str:
+        return f"<arraylayer backend {self.name!r}>"

@@ -1,0 +1,64 @@
+"""The NumPy backend (bfloat16 through ml_dtypes). Always installed; CPU only."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ..backend import Backend
+from ..devices import canonical_device
+from ..dtypes import Dtype, all_dtypes
+from ..errors import DeviceError
+
+
+class NumpyBackend(Backend):
+    name: ClassVar[str] = "numpy"
+    framework: ClassVar[str] = "numpy"
+    extra: ClassVar[str] = "all"
+    type_roots: ClassVar[tuple[str, ...]] = ("numpy",)
+    narrows: ClassVar[bool] = False  # every arraylayer dtype is valid here
+
+    def _build_native_dtypes(self, module: Any) -> dict[Dtype, Any]:
+        import ml_dtypes
+
+        return {d: module.dtype(ml_dtypes.bfloat16 if d == "bfloat16" else str(d)) for d in all_dtypes}
+
+    def _array_types(self, module: Any) -> tuple[type, ...]:
+        return (module.ndarray, module.generic)
+
+    @property
+    def native_dtype_class(self) -> type:
+        return self.load().module.dtype  # type: ignore[no-any-return]
+
+    def asarray(self, obj: Any, dtype: Dtype, device: str | None = None) -> Any:
+        if device is not None:
+            self.native_device(device)
+        np = self.module
+        native = self.as_native_dtype(dtype)
+        if isinstance(obj, np.ndarray) and obj.dtype == native:
+            return obj
+        return np.asarray(obj, dtype=native)
+
+    def astype(self, x: Any, dtype: Dtype) -> Any:
+        native = self.as_native_dtype(dtype)
+        return x if x.dtype == native else x.astype(native)
+
+    def from_dlpack(self, x: Any) -> Any:
+        return self.load().module.from_dlpack(x)
+
+    def to_numpy(self, x: Any) -> Any:
+        return self.load().module.asarray(x)
+
+    def devices(self) -> tuple[str, ...]:
+        return ("cpu",)
+
+    def device_of(self, x: Any) -> str:
+        return "cpu"
+
+    def native_device(self, device: str) -> Any:
+        if canonical_device(device) != "cpu":
+            raise DeviceError(f"NumPy arrays live on the CPU only; {device!r} is not available. Use 'cpu'.")
+        return "cpu"
+
+    def to_device(self, x: Any, device: str) -> Any:
+        self.native_device(device)
+        return x

@@ -1,0 +1,182 @@
+"""The registry of backends, backend selection, and inference of an array's backend.
+
+``set_backend`` sets the process-wide backend, ``use_backend`` a scope for one thread
+or task (contextvars). ``backend_of(*arrays)`` finds the backend from the arrays'
+types, cached per type, and never imports a framework: an array of a framework that
+is not imported cannot exist.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Final
+
+from .backend import Backend
+from .context import Setting
+from .errors import BackendMismatchError, BackendNotInstalledError, UnknownBackendError
+
+__all__ = [
+    "register_backend",
+    "available_backends",
+    "installed_backends",
+    "get_backend",
+    "set_backend",
+    "use_backend",
+    "current_backend",
+    "backend_of",
+]
+
+ENTRY_POINT_GROUP: Final = "arraylayer.backends"
+
+# name -> "module:Class" (resolved on first use) or the class itself.
+_REGISTERED: dict[str, str | type[Backend]] = {
+    "numpy": "arraylayer.backends.numpy:NumpyBackend",
+    "jax": "arraylayer.backends.jax:JaxBackend",
+    "torch": "arraylayer.backends.torch:TorchBackend",
+    "tensorflow": "arraylayer.backends.tensorflow:TensorflowBackend",
+}
+_INSTANCES: dict[str, Backend] = {}
+_entry_points_read = False
+
+
+def register_backend(name: str, target: str | type[Backend]) -> None:
+    """Register a backend class (or its ``"module:Class"`` path) under ``name``."""
+    _REGISTERED[name] = target
+    _INSTANCES.pop(name, None)
+
+
+def _read_entry_points() -> None:
+    global _entry_points_read
+    if _entry_points_read:
+        return
+    _entry_points_read = True
+    from importlib.metadata import entry_points
+
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        _REGISTERED.setdefault(point.name, point.value)
+
+
+def available_backends() -> tuple[str, ...]:
+    """Every registered backend: the four built-in ones and third-party entry points."""
+    _read_entry_points()
+    return tuple(_REGISTERED)
+
+
+def _instance(name: str) -> Backend:
+    """The (unloaded) adapter for ``name``; imports the adapter module, not its framework."""
+    backend = _INSTANCES.get(name)
+    if backend is None:
+        if name not in _REGISTERED:
+            _read_entry_points()
+        if name not in _REGISTERED:
+            raise UnknownBackendError(
+                f"Unknown backend {name!r}; registered backends: {', '.join(available_backends())}."
+            )
+        target = _REGISTERED[name]
+        if isinstance(target, str):
+            module_name, _, class_name = target.partition(":")
+            target = getattr(importlib.import_module(module_name), class_name)
+        backend = _INSTANCES[name] = target()
+    return backend
+
+
+def installed_backends() -> tuple[str, ...]:
+    """The registered backends whose framework can be imported here (checked without importing)."""
+    return tuple(
+        name for name in available_backends()
+        if importlib.util.find_spec(_instance(name).framework.split(".")[0]) is not None
+    )
+
+
+def get_backend(name: str | None = None) -> Backend:
+    """The loaded adapter for ``name`` (the active backend when None); imports its framework."""
+    if name is None:
+        return _active()
+    return _instance(name).load()
+
+
+def _validate(name: object) -> Backend:
+    if isinstance(name, Backend):
+        return name
+    if not isinstance(name, str):
+        raise UnknownBackendError(f"A backend is named by a string, got {name!r}.")
+    backend = _instance(name)
+    if importlib.util.find_spec(backend.framework.split(".")[0]) is None:
+        raise BackendNotInstalledError(
+            f"The {name!r} backend needs {backend.framework}, which is not installed. "
+            f"Install it with: pip install \"arraylayer[{backend.extra}]\""
+        )
+    return backend
+
+
+BACKEND: Final = Setting("backend", "numpy", _validate)
+
+
+def _active() -> Backend:
+    backend = BACKEND.var.get(BACKEND.process)
+    return backend if backend.module is not None else backend.load()
+
+
+def set_backend(name: str) -> str:
+    """Make ``name`` the process-wide backend (``use_backend`` scopes still win inside them)."""
+    return BACKEND.set_process(name).name
+
+
+@contextmanager
+def use_backend(name: str) -> Iterator[Backend]:
+    """Context manager: backend ``name`` for this thread or async task until the block ends."""
+    with BACKEND.scope(name) as backend:
+        yield backend.load()
+
+
+def current_backend() -> str:
+    """The name of the active backend here (``"numpy"`` when nothing was set)."""
+    return BACKEND.var.get(BACKEND.process).name
+
+
+# type -> Backend, or None for types that belong to no backend (Python scalars, lists).
+_BY_TYPE: dict[type, Backend | None] = {bool: None, int: None, float: None, complex: None,
+                                        list: None, tuple: None, type(None): None}
+
+
+def _classify(cls: type) -> Backend | None:
+    root = cls.__module__.split(".")[0]
+    for name in available_backends():
+        backend = _instance(name)
+        if root in backend.type_roots and backend.framework.split(".")[0] in sys.modules:
+            backend.load()
+            if issubclass(cls, backend.array_types):
+                _BY_TYPE[cls] = backend
+                return backend
+    _BY_TYPE[cls] = None
+    return None
+
+
+def backend_of(*arrays: Any) -> Backend:
+    """The backend of the arrays among ``arrays`` (non-arrays are ignored); the active backend
+    when there are none. Arrays of two backends raise BackendMismatchError."""
+    found: Backend | None = None
+    for x in arrays:
+        cls = x.__class__
+        backend = _BY_TYPE[cls] if cls in _BY_TYPE else _classify(cls)
+        if backend is None or backend is found:
+            continue
+        if found is not None:
+            raise BackendMismatchError(
+                f"Arrays of two backends in one call: {found.name} ({type_name(arrays, found)}) and "
+                f"{backend.name} ({cls.__module__}.{cls.__qualname__}). Move one with "
+                f"arraylayer.to_backend(x, {found.name!r}) first."
+            )
+        found = backend
+    return found if found is not None else _active()
+
+
+def type_name(arrays: tuple[Any, ...], backend: Backend) -> str:
+    for x in arrays:
+        if _BY_TYPE.get(x.__class__) is backend:
+            return f"{x.__class__.__module__}.{x.__class__.__qualname__}"
+    return backend.name
