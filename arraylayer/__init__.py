@@ -28,6 +28,7 @@ from .defaults import (
     use_default_int_dtype,
     use_default_uint_dtype,
 )
+from .devices import default_device, set_default_device, use_device
 from .dtypes import (
     Dtype,
     FInfo,
@@ -61,6 +62,8 @@ from .errors import (
     UnknownBackendError,
     UnsupportedDtypeError,
 )
+from .interchange import dev, to_backend, to_device
+from .native import as_arraylayer_dtype, as_native_dtype
 from .promotion import (
     can_cast,
     dtype_promotion,
@@ -72,51 +75,101 @@ from .promotion import (
     result_type,
     set_dtype_promotion,
 )
+from .registry import (
+    available_backends,
+    backend_of,
+    current_backend,
+    get_backend,
+    installed_backends,
+    register_backend,
+    set_backend,
+    use_backend,
+)
 
 __version__ = "0.1.0"
 
-# The fifteen dtypes as attributes: arraylayer.float32 and friends.
+# The dtypes every backend holds are plain attributes. The others (int64, uint16, uint32,
+# uint64, float64, complex128) are looked up through __getattr__ below, so that, as seed 004
+# asks, a dtype the active backend cannot hold is absent from the namespace in that context.
 bool = Dtype("bool")  # noqa: A001 - the dtype's own name
 int8 = Dtype("int8")
 int16 = Dtype("int16")
 int32 = Dtype("int32")
-int64 = Dtype("int64")
 uint8 = Dtype("uint8")
-uint16 = Dtype("uint16")
-uint32 = Dtype("uint32")
-uint64 = Dtype("uint64")
 bfloat16 = Dtype("bfloat16")
 float16 = Dtype("float16")
 float32 = Dtype("float32")
-float64 = Dtype("float64")
 complex64 = Dtype("complex64")
-complex128 = Dtype("complex128")
 
-# valid_* / invalid_*: before a backend narrows them, every dtype is valid.
-_VALID_FROM_ALL = {
-    "valid_dtypes": all_dtypes,
-    "valid_numeric_dtypes": all_numeric_dtypes,
-    "valid_int_dtypes": all_int_dtypes,
-    "valid_uint_dtypes": all_uint_dtypes,
-    "valid_float_dtypes": all_float_dtypes,
-    "valid_complex_dtypes": all_complex_dtypes,
+_BACKEND_DEPENDENT_DTYPES = ("int64", "uint16", "uint32", "uint64", "float64", "complex128")
+_KIND_TUPLES = {
+    "dtypes": all_dtypes,
+    "numeric_dtypes": all_numeric_dtypes,
+    "int_dtypes": all_int_dtypes,
+    "uint_dtypes": all_uint_dtypes,
+    "float_dtypes": all_float_dtypes,
+    "complex_dtypes": all_complex_dtypes,
 }
 
 
+def _narrowing_backend() -> Any:
+    """The chosen backend if it may narrow the dtype set, loaded; else None."""
+    from .registry import chosen_backend
+
+    backend = chosen_backend()
+    if backend is None or not backend.narrows:
+        return None
+    return backend.load()
+
+
+def _valid(group: str) -> tuple[Dtype, ...]:
+    backend = _narrowing_backend()
+    if backend is None:
+        return _KIND_TUPLES[group]
+    valid = backend.valid_dtypes()
+    return tuple(d for d in _KIND_TUPLES[group] if d in valid)
+
+
+def _dtype_attribute(name: str) -> Dtype:
+    dtype = Dtype(name)
+    backend = _narrowing_backend()
+    if backend is not None and dtype not in backend.valid_dtypes():
+        raise AttributeError(
+            f"arraylayer.{name} is not available while the {backend.name} backend is active: "
+            f"{backend.remedy(dtype)} It is available again under a backend that supports it "
+            f"(e.g. arraylayer.use_backend('numpy'))."
+        )
+    return dtype
+
+
 def __getattr__(name: str) -> Any:
-    if name in _VALID_FROM_ALL:
-        return _VALID_FROM_ALL[name]
-    if name.startswith("invalid_") and "valid_" + name[len("invalid_"):] in _VALID_FROM_ALL:
-        return ()
+    """Backend-dependent names: the 64-bit/unsigned dtypes, valid_*/invalid_* tuples,
+    NativeDtype and native_<dtype>, all answered for the backend active in this context."""
+    if name in _BACKEND_DEPENDENT_DTYPES:
+        return _dtype_attribute(name)
+    if name.startswith("valid_") and name[6:] in _KIND_TUPLES:
+        return _valid(name[6:])
+    if name.startswith("invalid_") and name[8:] in _KIND_TUPLES:
+        valid = _valid(name[8:])
+        return tuple(d for d in _KIND_TUPLES[name[8:]] if d not in valid)
+    if name == "NativeDtype" or (name.startswith("native_") and name[7:] in all_dtypes):
+        from .registry import chosen_backend
+
+        backend = chosen_backend()
+        if backend is None:  # before any backend, native dtypes are arraylayer's own (seed 004)
+            return Dtype if name == "NativeDtype" else Dtype(name[7:])
+        backend.load()
+        if name == "NativeDtype":
+            return backend.native_dtype_class
+        return backend.as_native_dtype(_dtype_attribute(name[7:]))
     raise AttributeError(f"module 'arraylayer' has no attribute {name!r}")
 
 
 __all__ = [
     "errors", "Dtype", "FInfo", "IInfo", "as_dtype", "register_dtype_alias",
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "bfloat16", "float16", "float32", "float64", "complex64", "complex128",
+    "bool", "int8", "int16", "int32", "uint8", "bfloat16", "float16", "float32", "complex64",
     "all_dtypes", "all_numeric_dtypes", "all_int_dtypes", "all_uint_dtypes", "all_float_dtypes",
-    "all_complex_dtypes", *_VALID_FROM_ALL, *("in" + n for n in _VALID_FROM_ALL),
+    "all_complex_dtypes",
     "is_bool_dtype", "is_int_dtype", "is_uint_dtype", "is_float_dtype", "is_complex_dtype",
     "is_numeric_dtype", "dtype_bits", "finfo", "iinfo",
     "promote_types", "result_type", "lattice_result_type", "can_cast", "promote_types_of_inputs",
@@ -129,4 +182,7 @@ __all__ = [
     "ArrayLayerError", "InvalidDtypeError", "TypePromotionError", "ScalarOverflowError",
     "UnsupportedDtypeError", "UnknownBackendError", "BackendNotInstalledError",
     "BackendMismatchError", "DeviceError",
+    "available_backends", "installed_backends", "register_backend", "get_backend", "set_backend",
+    "use_backend", "current_backend", "backend_of", "as_native_dtype", "as_arraylayer_dtype",
+    "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
 ]

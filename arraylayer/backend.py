@@ -36,6 +36,8 @@ class Backend(ABC):
     extra: ClassVar[str]
     #: top-level module names whose array types belong to this backend
     type_roots: ClassVar[tuple[str, ...]]
+    #: False when every arraylayer dtype is always valid here (nothing to load to answer)
+    narrows: ClassVar[bool] = True
 
     def __init__(self) -> None:
         self.module: Any = None
@@ -80,7 +82,8 @@ class Backend(ABC):
         return tuple(d for d in all_dtypes if d in self.native_dtypes)
 
     def as_native_dtype(self, dtype: Any) -> Any:
-        """The framework's dtype object for ``dtype``."""
+        """The framework's dtype object for ``dtype``; UnsupportedDtypeError (naming the remedy)
+        when the framework has no such dtype or cannot hold it as configured now."""
         self.load()
         resolved = as_dtype(dtype)
         try:

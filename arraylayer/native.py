@@ -1,48 +1,34 @@
-"""Native dtype objects and array conversion for the core (NumPy, the default backend).
-
-The backend adapters (``arraylayer.backends``) generalise these to every framework;
-the core needs only NumPy, which is always installed, and imports it lazily.
-"""
+"""Native dtype objects of the active backend, and conversion of inputs to a promoted dtype."""
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
-from .dtypes import Dtype, DtypeLike, as_dtype, register_dtype_alias
+from .dtypes import Dtype, DtypeLike, as_dtype
 
-__all__ = ["as_native_dtype", "asarray_like"]
-
-
-@cache
-def _numpy_dtype(dtype: Dtype) -> Any:
-    import numpy as np
-
-    if dtype == "bfloat16":
-        import ml_dtypes
-
-        native = np.dtype(ml_dtypes.bfloat16)
-    else:
-        native = np.dtype(str(dtype))
-    register_dtype_alias(native, dtype)
-    return native
+__all__ = ["as_native_dtype", "as_arraylayer_dtype", "convert_inputs"]
 
 
 def as_native_dtype(dtype: DtypeLike) -> Any:
-    """The NumPy dtype object for ``dtype`` (bfloat16 through ml_dtypes)."""
-    return _numpy_dtype(as_dtype(dtype))
+    """The active backend's dtype object for ``dtype`` (``np.dtype``, ``torch.dtype``, ``tf.DType``)."""
+    from .registry import get_backend
+
+    return get_backend().as_native_dtype(dtype)
 
 
-def asarray_like(x: Any, dtype: Dtype, like: Any) -> Any:
-    """``x`` as an array of ``dtype``; cast only if its dtype differs."""
-    import numpy as np
+def as_arraylayer_dtype(native: Any) -> Dtype:
+    """The arraylayer :class:`Dtype` of a native dtype object of any backend."""
+    return as_dtype(native)
 
-    native = _numpy_dtype(dtype)
-    if isinstance(x, np.ndarray):
-        return x if x.dtype == native else x.astype(native)
-    if like is not None and not isinstance(like, (np.ndarray, np.generic)) and hasattr(like, "dtype"):
-        raise TypeError(
-            f"promote_types_of_inputs needs the backend of {type(like).__name__}; "
-            "only NumPy arrays are handled by the core."
-        )
-    return np.asarray(x, dtype=native)
+
+def convert_inputs(dtype: Dtype, *inputs: Any) -> tuple[Any, ...]:
+    """Each input as an array of ``dtype`` on the inputs' backend: arrays are cast only when
+    their dtype differs, Python scalars become strongly typed 0-d arrays."""
+    from .registry import backend_of
+
+    backend = backend_of(*inputs)
+    backend.check_valid(dtype)
+    return tuple(
+        backend.astype(x, dtype) if isinstance(x, backend.array_types) else backend.asarray(x, dtype)
+        for x in inputs
+    )

@@ -29,11 +29,20 @@ __all__ = ["Failure", "Policy", "POLICIES", "key_name"]
 Key = Union[Dtype, type]
 
 
+_SCALAR_NAMES: Final = {bool: "Python bool", int: "Python int (weak)", float: "Python float (weak)",
+                        complex: "Python complex (weak)"}
+
+
 def key_name(key: Any) -> str:
-    """How a key reads in a message: ``int8``, or ``Python int (weak)``."""
-    if isinstance(key, type):
-        return f"Python {key.__name__} (weak)"
-    return str(key)
+    """How a key reads in a message: ``int8`` (for a native dtype too), or ``Python int (weak)``."""
+    if key.__class__ is type and key in _SCALAR_NAMES:
+        return _SCALAR_NAMES[key]
+    from .dtypes import as_dtype
+
+    try:
+        return str(as_dtype(key))
+    except TypeError:
+        return repr(key)
 
 
 class Failure:

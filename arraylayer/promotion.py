@@ -125,7 +125,8 @@ def _fold(policy: Policy, args: tuple[Any, ...]) -> tuple[Dtype, bool]:
     if not args:
         raise ValueError("result_type needs at least one array, dtype or Python scalar.")
     table = policy.table
-    acc = _arg_key(args[0])
+    first = _arg_key(args[0])
+    acc = table[first][first]  # a lone key joined with itself: the lattice's Python bool is strong
     for x in args[1:]:
         key = _arg_key(x)
         cell = table[acc][key]
@@ -201,11 +202,11 @@ def lattice_join_of_arrays(arrays: list[Any]) -> Dtype:
 def promote_types_of_inputs(x1: Any, x2: Any) -> tuple[Any, Any]:
     """Both inputs converted to their promoted dtype, as arrays of their backend.
 
-    Arrays are cast only when their dtype differs; Python scalars become 0-d arrays
-    of the other input's backend (of the default backend when both are scalars).
+    Arrays are cast only when their dtype differs; Python scalars become strongly typed
+    0-d arrays of the other input's backend (of the active backend when both are scalars).
+    Raises TypePromotionError, ScalarOverflowError or BackendMismatchError as result_type
+    and backend_of do.
     """
-    from .native import asarray_like
+    from .native import convert_inputs
 
-    dtype = result_type(x1, x2)
-    like = x1 if hasattr(x1, "dtype") else x2
-    return asarray_like(x1, dtype, like), asarray_like(x2, dtype, like)
+    return convert_inputs(result_type(x1, x2), x1, x2)  # type: ignore[return-value]

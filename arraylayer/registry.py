@@ -99,8 +99,8 @@ def get_backend(name: str | None = None) -> Backend:
     return _instance(name).load()
 
 
-def _validate(name: object) -> Backend:
-    if isinstance(name, Backend):
+def _validate(name: object) -> Backend | None:
+    if name is None or isinstance(name, Backend):
         return name
     if not isinstance(name, str):
         raise UnknownBackendError(f"A backend is named by a string, got {name!r}.")
@@ -113,17 +113,27 @@ def _validate(name: object) -> Backend:
     return backend
 
 
-BACKEND: Final = Setting("backend", "numpy", _validate)
+# None until a backend is chosen: numpy is then used, and native_* names stay Dtype values.
+BACKEND: Final = Setting("backend", None, _validate)
+
+
+def chosen_backend() -> Backend | None:
+    """The backend chosen here by set_backend/use_backend, or None when none was."""
+    return BACKEND.var.get(BACKEND.process)
 
 
 def _active() -> Backend:
-    backend = BACKEND.var.get(BACKEND.process)
+    backend = BACKEND.var.get(BACKEND.process) or _instance("numpy")
     return backend if backend.module is not None else backend.load()
 
 
-def set_backend(name: str) -> str:
-    """Make ``name`` the process-wide backend (``use_backend`` scopes still win inside them)."""
-    return BACKEND.set_process(name).name
+def set_backend(name: str | None) -> str:
+    """Make ``name`` the process-wide backend (None: back to the numpy default).
+
+    A ``use_backend`` scope still wins inside it. Imports the framework on first use only.
+    """
+    backend = BACKEND.set_process(name)
+    return backend.name if backend is not None else "numpy"
 
 
 @contextmanager
@@ -135,7 +145,8 @@ def use_backend(name: str) -> Iterator[Backend]:
 
 def current_backend() -> str:
     """The name of the active backend here (``"numpy"`` when nothing was set)."""
-    return BACKEND.var.get(BACKEND.process).name
+    backend = BACKEND.var.get(BACKEND.process)
+    return backend.name if backend is not None else "numpy"
 
 
 # type -> Backend, or None for types that belong to no backend (Python scalars, lists).

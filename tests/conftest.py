@@ -37,8 +37,9 @@ def selected_backends(config: pytest.Config) -> list[str]:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "backend" in metafunc.fixturenames:
-        metafunc.parametrize("backend", selected_backends(metafunc.config))
+    for name in ("backend", "target"):  # "target": a second backend, for tests across pairs
+        if name in metafunc.fixturenames:
+            metafunc.parametrize(name, selected_backends(metafunc.config))
 
 
 @pytest.fixture(autouse=True)

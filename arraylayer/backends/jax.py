@@ -1,0 +1,154 @@
+"""The JAX backend. The 64-bit dtypes are valid only while ``jax_enable_x64`` is on.
+
+JAX silently narrows a requested 64-bit dtype to 32 bits when x64 is off; this adapter
+refuses instead, naming the remedy. The flag is read on every check (it can change at
+run time, and ``with jax.enable_x64(True):`` scopes it), and never changed here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Final
+
+from ..backend import Backend
+from ..devices import DEVICE_KINDS, canonical_device
+from ..dtypes import Dtype, all_dtypes, as_dtype
+from ..errors import DeviceError
+
+_X64_ONLY: Final = frozenset(("int64", "uint64", "float64", "complex128"))
+_VALID_X64: Final = all_dtypes
+_VALID_X32: Final = tuple(d for d in all_dtypes if d not in _X64_ONLY)
+
+
+class JaxBackend(Backend):
+    name: ClassVar[str] = "jax"
+    framework: ClassVar[str] = "jax"
+    extra: ClassVar[str] = "jax"
+    type_roots: ClassVar[tuple[str, ...]] = ("jax", "jaxlib")
+    narrows: ClassVar[bool] = True  # the 64-bit dtypes depend on jax_enable_x64
+
+    def __init__(self) -> None:
+        super().__init__()
+        # arraylayer device string <-> jax.Device, built on first use (it starts JAX's runtimes)
+        self._by_name: dict[str, Any] | None = None
+        self._by_device: dict[Any, str] = {}
+
+    def _build_native_dtypes(self, module: Any) -> dict[Dtype, Any]:
+        import jax.numpy as jnp
+
+        return {d: jnp.dtype(str(d)) for d in all_dtypes}
+
+    def _array_types(self, module: Any) -> tuple[type, ...]:
+        return (module.Array,)  # tracers inside jit are jax.Array instances too
+
+    # -- dtypes -----------------------------------------------------------------------------
+    def _x64(self) -> bool:
+        return bool(self.load().module.config.jax_enable_x64)
+
+    def valid_dtypes(self) -> tuple[Dtype, ...]:
+        return _VALID_X64 if self._x64() else _VALID_X32
+
+    def as_native_dtype(self, dtype: Any) -> Any:
+        """The numpy dtype JAX uses for ``dtype``; raises for a 64-bit dtype while x64 is off."""
+        resolved = as_dtype(dtype)
+        if resolved in _X64_ONLY and not self._x64():
+            raise self.invalid_dtype_error(resolved)
+        return super().as_native_dtype(resolved)
+
+    def remedy(self, dtype: Dtype) -> str:
+        if dtype in _X64_ONLY:
+            return (
+                f"JAX holds {dtype} only with 64-bit mode on: call "
+                'jax.config.update("jax_enable_x64", True) at startup, set the environment variable '
+                "JAX_ENABLE_X64=1, or scope it with `with jax.enable_x64(True):`."
+            )
+        return super().remedy(dtype)
+
+    @property
+    def native_dtype_class(self) -> type:
+        import numpy as np
+
+        return np.dtype
+
+    # -- arrays -----------------------------------------------------------------------------
+    def asarray(self, obj: Any, dtype: Dtype, device: str | None = None) -> Any:
+        native = self.as_native_dtype(dtype)
+        target = None if device is None else self.native_device(device)
+        jax = self.module
+        if isinstance(obj, jax.Array) and obj.dtype == native and not obj.weak_type:
+            if device is None or self._is_on(obj, device):
+                return obj
+        import jax.numpy as jnp
+
+        return jnp.asarray(obj, dtype=native, device=target)
+
+    def astype(self, x: Any, dtype: Dtype) -> Any:
+        native = self.as_native_dtype(dtype)
+        return x if x.dtype == native else x.astype(native)
+
+    def from_dlpack(self, x: Any) -> Any:
+        import jax.numpy as jnp
+
+        return jnp.from_dlpack(x)
+
+    def to_numpy(self, x: Any) -> Any:
+        import numpy as np
+
+        return np.asarray(x)
+
+    # -- devices ----------------------------------------------------------------------------
+    def _device_table(self) -> dict[str, Any]:
+        if self._by_name is None:
+            jax = self.load().module
+            by_name: dict[str, Any] = {}
+            for kind in DEVICE_KINDS:
+                try:
+                    found = jax.local_devices(backend=kind)
+                except RuntimeError:  # no such platform here
+                    continue
+                for index, device in enumerate(found):
+                    name = "cpu" if kind == "cpu" else f"{kind}:{index}"  # every CPU device is "cpu"
+                    by_name.setdefault(name, device)
+                    self._by_device[device] = name
+            self._by_name = by_name
+        return self._by_name
+
+    def devices(self) -> tuple[str, ...]:
+        return tuple(self._device_table())
+
+    def device_of(self, x: Any) -> str:
+        self._device_table()
+        placed = x.devices()
+        if len(placed) != 1:
+            raise DeviceError(
+                f"This JAX array is sharded over {len(placed)} devices; arraylayer names one device per "
+                "array. Gather it onto one device first (jax.device_put(x, device))."
+            )
+        device = next(iter(placed))
+        try:
+            return self._by_device[device]
+        except KeyError:
+            raise DeviceError(
+                f"JAX device {device} (platform {device.platform!r}) has no arraylayer name; "
+                f"arraylayer names: {', '.join(self.devices())}."
+            ) from None
+
+    def native_device(self, device: str) -> Any:
+        table = self._device_table()
+        try:
+            return table[canonical_device(device)]
+        except KeyError:
+            raise DeviceError(
+                f"Device {device!r} is not available to JAX {self.version} here. "
+                f"Available devices: {', '.join(table) or 'none'}."
+            ) from None
+
+    def _is_on(self, x: Any, device: str) -> bool:
+        """True if ``x`` is a concrete array already on ``device`` (False for tracers)."""
+        try:
+            return self.device_of(x) == canonical_device(device)
+        except self.module.errors.ConcretizationTypeError:
+            return False
+
+    def to_device(self, x: Any, device: str) -> Any:
+        target = self.native_device(device)
+        return x if self._is_on(x, device) else self.module.device_put(x, target)

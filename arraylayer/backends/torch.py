@@ -1,0 +1,160 @@
+"""The PyTorch backend. torch is imported by :meth:`TorchBackend.load`, never at module import.
+
+bfloat16 crosses to and from NumPy as raw 16-bit words (torch cannot read or write
+ml_dtypes arrays). uint16/uint32/uint64 are valid only where torch can compute with
+them, which a probe decides once at load.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Final
+
+from ..backend import Backend
+from ..devices import parse_device
+from ..dtypes import Dtype, all_dtypes, as_dtype
+from ..errors import DeviceError
+
+# The dtypes torch may hold but not compute with, and the wider dtype to use instead.
+_PROBED: Final = {"uint16": "int32", "uint32": "int64", "uint64": "int64 (for values below 2**63)"}
+# torch device type -> arraylayer device kind.
+_KINDS: Final = {"cpu": "cpu", "cuda": "gpu"}
+
+
+def _computes(torch: Any, native: Any) -> bool:
+    """True if add, multiply, a comparison and a sum of ``native`` tensors run on CPU and are right."""
+    try:
+        one = torch.ones(2, dtype=native)
+        two = one + one
+        return bool((one * two < two + two).all()) and int(two.sum()) == 4
+    except Exception:  # any failure (NotImplementedError, RuntimeError ...) means no kernel
+        return False
+
+
+class TorchBackend(Backend):
+    name: ClassVar[str] = "torch"
+    framework: ClassVar[str] = "torch"
+    extra: ClassVar[str] = "torch"
+    type_roots: ClassVar[tuple[str, ...]] = ("torch",)
+    narrows: ClassVar[bool] = True  # uint16/32/64 are invalid where torch lacks kernels
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._valid: tuple[Dtype, ...] = ()
+        self._from_native: dict[Any, Dtype] = {}  # torch.dtype -> Dtype, for dtype_of
+        self._numpy_dtypes: dict[Dtype, Any] = {}  # Dtype -> numpy.dtype, for asarray
+        self._np: Any = None
+
+    def _build_native_dtypes(self, module: Any) -> dict[Dtype, Any]:
+        """Every dtype torch has an object for; also runs the probe (see :meth:`valid_dtypes`),
+        so that both exist before :meth:`load` publishes the module."""
+        import ml_dtypes
+        import numpy as np
+
+        natives = {d: getattr(module, d) for d in all_dtypes if isinstance(getattr(module, d, None), module.dtype)}
+        self._from_native = {native: d for d, native in natives.items()}
+        self._valid = tuple(d for d in natives if d not in _PROBED or _computes(module, natives[d]))
+        self._numpy_dtypes = {d: np.dtype(ml_dtypes.bfloat16 if d == "bfloat16" else str(d)) for d in all_dtypes}
+        self._np = np
+        return natives
+
+    def _array_types(self, module: Any) -> tuple[type, ...]:
+        return (module.Tensor,)
+
+    @property
+    def native_dtype_class(self) -> type:
+        return self.load().module.dtype  # type: ignore[no-any-return]
+
+    # -- dtypes -----------------------------------------------------------------------------
+    def valid_dtypes(self) -> tuple[Dtype, ...]:
+        """The dtypes torch can hold and compute with here. uint16/uint32/uint64 are probed once
+        at load: ``ones + ones``, ``*``, ``<`` and ``.sum()`` on small CPU tensors of that dtype;
+        a dtype for which any of these raises (torch has no kernel) or is wrong is invalid."""
+        self.load()
+        return self._valid
+
+    def remedy(self, dtype: Dtype) -> str:
+        if dtype in _PROBED:
+            return (
+                f"torch {self.version} can store {dtype} tensors but lacks kernels for basic arithmetic on "
+                f"them. Use a wider signed dtype, {_PROBED[dtype]}, or another backend (numpy, jax)."
+            )
+        return super().remedy(dtype)
+
+    def dtype_of(self, x: Any) -> Dtype:
+        try:
+            return self._from_native[x.dtype]
+        except KeyError:
+            return as_dtype(x.dtype)  # raises InvalidDtypeError naming the dtype
+
+    # -- arrays -----------------------------------------------------------------------------
+    def asarray(self, obj: Any, dtype: Dtype, device: str | None = None) -> Any:
+        dtype = self.check_valid(as_dtype(dtype))
+        torch, np = self.module, self._np
+        native = self.native_dtypes[dtype]
+        target = None if device is None else self.native_device(device)
+        if isinstance(obj, torch.Tensor):
+            if obj.dtype == native and (target is None or obj.device == target):
+                return obj
+            return obj.to(device=target, dtype=native)
+        if isinstance(obj, (np.ndarray, np.generic)):
+            tensor = self._from_numpy(np.asarray(obj).astype(self._numpy_dtypes[dtype], copy=False))
+            return tensor if target is None else tensor.to(target)
+        return torch.as_tensor(obj, dtype=native, device=target)
+
+    def _from_numpy(self, array: Any) -> Any:
+        """A CPU tensor of the same dtype, sharing memory unless the array is read-only or
+        has negative strides (torch supports neither)."""
+        if not array.flags.writeable or any(s < 0 for s in array.strides):
+            array = array.copy()
+        if array.dtype == self._numpy_dtypes["bfloat16"]:
+            return self.module.from_numpy(array.view(self._np.uint16)).view(self.module.bfloat16)
+        return self.module.from_numpy(array)
+
+    def astype(self, x: Any, dtype: Dtype) -> Any:
+        native = self.as_native_dtype(dtype)
+        if x.dtype == native:
+            return x
+        self.check_valid(as_dtype(dtype))
+        return x.to(native)
+
+    def from_dlpack(self, x: Any) -> Any:
+        torch, np = self.load().module, self._np
+        if isinstance(x, np.ndarray) and x.dtype == self._numpy_dtypes["bfloat16"]:
+            return torch.from_dlpack(x.view(np.uint16)).view(torch.bfloat16)  # DLPack has no ml_dtypes
+        return torch.from_dlpack(x)
+
+    def to_numpy(self, x: Any) -> Any:
+        torch = self.load().module
+        x = x.detach().cpu().resolve_conj().resolve_neg()
+        if x.dtype == torch.bfloat16:
+            return x.view(torch.uint16).numpy().view(self._numpy_dtypes["bfloat16"])
+        return x.numpy()
+
+    # -- devices ----------------------------------------------------------------------------
+    def devices(self) -> tuple[str, ...]:
+        cuda = self.load().module.cuda
+        gpus = cuda.device_count() if cuda.is_available() else 0
+        return ("cpu", *(f"gpu:{i}" for i in range(gpus)))
+
+    def device_of(self, x: Any) -> str:
+        device = x.device
+        kind = _KINDS.get(device.type)
+        if kind is None:
+            raise DeviceError(f"torch device {device} has no arraylayer name; known here: {', '.join(self.devices())}.")
+        return kind if kind == "cpu" else f"{kind}:{device.index or 0}"
+
+    def native_device(self, device: str) -> Any:
+        kind, index = parse_device(device)
+        name = "cpu" if kind == "cpu" else f"{kind}:{index}"
+        available = self.devices()
+        if name not in available:
+            build = "" if self.module.version.cuda else f" (this torch {self.version} build has no CUDA)"
+            raise DeviceError(
+                f"Device {device!r} is not available on the torch backend{build}. "
+                f"Available devices: {', '.join(available)}."
+            )
+        return self.module.device("cpu") if kind == "cpu" else self.module.device("cuda", index)
+
+    def to_device(self, x: Any, device: str) -> Any:
+        target = self.native_device(device)
+        return x if x.device == target else x.to(target)

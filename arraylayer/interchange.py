@@ -1,0 +1,46 @@
+"""Moving arrays between backends and devices: ``to_backend``, ``dev``, ``to_device``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .devices import canonical_device
+from .registry import backend_of, get_backend
+
+__all__ = ["to_backend", "dev", "to_device"]
+
+
+def to_backend(x: Any, name: str) -> Any:
+    """``x`` as an array of backend ``name``, with the same dtype, values and device kind.
+
+    The exchange goes through DLPack, zero-copy where both frameworks allow it. Where
+    DLPack cannot carry the array (a dtype the protocol or one framework does not
+    exchange, such as bfloat16 between some pairs, or a producer that refuses), the
+    documented fallback is an exact copy through a NumPy array of the same dtype
+    (bfloat16 through ml_dtypes), placed on the same device when the target has it.
+    """
+    source = backend_of(x)
+    target = get_backend(name)
+    if source is target:
+        return x
+    dtype = source.dtype_of(x)
+    target.check_valid(dtype)
+    try:
+        moved = target.from_dlpack(x)
+    except Exception:  # noqa: BLE001 - any refusal of the protocol selects the exact-copy fallback
+        moved = None
+    if moved is not None and target.dtype_of(moved) == dtype:
+        return moved
+    device = source.device_of(x)
+    placed = device if device in target.devices() else None
+    return target.asarray(source.to_numpy(x), dtype, device=placed)
+
+
+def dev(x: Any) -> str:
+    """The device of array ``x`` in arraylayer's vocabulary: ``"cpu"``, ``"gpu:0"`` ..."""
+    return backend_of(x).device_of(x)
+
+
+def to_device(x: Any, device: str) -> Any:
+    """``x`` on ``device`` (``x`` itself if it is already there); DeviceError if unavailable."""
+    return backend_of(x).to_device(x, canonical_device(device))

@@ -1,0 +1,266 @@
+"""The torch adapter: dtypes (and the uint16/32/64 probe), arrays, NumPy/DLPack exchange, devices."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import ml_dtypes  # noqa: E402
+import numpy as np  # noqa: E402
+
+import arraylayer as al  # noqa: E402
+from arraylayer.backends import torch as torch_adapter  # noqa: E402
+from arraylayer.registry import backend_of, get_backend  # noqa: E402
+
+PROBED = ("uint16", "uint32", "uint64")
+
+
+@pytest.fixture
+def b():
+    return get_backend("torch")
+
+
+def valid() -> tuple[al.Dtype, ...]:
+    return get_backend("torch").valid_dtypes()
+
+
+def numpy_dtype(d: str) -> np.dtype:
+    return np.dtype(ml_dtypes.bfloat16 if d == "bfloat16" else d)
+
+
+def torch_computes(d: str) -> bool:
+    """An independent attempt at arithmetic with a torch dtype."""
+    native = getattr(torch, d)
+    try:
+        x = torch.ones(2, dtype=native) + torch.ones(2, dtype=native)
+        y = x * x
+        return bool((x < y).all() and (x == x).all()) and int(y.sum()) == 8
+    except Exception:
+        return False
+
+
+# -- import, registry, class attributes --------------------------------------------------------
+def test_importing_the_adapter_does_not_import_torch():
+    code = "import sys, arraylayer.backends.torch; assert 'torch' not in sys.modules, 'torch imported'"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_class_attributes_and_registry(b):
+    assert isinstance(b, torch_adapter.TorchBackend)
+    assert (b.name, b.framework, b.extra, b.type_roots, b.narrows) == ("torch", "torch", "torch", ("torch",), True)
+    assert b.array_types == (torch.Tensor,)
+    assert b.native_dtype_class is torch.dtype
+    assert b.version == torch.__version__
+    assert backend_of(torch.zeros(1), 3, 1.5) is b
+
+
+# -- dtypes ------------------------------------------------------------------------------------
+def test_every_catalogue_dtype_has_a_torch_object(b):
+    assert set(b.native_dtypes) == set(al.all_dtypes)
+    assert set(valid()) >= set(al.all_dtypes) - set(PROBED)
+
+
+@pytest.mark.parametrize("d", valid())
+def test_native_dtype_round_trip(b, d):
+    native = b.as_native_dtype(d)
+    assert native is getattr(torch, d)
+    assert al.as_dtype(native) is d
+    assert b.dtype_of(torch.zeros(2, dtype=native)) is d
+
+
+@pytest.mark.parametrize("d", PROBED)
+def test_uint_verdict_agrees_with_an_independent_attempt(b, d):
+    assert (d in b.valid_dtypes()) == torch_computes(d)
+
+
+@pytest.mark.parametrize("d", PROBED)
+def test_dtype_of_names_held_uints_even_when_invalid(b, d):
+    assert b.dtype_of(torch.from_numpy(np.arange(3, dtype=d))) is al.as_dtype(d)
+
+
+def test_valid_dtypes_is_cached(b):
+    assert b.valid_dtypes() is b.valid_dtypes()
+
+
+def test_dtype_of_rejects_dtypes_outside_the_catalogue(b):
+    with pytest.raises(al.InvalidDtypeError):
+        b.dtype_of(torch.zeros(1, dtype=torch.float8_e4m3fn))
+
+
+@pytest.fixture
+def narrowed(monkeypatch):
+    """A fresh adapter whose probe finds no uint16/32/64 kernels (whatever this torch has)."""
+    monkeypatch.setattr(torch_adapter, "_computes", lambda module, native: False)
+    return torch_adapter.TorchBackend().load()
+
+
+@pytest.mark.parametrize("d, wider", [("uint16", "int32"), ("uint32", "int64"), ("uint64", "int64")])
+def test_invalid_dtype_error_names_torch_version_and_remedy(narrowed, d, wider):
+    assert d not in narrowed.valid_dtypes()
+    for call in (lambda: narrowed.asarray([1, 2], d), lambda: narrowed.astype(torch.ones(2), d)):
+        with pytest.raises(al.UnsupportedDtypeError) as info:
+            call()
+        message = str(info.value)
+        assert "torch" in message and torch.__version__ in message
+        assert wider in message and "another backend" in message
+
+
+def test_real_invalid_dtypes_raise(b):
+    invalid = [d for d in PROBED if d not in b.valid_dtypes()]
+    if not invalid:
+        pytest.skip(f"torch {torch.__version__} computes with every unsigned dtype")
+    for d in invalid:
+        with pytest.raises(al.UnsupportedDtypeError, match=torch.__version__.replace("+", r"\+")):
+            b.asarray(np.arange(3, dtype=d), d)
+
+
+def test_a_held_uint_can_be_widened(b):
+    x = torch.from_numpy(np.array([0, 65535], dtype=np.uint16))
+    assert b.astype(x, "int32").tolist() == [0, 65535]
+
+
+# -- asarray / astype --------------------------------------------------------------------------
+@pytest.mark.parametrize("d", valid())
+def test_asarray_of_python_values_and_numpy_has_exactly_the_dtype(b, d):
+    native = getattr(torch, d)
+    for obj in (1, [[0, 1], [1, 0]], np.array([1, 0, 1]), np.float32(1), np.ones((2, 2), numpy_dtype(d))):
+        x = b.asarray(obj, d)
+        assert isinstance(x, torch.Tensor) and x.dtype == native and b.dtype_of(x) is d
+
+
+def test_asarray_does_not_copy_a_tensor_of_the_right_dtype_and_device(b):
+    x = torch.arange(4, dtype=torch.int16)
+    assert b.asarray(x, "int16") is x
+    assert b.asarray(x, "int16", "cpu") is x
+    y = b.asarray(x, "float32")
+    assert y.dtype == torch.float32 and y.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_asarray_shares_memory_with_a_writable_numpy_array_of_the_dtype(b):
+    a = np.arange(4, dtype=np.float32)
+    x = b.asarray(a, "float32")
+    a[0] = 42
+    assert x[0].item() == 42
+
+
+def test_asarray_copies_numpy_arrays_torch_cannot_wrap(b):
+    reversed_ = np.arange(4.0)[::-1]
+    assert b.asarray(reversed_, "float64").tolist() == [3.0, 2.0, 1.0, 0.0]
+    read_only = np.arange(3, dtype=np.int64)
+    read_only.flags.writeable = False
+    x = b.asarray(read_only, "int64")
+    x[0] = 9
+    assert read_only[0] == 0
+
+
+def test_asarray_casts_numpy_arrays(b):
+    x = b.asarray(np.array([1.5, -2.5]), "float16")
+    assert x.dtype == torch.float16 and x.tolist() == [1.5, -2.5]
+    assert b.asarray(np.array([True, False]), "int8").tolist() == [1, 0]
+
+
+def test_asarray_does_not_wrap_out_of_range_python_ints(b):
+    for value, d in ((300, "uint8"), ([1, 300], "uint8"), (2**40, "int32"), (2**63, "int64")):
+        with pytest.raises((RuntimeError, ValueError, OverflowError)):
+            b.asarray(value, d)
+
+
+def test_astype(b):
+    x = torch.tensor([1.7, -1.7])
+    assert b.astype(x, "float32") is x
+    assert b.astype(x, al.float32) is x
+    y = b.astype(x, "int32")
+    assert y.dtype == torch.int32 and y.tolist() == [1, -1]
+
+
+# -- NumPy and DLPack exchange -----------------------------------------------------------------
+@pytest.mark.parametrize("d", valid())
+def test_to_numpy_keeps_dtype_and_values(b, d):
+    a = np.array([0, 1, 1, 0]).astype(numpy_dtype(d))
+    out = b.to_numpy(b.asarray(a, d))
+    assert out.dtype == numpy_dtype(d)
+    np.testing.assert_array_equal(out.view(np.uint8), a.view(np.uint8))
+
+
+def test_bfloat16_round_trip_is_bit_exact(b):
+    bits = np.arange(2**16, dtype=np.uint16)  # every bit pattern, NaN payloads included
+    a = bits.view(ml_dtypes.bfloat16)
+    x = b.asarray(a, "bfloat16")
+    assert x.dtype == torch.bfloat16
+    np.testing.assert_array_equal(b.to_numpy(x).view(np.uint16), bits)
+    finite = np.isfinite(a.astype(np.float32))
+    np.testing.assert_array_equal(x.float().numpy()[finite], a.astype(np.float32)[finite])
+
+
+def test_bfloat16_from_float32_rounds_like_ml_dtypes(b):
+    a = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+    x = b.asarray(a, "bfloat16")
+    np.testing.assert_array_equal(b.to_numpy(x).view(np.uint16), a.astype(ml_dtypes.bfloat16).view(np.uint16))
+
+
+def test_to_numpy_detaches_and_resolves_views(b):
+    x = torch.ones(2, requires_grad=True)
+    assert b.to_numpy(x).tolist() == [1.0, 1.0]
+    z = torch.tensor([1 + 2j]).conj()
+    assert b.to_numpy(z).tolist() == [1 - 2j]
+
+
+def test_from_dlpack_of_numpy_shares_memory(b):
+    a = np.arange(4, dtype=np.int32)
+    x = b.from_dlpack(a)
+    assert x.dtype == torch.int32
+    a[1] = 99
+    assert x[1].item() == 99
+
+
+def test_from_dlpack_of_bfloat16_numpy_shares_memory(b):
+    a = np.array([1.0, 2.0], dtype=ml_dtypes.bfloat16)
+    x = b.from_dlpack(a)
+    assert x.dtype == torch.bfloat16
+    a[0] = 3.0
+    assert x[0].item() == 3.0
+
+
+# -- devices -----------------------------------------------------------------------------------
+def test_cpu_device(b):
+    assert b.devices()[0] == "cpu"
+    assert b.native_device("cpu") == torch.device("cpu")
+    x = torch.zeros(2)
+    assert b.device_of(x) == "cpu"
+    assert b.to_device(x, "cpu") is x
+    assert b.asarray([1, 2], "float32", "cpu").device == torch.device("cpu")
+
+
+def test_gpu_devices_follow_cuda(b):
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    assert b.devices() == ("cpu", *(f"gpu:{i}" for i in range(count)))
+    if count:
+        assert b.native_device("gpu:0") == torch.device("cuda", 0)
+        x = b.asarray([1.0], "float32", "gpu:0")
+        assert b.device_of(x) == "gpu:0" and b.to_device(x, "gpu:0") is x
+        assert b.device_of(b.to_device(x, "cpu")) == "cpu"
+        np.testing.assert_array_equal(b.to_numpy(x), [1.0])
+    else:
+        with pytest.raises(al.DeviceError, match="Available devices: cpu"):
+            b.native_device("gpu:0")
+        with pytest.raises(al.DeviceError):
+            b.asarray([1], "float32", "gpu")
+    with pytest.raises(al.DeviceError, match="Available devices: cpu"):
+        b.native_device(f"gpu:{count}")
+
+
+def test_unavailable_and_malformed_devices(b):
+    for device in ("tpu:0", "cuda:0", "gpu:x"):
+        with pytest.raises(al.DeviceError):
+            b.to_device(torch.zeros(1), device)
+
+
+def test_device_of_maps_cuda_devices_to_gpu(b):
+    assert b.device_of(SimpleNamespace(device=torch.device("cuda", 1))) == "gpu:1"
+    with pytest.raises(al.DeviceError):
+        b.device_of(torch.zeros(1, device="meta"))
