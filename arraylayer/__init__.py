@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import errors
+from .api.creation import asarray
 from .defaults import (
     default_complex_dtype,
     default_dtype,
@@ -184,5 +185,5 @@ __all__ = [
     "BackendMismatchError", "DeviceError",
     "available_backends", "installed_backends", "register_backend", "get_backend", "set_backend",
     "use_backend", "current_backend", "backend_of", "as_native_dtype", "as_arraylayer_dtype",
-    "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
+    "asarray", "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
 ]

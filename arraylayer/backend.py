@@ -123,11 +123,16 @@ class Backend(ABC):
         """A strongly typed native array of ``dtype`` holding ``obj`` (a Python scalar, nested
         sequence, NumPy array or native array of this backend), on ``device`` (an arraylayer
         device string; None: the framework's default). Never copies an array that already has
-        the right dtype and device. An invalid ``dtype`` raises via :meth:`as_native_dtype`."""
+        the right dtype and device. A dtype the backend cannot hold raises UnsupportedDtypeError
+        (adapters call :meth:`check_valid`)."""
 
     @abstractmethod
     def astype(self, x: Any, dtype: Dtype) -> Any:
         """``x`` cast to ``dtype``; ``x`` itself when it already has that dtype."""
+
+    @abstractmethod
+    def copy(self, x: Any) -> Any:
+        """A new array equal to ``x`` that shares no memory with it."""
 
     @abstractmethod
     def from_dlpack(self, x: Any) -> Any:

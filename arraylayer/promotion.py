@@ -8,7 +8,7 @@ native dtype objects and errors.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final
 
@@ -136,19 +136,22 @@ def _fold(policy: Policy, args: tuple[Any, ...]) -> tuple[Dtype, bool]:
     weak = acc.__class__ is not Dtype
     dtype: Dtype = policy.weak_dtype[acc]() if weak else acc
     if dtype.is_integer:
-        _check_ints_fit(args, dtype)
+        check_ints_fit(args, dtype)
     return dtype, weak
 
 
-def _check_ints_fit(args: tuple[Any, ...], dtype: Dtype) -> None:
-    """A Python int must be representable in the integer result dtype (no wrap-around)."""
+def check_ints_fit(values: Iterable[Any], dtype: Dtype) -> None:
+    """Every Python int among ``values`` (nested lists and tuples walked) must be representable
+    in the integer ``dtype``: raises ScalarOverflowError instead of a silent wrap-around."""
     info = iinfo(dtype)
-    for x in args:
-        if isinstance(x, int) and not isinstance(x, bool) and not hasattr(x, "dtype"):
+    for x in values:
+        if isinstance(x, (list, tuple)):
+            check_ints_fit(x, dtype)
+        elif isinstance(x, int) and not isinstance(x, bool) and not hasattr(x, "dtype"):
             if not info.min <= x <= info.max:
                 raise ScalarOverflowError(
                     f"Python int {x} does not fit {dtype} (range {info.min}..{info.max}): it would wrap "
-                    f"around. Use a wider dtype (cast the array with arraylayer.astype), or pass a float."
+                    f"around. Use a wider dtype for the array, or pass the value as a float."
                 )
 
 

@@ -85,6 +85,11 @@ class JaxBackend(Backend):
         native = self.as_native_dtype(dtype)
         return x if x.dtype == native else x.astype(native)
 
+    def copy(self, x: Any) -> Any:
+        import jax.numpy as jnp
+
+        return jnp.array(x, copy=True)
+
     def from_dlpack(self, x: Any) -> Any:
         import jax.numpy as jnp
 

@@ -42,6 +42,9 @@ class NumpyBackend(Backend):
         native = self.as_native_dtype(dtype)
         return x if x.dtype == native else x.astype(native)
 
+    def copy(self, x: Any) -> Any:
+        return self.load().module.array(x, copy=True)
+
     def from_dlpack(self, x: Any) -> Any:
         return self.load().module.from_dlpack(x)
 

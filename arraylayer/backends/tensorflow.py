@@ -167,6 +167,9 @@ class TensorflowBackend(Backend):
         native = self.native_dtypes[dtype]
         return x if x.dtype.as_datatype_enum == native.as_datatype_enum else self.module.cast(x, native)
 
+    def copy(self, x: Any) -> Any:
+        return self.load().module.identity(x)
+
     def from_dlpack(self, x: Any) -> Any:
         tf = self.load().module
         if isinstance(x, self.array_types):
@@ -233,11 +236,11 @@ def _passes(tf: Any, check: Callable[[Any], bool], x: Any) -> bool:
 
 
 def _constant(tf: Any, obj: Any, native: Any) -> Any:
-    """``tf.constant``; where TF refuses a Python value (``[1.5]`` as int32, ``[1, 0]`` as bool),
-    NumPy converts it first, as the NumPy backend would."""
+    """``tf.constant``; where TF refuses a Python value (``[1.5]`` as int32, ``[1, 0]`` as bool,
+    ``[[1], [2j]]`` with mixed types), NumPy converts it first, as the NumPy backend would."""
     try:
         return tf.constant(obj, native)
-    except TypeError:
+    except (TypeError, ValueError):
         import numpy as np
 
         return tf.constant(np.asarray(obj, dtype=native.as_numpy_dtype), native)

@@ -117,6 +117,9 @@ class TorchBackend(Backend):
         self.check_valid(as_dtype(dtype))
         return x.to(native)
 
+    def copy(self, x: Any) -> Any:
+        return x.clone()
+
     def from_dlpack(self, x: Any) -> Any:
         torch, np = self.load().module, self._np
         if isinstance(x, np.ndarray) and x.dtype == self._numpy_dtypes["bfloat16"]:

@@ -1,0 +1,1 @@
+"""The user-facing array functions, grouped as the Array API standard groups them."""
