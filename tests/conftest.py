@@ -56,6 +56,27 @@ def _restore_process_settings():
         setting.process = value
 
 
+def _jax_x64(on: bool):
+    """Fixture body: jax_enable_x64 set to ``on`` for one test, the previous value restored."""
+    jax = pytest.importorskip("jax")
+    saved = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", on)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_x64", saved)
+
+
+@pytest.fixture
+def x64_on():
+    yield from _jax_x64(True)
+
+
+@pytest.fixture
+def x64_off():
+    yield from _jax_x64(False)
+
+
 def make_array(backend: str, dtype: str, values=(1, 0, 1)):
     """A small native array of ``backend`` with dtype name ``dtype``."""
     import numpy as np

@@ -24,26 +24,6 @@ def b():
     return get_backend("jax")
 
 
-def _x64(on: bool):
-    """A fixture body: jax_enable_x64 set to ``on`` for the test, the previous value restored."""
-    saved = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", on)
-    try:
-        yield
-    finally:
-        jax.config.update("jax_enable_x64", saved)
-
-
-@pytest.fixture
-def x64_off():
-    yield from _x64(False)
-
-
-@pytest.fixture
-def x64_on():
-    yield from _x64(True)
-
-
 def test_class_attributes_and_lazy_import():
     from arraylayer.backends.jax import JaxBackend
 

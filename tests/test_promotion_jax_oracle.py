@@ -31,27 +31,6 @@ DEFAULTS_64 = {"int": "int64", "float": "float64", "complex": "complex128"}
 JAX_ERRORS = (TypeError, ValueError)  # jax's TypePromotionError is a ValueError
 
 
-@pytest.fixture
-def x64():
-    """jax_enable_x64 on for the test, restored afterwards."""
-    previous = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    try:
-        yield
-    finally:
-        jax.config.update("jax_enable_x64", previous)
-
-
-@pytest.fixture
-def x32():
-    previous = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", False)
-    try:
-        yield
-    finally:
-        jax.config.update("jax_enable_x64", previous)
-
-
 def al_arg(t):
     """The arraylayer spelling of a JAX type: a Python type stays itself (weak)."""
     return t if t in WEAK else al.Dtype(np.dtype(t))
@@ -88,7 +67,7 @@ def jax_value(t):
     return value
 
 
-@pytest.mark.usefixtures("x64")
+@pytest.mark.usefixtures("x64_on")
 @pytest.mark.parametrize("mode", ["standard", "strict"])
 @pytest.mark.parametrize(("a", "b"), PAIRS, ids=IDS)
 def test_promote_types_matches_jax(mode, a, b):
@@ -101,7 +80,7 @@ def test_promote_types_matches_jax(mode, a, b):
         assert want != "raises"  # the standard lattice promotes every pair
 
 
-@pytest.mark.usefixtures("x64")
+@pytest.mark.usefixtures("x64_on")
 @pytest.mark.parametrize("mode", ["standard", "strict"])
 @pytest.mark.parametrize(("a", "b"), PAIRS, ids=IDS)
 def test_lattice_result_type_matches_jax(mode, a, b):
@@ -113,7 +92,7 @@ def test_lattice_result_type_matches_jax(mode, a, b):
     assert got == want
 
 
-@pytest.mark.usefixtures("x64")
+@pytest.mark.usefixtures("x64_on")
 @pytest.mark.parametrize("mode", ["standard", "strict"])
 @pytest.mark.parametrize(("a", "b"), PAIRS, ids=IDS)
 def test_result_type_of_jax_values_matches_jax(mode, a, b):
@@ -129,7 +108,7 @@ def test_result_type_of_jax_values_matches_jax(mode, a, b):
     assert got_lattice == want_lattice
 
 
-@pytest.mark.usefixtures("x64")
+@pytest.mark.usefixtures("x64_on")
 @pytest.mark.parametrize("mode", ["standard", "strict"])
 @pytest.mark.parametrize(("a", "b"), PAIRS, ids=IDS)
 def test_result_type_of_numpy_arrays_and_python_scalars_matches_jax(mode, a, b):
@@ -146,7 +125,7 @@ def test_result_type_of_numpy_arrays_and_python_scalars_matches_jax(mode, a, b):
     assert got == want
 
 
-@pytest.mark.usefixtures("x64")
+@pytest.mark.usefixtures("x64_on")
 def test_weak_typed_jax_arrays_are_weak():
     weak_int, weak_float, weak_complex = jnp.asarray(2), jnp.asarray(2.0), jnp.asarray(2j)
     assert weak_int.weak_type and weak_float.weak_type and weak_complex.weak_type
@@ -161,7 +140,7 @@ def test_weak_typed_jax_arrays_are_weak():
         assert al.result_type(np.ones(3, np.int8), jnp.asarray(2, dtype=jnp.int64)) is al.int64
 
 
-@pytest.mark.usefixtures("x32")
+@pytest.mark.usefixtures("x64_off")
 @pytest.mark.parametrize("mode", ["standard", "strict"])
 def test_weak_typed_jax_arrays_without_x64_match_jax_with_32bit_defaults(mode):
     """With x64 off jnp.asarray(2) is a weak int32, and JAX materialises weak results to 32 bits,
@@ -187,7 +166,7 @@ def test_weak_typed_jax_arrays_without_x64_match_jax_with_32bit_defaults(mode):
     assert checked > 150
 
 
-@pytest.mark.usefixtures("x64")
+@pytest.mark.usefixtures("x64_on")
 def test_strict_mode_documented_examples_match_jax():
     """Seed 000's strict-mode examples: float32 + int32 raises, float32 + 1 is float32."""
     x, y = jnp.float32(1), jnp.int32(1)
