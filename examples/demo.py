@@ -46,6 +46,13 @@ def main() -> None:
         al.result_type("int8", 1000)
     except OverflowError as error:
         print(f"\nNo silent wrap-around: {error}")
+    print("\nThe same calls on every installed backend:")
+    for name in al.installed_backends():
+        with al.use_backend(name) as backend:
+            x = al.asarray([1, 2.5])
+            invalid = ", ".join(al.invalid_dtypes) or "none"
+            print(f"  {name:<11} {backend.version:<14} asarray([1, 2.5]) -> {backend.dtype_of(x)} on "
+                  f"{al.dev(x)}; invalid dtypes: {invalid}")
     with al.dtype_promotion("paddle"):
         print(f"\nUnder 'paddle': int64 tensor + Python float -> {al.promote_types('int64', float)}")
         try:
