@@ -181,3 +181,16 @@ def test_x64_off_in_a_fresh_process():
     env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert out.stdout.strip() == ",".join(X64_ONLY)
+
+
+def test_promotion_to_a_dtype_jax_cannot_hold_raises_with_the_remedy(x64_off):
+    """Promoting jax arrays to float64 (the default float here) never narrows silently."""
+    import jax.numpy as jnp
+
+    import arraylayer as al
+
+    x = jnp.ones(2, dtype=jnp.int32)
+    with al.use_default_float_dtype("float64"), pytest.raises(al.UnsupportedDtypeError, match="jax_enable_x64"):
+        al.promote_types_of_inputs(x, 1.5)
+    a, b = al.promote_types_of_inputs(x, 1.5)  # the float32 default is fine
+    assert a.dtype == jnp.float32 and b.dtype == jnp.float32 and not b.weak_type

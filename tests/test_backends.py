@@ -227,3 +227,21 @@ def test_to_backend_keeps_dtype_and_values(backend, target):
         assert dest.dtype_of(y) is dtype, (backend, target, name)
         assert np.real(dest.to_numpy(y)).astype(np.float64).tolist() == [1, 0, 1, 1], (backend, target, name)
 
+
+
+def test_promote_types_of_inputs_on_every_backend(backend):
+    with al.use_backend(backend) as b:
+        x8 = b.asarray([1, 2], al.int8)
+        h16 = b.asarray([0.5, 1.5], al.float16)
+        a, c = al.promote_types_of_inputs(x8, 3)
+        assert (b.dtype_of(a), b.dtype_of(c)) == (al.int8, al.int8) and a is x8
+        a, c = al.promote_types_of_inputs(x8, h16)
+        assert (b.dtype_of(a), b.dtype_of(c)) == (al.float16, al.float16)
+        assert b.to_numpy(a).tolist() == [1.0, 2.0]
+        a, c = al.promote_types_of_inputs(2, 2.5)  # scalars only: the active backend, default float
+        assert al.backend_of(a) is b and b.dtype_of(a) is al.float32 and b.dtype_of(c) is al.float32
+        with pytest.raises(al.ScalarOverflowError):
+            al.promote_types_of_inputs(x8, 300)
+        if backend != "numpy":
+            with pytest.raises(al.BackendMismatchError):
+                al.promote_types_of_inputs(x8, np.ones(2, np.int8))
