@@ -86,19 +86,26 @@ def _dtype_key(x: Any) -> Any:
         return _resolve(x)
 
 
+_SCALAR_KEYS: Final = {bool: bool, int: int, float: float, complex: complex}
+
+
 def _arg_key(x: Any) -> Any:
     """The table key of any argument of result_type: Python scalar, array or dtype."""
     cls = x.__class__
-    if cls in _PYTHON_SCALARS:
-        return cls
-    if isinstance(x, _PYTHON_SCALARS) and not hasattr(x, "dtype"):
-        # int/float subclasses (IntEnum, ...) are Python scalars too
-        return next(t for t in reversed(_PYTHON_SCALARS) if isinstance(x, t))
-    if not isinstance(x, (str, type)) and hasattr(x, "dtype"):
-        dtype = as_dtype(x.dtype)
-        if getattr(x, "weak_type", False):
-            return _WEAK_KEY_OF_KIND.get(dtype.kind, dtype)
-        return dtype
+    key = _SCALAR_KEYS.get(cls)
+    if key is not None:
+        return key
+    if cls is Dtype:
+        return x
+    if not isinstance(x, (str, type)):
+        native = getattr(x, "dtype", None)
+        if native is not None:  # an array (or a NumPy scalar)
+            dtype = _ALIASES.get(native) or as_dtype(native)
+            if getattr(x, "weak_type", False):
+                return _WEAK_KEY_OF_KIND.get(dtype.kind, dtype)
+            return dtype
+        if isinstance(x, _PYTHON_SCALARS):  # int/float subclasses (IntEnum, ...) are Python scalars too
+            return next(t for t in reversed(_PYTHON_SCALARS) if isinstance(x, t))
     return _dtype_key(x)
 
 
@@ -163,14 +170,25 @@ def result_type(*args: Any) -> Dtype:
     :class:`~arraylayer.ScalarOverflowError`.
     """
     policy = _policy_var.get(POLICY.process)
-    if len(args) == 2:
-        try:
-            cell = policy.table[args[0]][args[1]]
-            if cell.__class__ is Dtype:
-                return cell  # type: ignore[return-value]
-        except (KeyError, TypeError):
-            pass
+    if len(args) == 2:  # the common case, without the general loop
+        a, b = args
+        if a.__class__ in _DTYPE_CLASSES and b.__class__ in _DTYPE_CLASSES:
+            try:
+                cell = policy.table[a][b]
+            except KeyError:  # a misspelt name: the general path raises the helpful error
+                return _fold(policy, args)[0]
+        else:
+            a, b = _arg_key(a), _arg_key(b)
+            cell = policy.table[a][b]
+        if cell.__class__ is Dtype:
+            if (a is int or b is int) and cell.is_integer:  # type: ignore[union-attr]
+                check_ints_fit(args, cell)  # type: ignore[arg-type]
+            return cell  # type: ignore[return-value]
     return _fold(policy, args)[0]
+
+
+# Classes whose instances are looked up in the tables directly (names and Dtypes).
+_DTYPE_CLASSES: Final = frozenset({Dtype, str})
 
 
 def lattice_result_type(*args: Any) -> tuple[Dtype, bool]:
