@@ -85,11 +85,7 @@ class Backend(ABC):
         """The framework's dtype object for ``dtype``; UnsupportedDtypeError (naming the remedy)
         when the framework has no such dtype or cannot hold it as configured now."""
         self.load()
-        resolved = as_dtype(dtype)
-        try:
-            return self.native_dtypes[resolved]
-        except KeyError:
-            raise self.invalid_dtype_error(resolved) from None
+        return self.native_dtypes[self.check_valid(as_dtype(dtype))]
 
     def invalid_dtype_error(self, dtype: Dtype) -> UnsupportedDtypeError:
         """The error for a dtype this backend cannot hold, naming the remedy."""
@@ -124,7 +120,7 @@ class Backend(ABC):
         sequence, NumPy array or native array of this backend), on ``device`` (an arraylayer
         device string; None: the framework's default). Never copies an array that already has
         the right dtype and device. A dtype the backend cannot hold raises UnsupportedDtypeError
-        (adapters call :meth:`check_valid`)."""
+        (through :meth:`as_native_dtype`, the one place that checks validity)."""
 
     @abstractmethod
     def astype(self, x: Any, dtype: Dtype) -> Any:

@@ -9,8 +9,7 @@ import arraylayer as al
 from arraylayer.lattice import CODES
 
 SHORT = {v: k for k, v in CODES.items() if isinstance(v, str)}
-ORDER = ["b1", "u1", "u2", "u4", "u8", "i1", "i2", "i4", "i8", "bf", "f2", "f4", "f8", "c8", "c16",
-         "i*", "f*", "c*"]
+ORDER = list(CODES)  # seed 000's row and column order
 
 
 def short(dtype: al.Dtype, weak: bool) -> str:

@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Final
 
 from ..backend import Backend
 from ..devices import DEVICE_KINDS, canonical_device
-from ..dtypes import Dtype, all_dtypes, as_dtype
+from ..dtypes import Dtype, all_dtypes
 from ..errors import DeviceError
 
 _X64_ONLY: Final = frozenset(("int64", "uint64", "float64", "complex128"))
@@ -46,13 +46,6 @@ class JaxBackend(Backend):
 
     def valid_dtypes(self) -> tuple[Dtype, ...]:
         return _VALID_X64 if self._x64() else _VALID_X32
-
-    def as_native_dtype(self, dtype: Any) -> Any:
-        """The numpy dtype JAX uses for ``dtype``; raises for a 64-bit dtype while x64 is off."""
-        resolved = as_dtype(dtype)
-        if resolved in _X64_ONLY and not self._x64():
-            raise self.invalid_dtype_error(resolved)
-        return super().as_native_dtype(resolved)
 
     def remedy(self, dtype: Dtype) -> str:
         if dtype in _X64_ONLY:

@@ -148,9 +148,8 @@ class TensorflowBackend(Backend):
 
     # -- arrays -----------------------------------------------------------------------------
     def asarray(self, obj: Any, dtype: Dtype, device: str | None = None) -> Any:
-        dtype = self.check_valid(dtype)
+        native = self.as_native_dtype(dtype)
         tf = self.module
-        native = self.native_dtypes[dtype]
         if isinstance(obj, self.array_types):
             same = obj.dtype.as_datatype_enum == native.as_datatype_enum
             if device is None or self.device_of(obj) == canonical_device(device):
@@ -163,8 +162,7 @@ class TensorflowBackend(Backend):
             return _constant(tf, obj, native)
 
     def astype(self, x: Any, dtype: Dtype) -> Any:
-        dtype = self.check_valid(dtype)
-        native = self.native_dtypes[dtype]
+        native = self.as_native_dtype(dtype)
         return x if x.dtype.as_datatype_enum == native.as_datatype_enum else self.module.cast(x, native)
 
     def copy(self, x: Any) -> Any:

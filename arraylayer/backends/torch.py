@@ -88,9 +88,9 @@ class TorchBackend(Backend):
 
     # -- arrays -----------------------------------------------------------------------------
     def asarray(self, obj: Any, dtype: Dtype, device: str | None = None) -> Any:
-        dtype = self.check_valid(as_dtype(dtype))
+        dtype = as_dtype(dtype)
+        native = self.as_native_dtype(dtype)
         torch, np = self.module, self._np
-        native = self.native_dtypes[dtype]
         target = None if device is None else self.native_device(device)
         if isinstance(obj, torch.Tensor):
             if obj.dtype == native and (target is None or obj.device == target):
@@ -112,10 +112,7 @@ class TorchBackend(Backend):
 
     def astype(self, x: Any, dtype: Dtype) -> Any:
         native = self.as_native_dtype(dtype)
-        if x.dtype == native:
-            return x
-        self.check_valid(as_dtype(dtype))
-        return x.to(native)
+        return x if x.dtype == native else x.to(native)
 
     def copy(self, x: Any) -> Any:
         return x.clone()
