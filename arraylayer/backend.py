@@ -36,11 +36,18 @@ class Backend(ABC):
     extra: ClassVar[str]
     #: top-level module names whose array types belong to this backend
     type_roots: ClassVar[tuple[str, ...]]
+    #: the module holding this backend's kernels (see arraylayer/kernels/__init__.py)
+    kernel_module: ClassVar[str]
     #: False when every arraylayer dtype is always valid here (nothing to load to answer)
     narrows: ClassVar[bool] = True
 
     def __init__(self) -> None:
         self.module: Any = None
+        #: kernel name -> the framework's implementation (see arraylayer/kernels/__init__.py)
+        self.kernels: dict[str, Any] = {}
+        #: kernel name -> {version range: dtype names or groups} (see arraylayer/support.py)
+        self.supported: dict[str, dict[str, tuple[str, ...]]] = {}
+        self.unsupported: dict[str, dict[str, tuple[str, ...]]] = {}
         self.native_dtypes: dict[Dtype, Any] = {}
         #: the native array type(s), known after load()
         self.array_types: tuple[type, ...] = ()
@@ -60,8 +67,17 @@ class Backend(ABC):
             for dtype, native in self.native_dtypes.items():
                 register_dtype_alias(native, dtype)
             self.array_types = self._array_types(module)
+            kernels = self._load_kernels()
+            self.kernels = dict(kernels.KERNELS)
+            self.supported = dict(getattr(kernels, "SUPPORTED", {}))
+            self.unsupported = dict(getattr(kernels, "UNSUPPORTED", {}))
             self.module = module
         return self
+
+    def _load_kernels(self) -> Any:
+        """The module named by :attr:`kernel_module`, holding ``KERNELS`` (and the
+        ``SUPPORTED``/``UNSUPPORTED`` declarations)."""
+        return importlib.import_module(self.kernel_module)
 
     @abstractmethod
     def _build_native_dtypes(self, module: Any) -> dict[Dtype, Any]:

@@ -22,6 +22,7 @@ _VALID_X32: Final = tuple(d for d in all_dtypes if d not in _X64_ONLY)
 class JaxBackend(Backend):
     name: ClassVar[str] = "jax"
     framework: ClassVar[str] = "jax"
+    kernel_module: ClassVar[str] = "arraylayer.kernels.jax"
     extra: ClassVar[str] = "jax"
     type_roots: ClassVar[tuple[str, ...]] = ("jax", "jaxlib")
     narrows: ClassVar[bool] = True  # the 64-bit dtypes depend on jax_enable_x64

@@ -13,6 +13,7 @@ from ..errors import DeviceError
 class NumpyBackend(Backend):
     name: ClassVar[str] = "numpy"
     framework: ClassVar[str] = "numpy"
+    kernel_module: ClassVar[str] = "arraylayer.kernels.numpy"
     extra: ClassVar[str] = "all"
     type_roots: ClassVar[tuple[str, ...]] = ("numpy",)
     narrows: ClassVar[bool] = False  # every arraylayer dtype is valid here

@@ -57,6 +57,7 @@ def _probe_ops(tf: Any, dtype: Dtype) -> dict[str, Callable[[Any], bool]]:
 class TensorflowBackend(Backend):
     name: ClassVar[str] = "tensorflow"
     framework: ClassVar[str] = "tensorflow"
+    kernel_module: ClassVar[str] = "arraylayer.kernels.tensorflow"
     extra: ClassVar[str] = "tensorflow"
     type_roots: ClassVar[tuple[str, ...]] = ("tensorflow", "keras")
     narrows: ClassVar[bool] = True  # dtypes without CPU kernels are not valid

@@ -33,6 +33,7 @@ def _computes(torch: Any, native: Any) -> bool:
 class TorchBackend(Backend):
     name: ClassVar[str] = "torch"
     framework: ClassVar[str] = "torch"
+    kernel_module: ClassVar[str] = "arraylayer.kernels.torch"
     extra: ClassVar[str] = "torch"
     type_roots: ClassVar[tuple[str, ...]] = ("torch",)
     narrows: ClassVar[bool] = True  # uint16/32/64 are invalid where torch lacks kernels

@@ -1,0 +1,5 @@
+"""The jax kernels (being written)."""
+
+KERNELS: dict = {}
+SUPPORTED: dict = {}
+UNSUPPORTED: dict = {}

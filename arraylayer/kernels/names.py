@@ -1,0 +1,41 @@
+"""The kernel names every built-in backend provides, by Array API category.
+
+The api layer builds the functions that are compositions (``zeros_like``, ``astype``,
+``isdtype`` ...) from these; tests check that every backend's ``KERNELS`` has them all.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+KERNEL_NAMES: Final[dict[str, tuple[str, ...]]] = {
+    "creation": ("arange", "empty", "eye", "full", "linspace", "meshgrid", "ones", "tril", "triu", "zeros"),
+    "elementwise": (
+        "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
+        "bitwise_left_shift", "bitwise_invert", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
+        "ceil", "clip", "conj", "copysign", "cos", "cosh", "divide", "equal", "exp", "expm1", "floor",
+        "floor_divide", "greater", "greater_equal", "hypot", "imag", "isfinite", "isinf", "isnan",
+        "less", "less_equal", "log", "log1p", "log2", "log10", "logaddexp", "logical_and",
+        "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "multiply", "negative",
+        "nextafter", "not_equal", "positive", "pow", "real", "reciprocal", "remainder", "round",
+        "sign", "signbit", "sin", "sinh", "square", "sqrt", "subtract", "tan", "tanh", "trunc",
+    ),
+    "indexing": ("take", "take_along_axis"),
+    "linear_algebra": ("matmul", "matrix_transpose", "tensordot", "vecdot"),
+    "linalg": (
+        "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matrix_norm",
+        "matrix_power", "matrix_rank", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
+        "trace", "vector_norm",
+    ),
+    "manipulation": (
+        "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
+        "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack",
+    ),
+    "searching": ("argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"),
+    "sets": ("unique_all", "unique_counts", "unique_inverse", "unique_values"),
+    "sorting": ("argsort", "sort"),
+    "statistical": ("cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"),
+    "utility": ("all", "any", "diff"),
+}
+
+ALL_KERNEL_NAMES: Final[tuple[str, ...]] = tuple(n for names in KERNEL_NAMES.values() for n in names)

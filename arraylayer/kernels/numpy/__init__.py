@@ -1,0 +1,5 @@
+"""The numpy kernels (being written)."""
+
+KERNELS: dict = {}
+SUPPORTED: dict = {}
+UNSUPPORTED: dict = {}

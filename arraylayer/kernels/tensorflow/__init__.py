@@ -1,0 +1,5 @@
+"""The tensorflow kernels (being written)."""
+
+KERNELS: dict = {}
+SUPPORTED: dict = {}
+UNSUPPORTED: dict = {}

@@ -1,0 +1,5 @@
+"""The torch kernels (being written)."""
+
+KERNELS: dict = {}
+SUPPORTED: dict = {}
+UNSUPPORTED: dict = {}
