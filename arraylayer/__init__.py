@@ -11,7 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from . import errors
-from .api.creation import asarray
+from .api import CATEGORIES as _CATEGORIES
+from .api import linalg
+from .api.info import __array_namespace_info__
 from .defaults import (
     default_complex_dtype,
     default_dtype,
@@ -88,6 +90,11 @@ from .registry import (
 )
 
 __version__ = "0.1.0"
+__array_api_version__ = "2024.12"
+
+# The Array API functions: every public name of each category module (arraylayer/api/<category>.py).
+_FUNCTIONS: dict[str, Any] = {name: getattr(module, name) for module in _CATEGORIES for name in module.__all__}
+globals().update(_FUNCTIONS)
 
 # The dtypes every backend holds are plain attributes. The others (int64, uint16, uint32,
 # uint64, float64, complex128) are looked up through __getattr__ below, so that, as seed 004
@@ -185,5 +192,7 @@ __all__ = [
     "BackendMismatchError", "DeviceError",
     "available_backends", "installed_backends", "register_backend", "get_backend", "set_backend",
     "use_backend", "current_backend", "backend_of", "as_native_dtype", "as_arraylayer_dtype",
-    "asarray", "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
+    "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
+    "linalg", "__array_api_version__", "__array_namespace_info__",
+    *sorted(_FUNCTIONS.keys() - {"can_cast", "finfo", "iinfo", "result_type", "__array_namespace_info__"}),
 ]

@@ -38,6 +38,8 @@ class Backend(ABC):
     type_roots: ClassVar[tuple[str, ...]]
     #: the module holding this backend's kernels (see arraylayer/kernels/__init__.py)
     kernel_module: ClassVar[str]
+    #: True when arrays carry a weak-type flag (JAX): two weak inputs make a weak result
+    weak_arrays: ClassVar[bool] = False
     #: False when every arraylayer dtype is always valid here (nothing to load to answer)
     narrows: ClassVar[bool] = True
 
@@ -48,6 +50,8 @@ class Backend(ABC):
         #: kernel name -> {version range: dtype names or groups} (see arraylayer/support.py)
         self.supported: dict[str, dict[str, tuple[str, ...]]] = {}
         self.unsupported: dict[str, dict[str, tuple[str, ...]]] = {}
+        #: kernel name -> its unsupported dtypes here (filled by arraylayer.support)
+        self.unsupported_cache: dict[str, frozenset[Dtype]] = {}
         self.native_dtypes: dict[Dtype, Any] = {}
         #: the native array type(s), known after load()
         self.array_types: tuple[type, ...] = ()

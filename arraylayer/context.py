@@ -19,7 +19,19 @@ from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["Setting"]
+__all__ = ["Setting", "SETTING_READERS", "reads_setting"]
+
+#: The functions that read a setting. A tracing compiler that cannot follow
+#: ``ContextVar.get`` (torch.compile's Dynamo) is told to call them at trace time and
+#: treat their results as constants (see the torch backend), so settings are read once
+#: per trace, as under jax.jit and tf.function.
+SETTING_READERS: list[Callable[..., object]] = []
+
+
+def reads_setting(function: Callable[..., T]) -> Callable[..., T]:
+    """Register ``function`` in :data:`SETTING_READERS` and return it unchanged (no wrapper)."""
+    SETTING_READERS.append(function)
+    return function
 
 
 class Setting(Generic[T]):

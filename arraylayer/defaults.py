@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any, Final
 
-from .context import Setting
+from .context import Setting, reads_setting
 from .dtypes import _ALIASES, Dtype, DtypeLike, as_dtype
 from .errors import InvalidDtypeError
 
@@ -61,21 +61,25 @@ DEFAULT_COMPLEX: Final = Setting(
 _DEFAULT_FOR_PYTYPE: Final = {int: DEFAULT_INT, float: DEFAULT_FLOAT, complex: DEFAULT_COMPLEX}
 
 
+@reads_setting
 def default_int_dtype() -> Dtype:
     """The dtype a Python int becomes when nothing else decides (int32 unless changed)."""
     return DEFAULT_INT.var.get(DEFAULT_INT.process)
 
 
+@reads_setting
 def default_uint_dtype() -> Dtype:
     """The unsigned accumulator dtype of reductions (uint32 unless changed)."""
     return DEFAULT_UINT.var.get(DEFAULT_UINT.process)
 
 
+@reads_setting
 def default_float_dtype() -> Dtype:
     """The dtype a Python float becomes when nothing else decides (float32 unless changed)."""
     return DEFAULT_FLOAT.var.get(DEFAULT_FLOAT.process)
 
 
+@reads_setting
 def default_complex_dtype() -> Dtype:
     """The dtype a Python complex becomes when nothing else decides (complex64 unless changed)."""
     return DEFAULT_COMPLEX.var.get(DEFAULT_COMPLEX.process)
@@ -139,6 +143,7 @@ def use_default_dtypes(
         yield
 
 
+@reads_setting
 def default_dtype_of_kind(pytype: type) -> Dtype:
     """The current default dtype for the Python type ``bool``, ``int``, ``float`` or ``complex``."""
     if pytype is bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from .context import Setting
+from .context import Setting, reads_setting
 from .errors import DeviceError
 
 __all__ = ["parse_device", "default_device", "set_default_device", "use_device", "DEVICE_KINDS"]
@@ -48,6 +48,7 @@ def _validate(device: Any) -> str | None:
 DEVICE: Final = Setting("default_device", None, _validate)
 
 
+@reads_setting
 def default_device() -> str | None:
     """The device creation functions use when none is given (None: the framework's default)."""
     return DEVICE.var.get(DEVICE.process)

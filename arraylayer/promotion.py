@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final
 
-from .context import Setting
+from .context import Setting, reads_setting
 from .dtypes import _ALIASES, Dtype, DtypeLike, _resolve, as_dtype, iinfo
 from .errors import InvalidDtypeError, ScalarOverflowError
 from .policies import POLICIES, Failure, Policy
@@ -49,6 +49,12 @@ _PYTHON_SCALARS: Final = (bool, int, float, complex)
 _WEAK_KEY_OF_KIND: Final = {"int": int, "float": float, "complex": complex}
 
 
+@reads_setting
+def current_policy() -> Policy:
+    """The :class:`~arraylayer.policies.Policy` in force in this thread or task."""
+    return _policy_var.get(POLICY.process)
+
+
 def promotion_policies() -> tuple[str, ...]:
     """The names of the available promotion policies."""
     return tuple(POLICIES)
@@ -62,7 +68,7 @@ def set_dtype_promotion(name: str) -> str:
 
 def get_dtype_promotion() -> str:
     """The name of the policy in force in this thread or task."""
-    return _policy_var.get(POLICY.process).name
+    return current_policy().name
 
 
 @contextmanager
@@ -117,7 +123,7 @@ def promote_types(a: DtypeLike, b: DtypeLike) -> Dtype:
     results materialise to the default dtype. Raises TypePromotionError where the
     policy has no promotion.
     """
-    policy = _policy_var.get(POLICY.process)
+    policy = current_policy()
     try:
         cell = policy.table[a][b]
     except (KeyError, TypeError):
@@ -169,7 +175,7 @@ def result_type(*args: Any) -> Dtype:
     are JAX weak-typed arrays. A Python int that does not fit an integer result raises
     :class:`~arraylayer.ScalarOverflowError`.
     """
-    policy = _policy_var.get(POLICY.process)
+    policy = current_policy()
     if len(args) == 2:  # the common case, without the general loop
         a, b = args
         if a.__class__ in _DTYPE_CLASSES and b.__class__ in _DTYPE_CLASSES:
@@ -197,7 +203,7 @@ def lattice_result_type(*args: Any) -> tuple[Dtype, bool]:
     A weak result (seed 000's ``i*``, ``f*``, ``c*`` cells) is materialised to the
     default dtype of its kind: ``lattice_result_type(1, 1.0) == (default_float_dtype(), True)``.
     """
-    return _fold(_policy_var.get(POLICY.process), args)
+    return _fold(current_policy(), args)
 
 
 def can_cast(from_: Any, to: DtypeLike) -> bool:
@@ -207,7 +213,7 @@ def can_cast(from_: Any, to: DtypeLike) -> bool:
     ``can_cast(a, promote_types(a, b))`` always holds; under the ``"array_api"``
     policy it follows the standard's table instead (no cross-kind casts).
     """
-    policy = _policy_var.get(POLICY.process)
+    policy = current_policy()
     target = as_dtype(to)
     try:
         return target in policy.castable[from_]

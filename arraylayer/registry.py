@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any, Final
 
 from .backend import Backend
-from .context import Setting
+from .context import Setting, reads_setting
 from .errors import BackendMismatchError, BackendNotInstalledError, UnknownBackendError
 
 __all__ = [
@@ -117,11 +117,13 @@ def _validate(name: object) -> Backend | None:
 BACKEND: Final = Setting("backend", None, _validate)
 
 
+@reads_setting
 def chosen_backend() -> Backend | None:
     """The backend chosen here by set_backend/use_backend, or None when none was."""
     return BACKEND.var.get(BACKEND.process)
 
 
+@reads_setting
 def _active() -> Backend:
     backend = BACKEND.var.get(BACKEND.process) or _instance("numpy")
     return backend if backend.module is not None else backend.load()
@@ -143,6 +145,7 @@ def use_backend(name: str) -> Iterator[Backend]:
         yield backend.load()
 
 
+@reads_setting
 def current_backend() -> str:
     """The name of the active backend here (``"numpy"`` when nothing was set)."""
     backend = BACKEND.var.get(BACKEND.process)

@@ -1,23 +1,38 @@
-"""Creation functions. Each infers its dtype with :func:`~arraylayer.infer_dtype`, takes its
-backend from its array arguments (else the active backend), and honours ``device=`` and the
-default device."""
+"""Creation functions. Each infers its dtype with :func:`~arraylayer.infer_dtype` (``full(s, 1)``
+is the default int, ``full(s, 1.0)`` the default float, ``arange(5)`` the default int, on every
+backend), takes its backend from its array arguments (else the active backend), and honours
+``device=`` and the default device."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Final
 
 from ..defaults import infer_dtype
 from ..devices import canonical_device, default_device
-from ..dtypes import DtypeLike
-from ..promotion import check_ints_fit
+from ..dtypes import Dtype, DtypeLike, as_dtype
+from ..errors import TypePromotionError
+from ..promotion import check_ints_fit, result_type
 from ..registry import backend_of
+from .dispatch import as_array, kernel, native_device, native_dtype
 
-__all__ = ["asarray"]
+Array = Any
+Shape = int | Sequence[int]
+
+__all__ = [
+    "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like", "linspace",
+    "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
+]
+
+# Kind ranks: a Python scalar may fill an array of its own kind or a higher one, never lower
+# (1.5 into int32 would truncate silently on every framework).
+_RANK: Final = {"bool": 0, "int": 1, "uint": 1, "float": 2, "complex": 3}
+_SCALAR_RANK: Final = {bool: 0, int: 1, float: 2, complex: 3}
 
 
 def asarray(
     obj: Any, /, *, dtype: DtypeLike | None = None, device: str | None = None, copy: bool | None = None
-) -> Any:
+) -> Array:
     """``obj`` (an array, a Python scalar or a nested sequence) as a native array.
 
     dtype: as given; else the array's own dtype; else the default dtype of the highest
@@ -45,5 +60,179 @@ def asarray(
         return obj
     result = backend.asarray(obj, resolved, device)
     if copy and (result is obj or (not is_array and hasattr(obj, "__dlpack__"))):
+        result = backend.copy(result)
+    return result
+
+
+def _place(device: str | None) -> str | None:
+    return default_device() if device is None else device
+
+
+def _check_fill(value: Any, dtype: Dtype, what: str) -> None:
+    """A Python scalar must fit ``dtype`` exactly: no kind narrowing, no integer overflow."""
+    rank = _SCALAR_RANK.get(value.__class__)
+    if rank is None:
+        return
+    if rank > _RANK[dtype.kind] and not (rank == 1 and dtype.kind == "bool" and value in (0, 1)):
+        raise TypePromotionError(
+            f"{what} {value!r} cannot be held by {dtype} without losing its value; pass a dtype of its "
+            f"kind (or leave dtype=None), or convert the value yourself."
+        )
+    if dtype.is_integer:
+        check_ints_fit((value,), dtype)
+
+
+def _shape(shape: Shape) -> tuple[int, ...]:
+    return (int(shape),) if isinstance(shape, int) else tuple(int(n) for n in shape)
+
+
+def _filled(name: str, shape: Shape, dtype: DtypeLike | None, device: str | None) -> Array:
+    backend = backend_of()
+    resolved = infer_dtype(dtype)
+    return kernel(backend, name, resolved)(
+        _shape(shape), dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device))
+    )
+
+
+def zeros(shape: Shape, *, dtype: DtypeLike | None = None, device: str | None = None) -> Array:
+    """An array of zeros (default float dtype unless ``dtype`` is given)."""
+    return _filled("zeros", shape, dtype, device)
+
+
+def ones(shape: Shape, *, dtype: DtypeLike | None = None, device: str | None = None) -> Array:
+    """An array of ones (default float dtype unless ``dtype`` is given)."""
+    return _filled("ones", shape, dtype, device)
+
+
+def empty(shape: Shape, *, dtype: DtypeLike | None = None, device: str | None = None) -> Array:
+    """An uninitialised array (default float dtype unless ``dtype`` is given)."""
+    return _filled("empty", shape, dtype, device)
+
+
+def full(shape: Shape, fill_value: bool | int | float | complex, *, dtype: DtypeLike | None = None,
+         device: str | None = None) -> Array:
+    """An array filled with ``fill_value``. Without ``dtype`` the dtype is the default of the
+    value's kind (``full(s, 1)``: default int; ``full(s, 1.0)``: default float). A value that
+    ``dtype`` cannot hold (1.5 into int32, 300 into int8) raises instead of truncating."""
+    backend = backend_of()
+    resolved = infer_dtype(dtype, fill_value)
+    _check_fill(fill_value, resolved, "fill_value")
+    return kernel(backend, "full", resolved)(
+        _shape(shape), fill_value, dtype=native_dtype(backend, resolved),
+        device=native_device(backend, _place(device)),
+    )
+
+
+def _like(name: str, x: Array, dtype: DtypeLike | None, device: str | None, *fill: Any) -> Array:
+    backend = backend_of(x)
+    resolved = backend.dtype_of(x) if dtype is None else as_dtype(dtype)
+    if fill:
+        _check_fill(fill[0], resolved, "fill_value")
+    place = backend.device_of(x) if device is None else device
+    return kernel(backend, name, resolved)(
+        tuple(x.shape), *fill, dtype=native_dtype(backend, resolved), device=native_device(backend, place)
+    )
+
+
+def zeros_like(x: Array, /, *, dtype: DtypeLike | None = None, device: str | None = None) -> Array:
+    """Zeros with x's shape, and x's dtype and device unless given."""
+    return _like("zeros", x, dtype, device)
+
+
+def ones_like(x: Array, /, *, dtype: DtypeLike | None = None, device: str | None = None) -> Array:
+    """Ones with x's shape, and x's dtype and device unless given."""
+    return _like("ones", x, dtype, device)
+
+
+def empty_like(x: Array, /, *, dtype: DtypeLike | None = None, device: str | None = None) -> Array:
+    """An uninitialised array with x's shape, and x's dtype and device unless given."""
+    return _like("empty", x, dtype, device)
+
+
+def full_like(x: Array, /, fill_value: bool | int | float | complex, *, dtype: DtypeLike | None = None,
+              device: str | None = None) -> Array:
+    """``fill_value`` with x's shape, and x's dtype and device unless given. The value must fit
+    the dtype (no truncation, no wrap-around)."""
+    return _like("full", x, dtype, device, fill_value)
+
+
+def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
+           dtype: DtypeLike | None = None, device: str | None = None) -> Array:
+    """Evenly spaced values in [start, stop). Without ``dtype``: the default int when all of
+    start, stop and step are ints, else the default float."""
+    backend = backend_of()
+    resolved = infer_dtype(dtype, start, stop, step)
+    for value in (start, stop, step):
+        if value is not None:
+            _check_fill(value, resolved, "arange bound")
+    return kernel(backend, "arange", resolved)(
+        start, stop, step, dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device))
+    )
+
+
+def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
+             dtype: DtypeLike | None = None, device: str | None = None, endpoint: bool = True) -> Array:
+    """``num`` evenly spaced values from start to stop. Without ``dtype``: the default float,
+    or the default complex when start or stop is complex (integers give floats here, as the
+    Array API says)."""
+    backend = backend_of()
+    resolved = infer_dtype(dtype, start, stop, 1.0)
+    if resolved.kind not in ("float", "complex"):
+        raise TypePromotionError(f"linspace makes floating-point arrays; {resolved} cannot hold its steps. "
+                                 f"Pass a float or complex dtype.")
+    for value in (start, stop):
+        _check_fill(value, resolved, "linspace bound")
+    return kernel(backend, "linspace", resolved)(
+        start, stop, int(num), dtype=native_dtype(backend, resolved),
+        device=native_device(backend, _place(device)), endpoint=endpoint,
+    )
+
+
+def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DtypeLike | None = None,
+        device: str | None = None) -> Array:
+    """A 2-d array with ones on the k-th diagonal (default float dtype unless given)."""
+    backend = backend_of()
+    resolved = infer_dtype(dtype)
+    return kernel(backend, "eye", resolved)(
+        int(n_rows), None if n_cols is None else int(n_cols), k=int(k), dtype=native_dtype(backend, resolved),
+        device=native_device(backend, _place(device)),
+    )
+
+
+def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
+    """Coordinate matrices from 1-d arrays, all in their promoted dtype."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid indexing must be 'xy' or 'ij', got {indexing!r}.")
+    if not arrays:
+        return []
+    backend = backend_of(*arrays)
+    dtype = result_type(*arrays)
+    cast = [as_array(backend, x, dtype) for x in arrays]
+    return list(kernel(backend, "meshgrid", dtype)(*cast, indexing=indexing))
+
+
+def tril(x: Array, /, *, k: int = 0) -> Array:
+    """The lower triangle of the last two axes (elements above the k-th diagonal zeroed)."""
+    backend = backend_of(x)
+    return kernel(backend, "tril", backend.dtype_of(x))(x, k=int(k))
+
+
+def triu(x: Array, /, *, k: int = 0) -> Array:
+    """The upper triangle of the last two axes (elements below the k-th diagonal zeroed)."""
+    backend = backend_of(x)
+    return kernel(backend, "triu", backend.dtype_of(x))(x, k=int(k))
+
+
+def from_dlpack(x: Any, /, *, device: str | None = None, copy: bool | None = None) -> Array:
+    """An array of the active backend sharing memory with ``x`` (any DLPack producer).
+
+    ``copy=True`` always copies; ``device`` moves the result (a copy when it moves)."""
+    from ..registry import _active
+
+    backend = _active()
+    result = backend.from_dlpack(x)
+    if device is not None:
+        result = backend.to_device(result, device)
+    if copy:
         result = backend.copy(result)
     return result

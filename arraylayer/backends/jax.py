@@ -23,6 +23,7 @@ class JaxBackend(Backend):
     name: ClassVar[str] = "jax"
     framework: ClassVar[str] = "jax"
     kernel_module: ClassVar[str] = "arraylayer.kernels.jax"
+    weak_arrays: ClassVar[bool] = True
     extra: ClassVar[str] = "jax"
     type_roots: ClassVar[tuple[str, ...]] = ("jax", "jaxlib")
     narrows: ClassVar[bool] = True  # the 64-bit dtypes depend on jax_enable_x64

@@ -26,6 +26,13 @@ class NumpyBackend(Backend):
     def _array_types(self, module: Any) -> tuple[type, ...]:
         return (module.ndarray, module.generic)
 
+    def valid_dtypes(self) -> tuple[Dtype, ...]:
+        """Every arraylayer dtype (NumPy with ml_dtypes holds them all)."""
+        return all_dtypes
+
+    def check_valid(self, dtype: Dtype) -> Dtype:
+        return dtype
+
     @property
     def native_dtype_class(self) -> type:
         return self.load().module.dtype  # type: ignore[no-any-return]

@@ -61,6 +61,17 @@ class TorchBackend(Backend):
     def _array_types(self, module: Any) -> tuple[type, ...]:
         return (module.Tensor,)
 
+    def load(self) -> Backend:
+        """Also tells torch.compile to read arraylayer's settings at trace time (Dynamo cannot
+        trace ``ContextVar.get``; without this every promotion would break the graph)."""
+        if self.module is None:
+            super().load()
+            from ..context import SETTING_READERS
+
+            for reader in SETTING_READERS:
+                self.module.compiler.assume_constant_result(reader)
+        return self
+
     @property
     def native_dtype_class(self) -> type:
         return self.load().module.dtype  # type: ignore[no-any-return]

@@ -1,0 +1,70 @@
+"""Data-type functions: ``astype``, ``can_cast``, ``finfo``, ``iinfo``, ``isdtype``, ``result_type``.
+
+``can_cast``, ``finfo``, ``iinfo`` and ``result_type`` are the core's own (re-exported here);
+``astype`` and ``isdtype`` are defined here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from ..dtypes import Dtype, DtypeLike, as_dtype, finfo, iinfo
+from ..errors import InvalidDtypeError, TypePromotionError
+from ..promotion import can_cast, result_type
+from ..registry import backend_of
+
+Array = Any
+
+__all__ = ["astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type"]
+
+# The Array API's kind names -> the arraylayer kinds they cover.
+_KINDS: Final[dict[str, frozenset[str]]] = {
+    "bool": frozenset({"bool"}),
+    "signed integer": frozenset({"int"}),
+    "unsigned integer": frozenset({"uint"}),
+    "integral": frozenset({"int", "uint"}),
+    "real floating": frozenset({"float"}),
+    "complex floating": frozenset({"complex"}),
+    "numeric": frozenset({"int", "uint", "float", "complex"}),
+}
+
+
+def astype(x: Array, dtype: DtypeLike, /, *, copy: bool = True, device: str | None = None) -> Array:
+    """``x`` converted to ``dtype`` (an explicit cast: floats truncate toward zero into integers).
+
+    copy=True (the default) always returns a new array; copy=False returns ``x`` itself when
+    nothing changes. Complex to real raises: take :func:`real` or :func:`abs` explicitly.
+    ``device`` also moves the result.
+    """
+    backend = backend_of(x)
+    target = as_dtype(dtype)
+    source = backend.dtype_of(x)
+    if source.kind == "complex" and target.kind != "complex" and target.kind != "bool":
+        raise TypePromotionError(
+            f"astype from {source} to {target} would drop the imaginary part; take arraylayer.real(x) "
+            f"or arraylayer.abs(x) first."
+        )
+    result = backend.astype(x, target)
+    if device is not None:
+        result = backend.to_device(result, device)
+    if copy and result is x:
+        result = backend.copy(x)
+    return result
+
+
+def isdtype(dtype: DtypeLike, kind: str | DtypeLike | tuple[str | DtypeLike, ...]) -> bool:
+    """True if ``dtype`` is of ``kind``: a dtype, one of the Array API's kind names ("bool",
+    "signed integer", "unsigned integer", "integral", "real floating", "complex floating",
+    "numeric"), or a tuple of those."""
+    resolved = as_dtype(dtype)
+    if isinstance(kind, tuple):
+        return any(isdtype(resolved, k) for k in kind)
+    if isinstance(kind, str) and not isinstance(kind, Dtype) and kind in _KINDS:
+        return resolved.kind in _KINDS[kind]
+    try:
+        return resolved is as_dtype(kind)
+    except InvalidDtypeError:
+        raise InvalidDtypeError(
+            f"isdtype kind {kind!r} is neither a dtype nor one of {', '.join(map(repr, _KINDS))}."
+        ) from None
+

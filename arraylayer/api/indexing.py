@@ -1,0 +1,39 @@
+"""Indexing functions: ``take`` and ``take_along_axis``. Indices must be integer arrays."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..registry import backend_of
+from .dispatch import array_input, as_array, kernel, not_defined
+
+Array = Any
+
+__all__ = ["take", "take_along_axis"]
+
+
+def _indices(name: str, x: Array, indices: Any) -> tuple[Any, Array, Any, Array]:
+    backend = backend_of(x, indices)
+    _, x, dtype = array_input(x)
+    if not isinstance(indices, backend.array_types):
+        from ..defaults import infer_dtype
+
+        indices = as_array(backend, indices, infer_dtype(None, indices))
+    kind = backend.dtype_of(indices).kind
+    if kind not in ("int", "uint"):
+        raise not_defined(name, (backend.dtype_of(indices),), "integer index arrays as indices")
+    return backend, x, dtype, indices
+
+
+def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
+    """Elements of x at ``indices`` along ``axis`` (optional for 1-d x)."""
+    backend, x, dtype, indices = _indices("take", x, indices)
+    if axis is None and len(x.shape) != 1:
+        raise ValueError(f"take needs axis= for a {len(x.shape)}-d array (axis=None is for 1-d arrays only).")
+    return kernel(backend, "take", dtype)(x, indices, axis=0 if axis is None else axis)
+
+
+def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
+    """Elements of x at ``indices`` (same rank as x) along ``axis``."""
+    backend, x, dtype, indices = _indices("take_along_axis", x, indices)
+    return kernel(backend, "take_along_axis", dtype)(x, indices, axis=axis)

@@ -1,0 +1,205 @@
+"""The Array API's ``linalg`` extension, as ``arraylayer.linalg``.
+
+Decompositions, solvers and norms are defined for floating-point input; integer and bool
+input is computed in the default float dtype (the rule of :func:`~arraylayer.divide`), the
+same on every backend. Norms of complex input are real. Results with several parts are
+named tuples with the standard's field names.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NamedTuple
+
+from ..defaults import default_float_dtype
+from ..dtypes import Dtype, DtypeLike
+from .dispatch import array_input, index_result, kernel, native_dtype, not_defined, promoted_inputs
+from .linear_algebra import matmul, matrix_transpose, numeric_pair, tensordot, vecdot
+from .statistical import accumulator_dtype
+
+Array = Any
+
+__all__ = [
+    "EighResult", "QRResult", "SlogdetResult", "SVDResult",
+    "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power",
+    "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot",
+    "trace", "vecdot", "vector_norm",
+]
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class QRResult(NamedTuple):
+    Q: Array
+    R: Array
+
+
+class SlogdetResult(NamedTuple):
+    sign: Array
+    logabsdet: Array
+
+
+class SVDResult(NamedTuple):
+    U: Array
+    S: Array
+    Vh: Array
+
+
+def _floating(name: str, x: Array, *, matrix: bool = True) -> tuple[Any, Array, Dtype]:
+    """x in a floating dtype (integers and bool: the default float); matrices need 2 dims."""
+    backend, x, dtype = array_input(x)
+    if dtype.kind in ("bool", "int", "uint"):
+        dtype = default_float_dtype()
+        x = backend.astype(x, dtype)
+    if matrix and len(x.shape) < 2:
+        raise ValueError(f"linalg.{name} needs a (stack of) matrices: at least 2 dimensions, got {len(x.shape)}.")
+    return backend, x, dtype
+
+
+def _square(name: str, x: Array) -> tuple[Any, Array, Dtype]:
+    backend, x, dtype = _floating(name, x)
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"linalg.{name} needs square matrices, got shape {tuple(x.shape)}.")
+    return backend, x, dtype
+
+
+def cholesky(x: Array, /, *, upper: bool = False) -> Array:
+    """The Cholesky factor of a Hermitian positive-definite matrix (lower unless ``upper``)."""
+    backend, x, dtype = _square("cholesky", x)
+    return kernel(backend, "cholesky", dtype)(x, upper=upper)
+
+
+def det(x: Array, /) -> Array:
+    """The determinant of each square matrix."""
+    backend, x, dtype = _square("det", x)
+    return kernel(backend, "det", dtype)(x)
+
+
+def eigh(x: Array, /) -> EighResult:
+    """Eigenvalues (ascending, real) and eigenvectors of Hermitian matrices."""
+    backend, x, dtype = _square("eigh", x)
+    return EighResult(*kernel(backend, "eigh", dtype)(x))
+
+
+def eigvalsh(x: Array, /) -> Array:
+    """Eigenvalues (ascending, real) of Hermitian matrices."""
+    backend, x, dtype = _square("eigvalsh", x)
+    return kernel(backend, "eigvalsh", dtype)(x)
+
+
+def inv(x: Array, /) -> Array:
+    """The inverse of each square matrix."""
+    backend, x, dtype = _square("inv", x)
+    return kernel(backend, "inv", dtype)(x)
+
+
+def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
+    """The Moore-Penrose pseudo-inverse; singular values below ``rtol`` times the largest are zero."""
+    backend, x, dtype = _floating("pinv", x)
+    return kernel(backend, "pinv", dtype)(x, rtol=rtol)
+
+
+def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
+    """The rank of each matrix (singular values above ``rtol`` times the largest), as an index."""
+    backend, x, dtype = _floating("matrix_rank", x)
+    return index_result(backend, kernel(backend, "matrix_rank", dtype)(x, rtol=rtol))
+
+
+def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
+    """The QR decomposition of each matrix."""
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"qr mode must be 'reduced' or 'complete', got {mode!r}.")
+    backend, x, dtype = _floating("qr", x)
+    return QRResult(*kernel(backend, "qr", dtype)(x, mode=mode))
+
+
+def slogdet(x: Array, /) -> SlogdetResult:
+    """Sign and natural log of the absolute determinant of each square matrix."""
+    backend, x, dtype = _square("slogdet", x)
+    return SlogdetResult(*kernel(backend, "slogdet", dtype)(x))
+
+
+def solve(x1: Array, x2: Array, /) -> Array:
+    """The solution of x1 @ result = x2, in the promoted floating dtype."""
+    backend, dtype, (a1, a2) = promoted_inputs(x1, x2)
+    if dtype.kind in ("bool", "int", "uint"):
+        dtype = default_float_dtype()
+        a1, a2 = backend.astype(a1, dtype), backend.astype(a2, dtype)
+    if len(a1.shape) < 2 or a1.shape[-1] != a1.shape[-2]:
+        raise ValueError(f"linalg.solve needs square matrices as x1, got shape {tuple(a1.shape)}.")
+    return kernel(backend, "solve", dtype)(a1, a2)
+
+
+def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
+    """The singular value decomposition U, S, Vh of each matrix."""
+    backend, x, dtype = _floating("svd", x)
+    return SVDResult(*kernel(backend, "svd", dtype)(x, full_matrices=full_matrices))
+
+
+def svdvals(x: Array, /) -> Array:
+    """The singular values of each matrix, descending."""
+    backend, x, dtype = _floating("svdvals", x)
+    return kernel(backend, "svdvals", dtype)(x)
+
+
+def matrix_norm(x: Array, /, *, keepdims: bool = False,
+                ord: int | float | Literal["fro", "nuc"] | None = "fro") -> Array:  # noqa: A002
+    """The matrix norm of each matrix (Frobenius by default); real for complex input."""
+    backend, x, dtype = _floating("matrix_norm", x)
+    return kernel(backend, "matrix_norm", dtype)(x, keepdims=keepdims, ord=ord)
+
+
+def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False,
+                ord: int | float = 2) -> Array:  # noqa: A002
+    """The vector norm over ``axis`` (all elements when None); real for complex input."""
+    backend, x, dtype = _floating("vector_norm", x, matrix=False)
+    return kernel(backend, "vector_norm", dtype)(x, axis=axis, keepdims=keepdims, ord=ord)
+
+
+def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
+    """The cross product of 3-element vectors along ``axis``, in the promoted dtype."""
+    backend, dtype, a1, a2 = numeric_pair("cross", x1, x2)
+    if a1.shape[axis] != 3 or a2.shape[axis] != 3:
+        raise ValueError("linalg.cross needs vectors of 3 elements along axis.")
+    return kernel(backend, "cross", dtype)(a1, a2, axis=axis)
+
+
+def outer(x1: Array, x2: Array, /) -> Array:
+    """The outer product of two 1-d arrays, in the promoted dtype."""
+    backend, dtype, a1, a2 = numeric_pair("outer", x1, x2)
+    if len(a1.shape) != 1 or len(a2.shape) != 1:
+        raise ValueError("linalg.outer needs two 1-d arrays.")
+    return kernel(backend, "outer", dtype)(a1, a2)
+
+
+def matrix_power(x: Array, n: int, /) -> Array:
+    """x raised to the integer power ``n`` by repeated matrix products (negative ``n`` inverts;
+    that needs a floating dtype)."""
+    backend, x, dtype = array_input(x)
+    if dtype.kind == "bool":
+        raise not_defined("linalg.matrix_power", (dtype,), "numeric arrays")
+    if n < 0 and dtype.kind in ("int", "uint"):
+        raise not_defined("linalg.matrix_power with n < 0", (dtype,), "floating-point arrays")
+    if len(x.shape) < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"linalg.matrix_power needs square matrices, got shape {tuple(x.shape)}.")
+    return kernel(backend, "matrix_power", dtype)(x, int(n))
+
+
+def diagonal(x: Array, /, *, offset: int = 0) -> Array:
+    """The ``offset`` diagonal of each matrix."""
+    backend, x, dtype = array_input(x)
+    if len(x.shape) < 2:
+        raise ValueError(f"linalg.diagonal needs at least 2 dimensions, got {len(x.shape)}.")
+    return kernel(backend, "diagonal", dtype)(x, offset=offset)
+
+
+def trace(x: Array, /, *, offset: int = 0, dtype: DtypeLike | None = None) -> Array:
+    """The sum of the ``offset`` diagonal of each matrix, in the accumulator dtype of
+    :func:`~arraylayer.sum`."""
+    backend, x, source = array_input(x)
+    if len(x.shape) < 2:
+        raise ValueError(f"linalg.trace needs at least 2 dimensions, got {len(x.shape)}.")
+    accumulator = accumulator_dtype(source, dtype)
+    return kernel(backend, "trace", accumulator)(x, offset=offset, dtype=native_dtype(backend, accumulator))

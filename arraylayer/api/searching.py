@@ -1,0 +1,73 @@
+"""Searching functions: ``argmax``, ``argmin``, ``count_nonzero``, ``nonzero``, ``searchsorted``,
+``where``. Index results have the default index dtype (:func:`~arraylayer.api.dispatch.index_dtype`)
+on every backend."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..dtypes import Dtype
+from ..promotion import result_type
+from ..registry import backend_of
+from .dispatch import array_input, as_array, index_result, kernel, not_defined, promoted_inputs
+
+Array = Any
+
+__all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
+
+
+def _real(name: str, x: Array) -> tuple[Any, Array, Dtype]:
+    backend, x, dtype = array_input(x)
+    if dtype.kind == "complex":
+        raise not_defined(name, (dtype,), "real-valued arrays (complex numbers have no order)")
+    return backend, x, dtype
+
+
+def _arg_extreme(name: str, x: Array, axis: int | None, keepdims: bool) -> Array:
+    backend, x, dtype = _real(name, x)
+    if 0 in x.shape:
+        raise ValueError(f"{name} of an empty array has no answer; pass a non-empty array.")
+    return index_result(backend, kernel(backend, name, dtype)(x, axis=axis, keepdims=keepdims))
+
+
+def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+    """Index of the (first) maximum along ``axis`` (of the flattened array when None)."""
+    return _arg_extreme("argmax", x, axis, keepdims)
+
+
+def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+    """Index of the (first) minimum along ``axis`` (of the flattened array when None)."""
+    return _arg_extreme("argmin", x, axis, keepdims)
+
+
+def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
+    """The number of non-zero elements along ``axis``, in the default index dtype."""
+    backend, x, dtype = array_input(x)
+    return index_result(backend, kernel(backend, "count_nonzero", dtype)(x, axis=axis, keepdims=keepdims))
+
+
+def nonzero(x: Array, /) -> tuple[Array, ...]:
+    """The indices of the non-zero elements: one index array per axis (x must be at least 1-d)."""
+    backend, x, dtype = array_input(x)
+    if len(x.shape) == 0:
+        raise ValueError("nonzero needs an array of at least one dimension; reshape a 0-d array first.")
+    return tuple(index_result(backend, i) for i in kernel(backend, "nonzero", dtype)(x))
+
+
+def searchsorted(x1: Array, x2: Array, /, *, side: str = "left", sorter: Array | None = None) -> Array:
+    """Insertion indices of x2 into the sorted 1-d x1 (compared in their promoted dtype)."""
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted side must be 'left' or 'right', got {side!r}.")
+    backend, dtype, (x1, x2) = promoted_inputs(x1, x2)
+    if dtype.kind == "complex":
+        raise not_defined("searchsorted", (dtype,), "real-valued arrays")
+    return index_result(backend, kernel(backend, "searchsorted", dtype)(x1, x2, side=side, sorter=sorter))
+
+
+def where(condition: Array, x1: Array | complex, x2: Array | complex, /) -> Array:
+    """x1 where condition is true, else x2, in the promoted dtype of x1 and x2 (Python scalars are
+    weak, as in arithmetic); a non-bool condition is read as bool."""
+    backend = backend_of(condition, x1, x2)
+    dtype = result_type(x1, x2)
+    condition = as_array(backend, condition, Dtype("bool"))
+    return kernel(backend, "where", dtype)(condition, as_array(backend, x1, dtype), as_array(backend, x2, dtype))
