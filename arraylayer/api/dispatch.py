@@ -31,7 +31,7 @@ __all__ = [
 PYTHON_SCALARS: Final = (bool, int, float, complex)
 # The Python type a scalar takes next to an array of a dtype of this kind: TensorFlow,
 # for one, will not convert ``True`` for an int32 tensor, nor ``2`` for a complex one.
-_PYTHON_TYPE_OF_KIND: Final = {"bool": bool, "int": int, "uint": int, "float": float, "complex": complex}
+PYTHON_TYPE_OF_KIND: Final = {"bool": bool, "int": int, "uint": int, "float": float, "complex": complex}
 
 
 def unsupported_error(name: str, dtype: Dtype, backend: Backend) -> UnsupportedDtypeError:
@@ -71,12 +71,12 @@ def as_array(backend: Backend, x: Any, dtype: Dtype) -> Any:
 def operand(backend: Backend, x: Any, dtype: Dtype, scalar_ok: bool) -> Any:
     """One input of a binary kernel: an array of ``dtype``, or (when ``scalar_ok``: the other
     input is an array) a Python scalar converted to the Python type of ``dtype``'s kind."""
-    if scalar_ok and x.__class__ in _SCALAR_CLASSES:
-        return _PYTHON_TYPE_OF_KIND[dtype.kind](x)
+    if scalar_ok and x.__class__ in SCALAR_CLASSES:
+        return PYTHON_TYPE_OF_KIND[dtype.kind](x)
     return as_array(backend, x, dtype)
 
 
-_SCALAR_CLASSES: Final = frozenset(PYTHON_SCALARS)
+SCALAR_CLASSES: Final = frozenset(PYTHON_SCALARS)
 
 
 def index_dtype() -> Dtype:

@@ -27,7 +27,15 @@ from ..dtypes import Dtype, iinfo
 from ..errors import TypePromotionError
 from ..promotion import current_policy, result_type
 from ..registry import backend_of
-from .dispatch import _PYTHON_TYPE_OF_KIND, _SCALAR_CLASSES, PYTHON_SCALARS, as_array, kernel, not_defined, operand
+from .dispatch import (
+    PYTHON_SCALARS,
+    PYTHON_TYPE_OF_KIND,
+    SCALAR_CLASSES,
+    as_array,
+    kernel,
+    not_defined,
+    operand,
+)
 
 Array = Any
 
@@ -169,9 +177,9 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
     with_scalar: dict[tuple[Any, ...], ScalarPlan] = {}
 
     def planned(x1: Any, x2: Any) -> Any:
-        scalar_first = x1.__class__ in _SCALAR_CLASSES
+        scalar_first = x1.__class__ in SCALAR_CLASSES
         array, scalar = (x2, x1) if scalar_first else (x1, x2)
-        if scalar.__class__ in _SCALAR_CLASSES:
+        if scalar.__class__ in SCALAR_CLASSES:
             try:
                 plan = with_scalar[current_policy(), array.__class__, array.dtype, scalar.__class__, scalar_first]
             except (AttributeError, KeyError):
@@ -229,8 +237,8 @@ def _plan_binary(name: str, spec: Spec, same: dict[tuple[type, Any], Any], with_
     result = run(a1, a2)
     if a1 is x1 and a2 is x2 and x1.__class__ is x2.__class__ and backend.dtype_of(x1) is compute:
         same[x1.__class__, x1.dtype] = run if not backend.weak_arrays else _strong_only(run, name, spec, same, with_scalar)
-    elif (first_is_array and a1 is x1 and x2.__class__ in _SCALAR_CLASSES) or (
-        a2 is x2 and x1.__class__ in _SCALAR_CLASSES and isinstance(x2, arrays)
+    elif (first_is_array and a1 is x1 and x2.__class__ in SCALAR_CLASSES) or (
+        a2 is x2 and x1.__class__ in SCALAR_CLASSES and isinstance(x2, arrays)
     ):
         array, scalar = (x1, x2) if first_is_array else (x2, x1)
         if backend.dtype_of(array) is compute and not (backend.weak_arrays and array.weak_type):
@@ -239,7 +247,7 @@ def _plan_binary(name: str, spec: Spec, same: dict[tuple[type, Any], Any], with_
                 info = iinfo(compute)
                 bounds = (info.min, info.max)
             with_scalar[policy, array.__class__, array.dtype, scalar.__class__, not first_is_array] = ScalarPlan(
-                run, _PYTHON_TYPE_OF_KIND[compute.kind], *bounds, backend.weak_arrays
+                run, PYTHON_TYPE_OF_KIND[compute.kind], *bounds, backend.weak_arrays
             )
     return result
 
