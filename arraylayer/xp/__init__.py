@@ -1,0 +1,53 @@
+"""Array API namespaces bound to one backend: ``arraylayer.xp.numpy``, ``.jax``, ``.torch``,
+``.tensorflow``.
+
+Each is a module with the whole Array API surface (``__array_api_version__`` included) whose
+dtype attributes are the framework's own dtype objects and whose creation functions always
+make that framework's arrays, whatever backend is active. Point a conformance suite at one:
+``ARRAY_API_TESTS_MODULE=arraylayer.xp.torch pytest array-api-tests/``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, Final
+
+__all__ = ["populate"]
+
+# Functions that take no array, so the namespace's backend must be chosen for them.
+_BACKEND_CHOSEN: Final = frozenset({"arange", "asarray", "empty", "eye", "from_dlpack", "full", "linspace", "ones",
+                                    "zeros", "__array_namespace_info__"})
+_CONSTANTS: Final = {"e": math.e, "inf": math.inf, "nan": math.nan, "pi": math.pi, "newaxis": None}
+
+
+def _bound(function: Callable[..., Any], backend: str) -> Callable[..., Any]:
+    from ..registry import use_backend
+
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with use_backend(backend):
+            return function(*args, **kwargs)
+
+    return call
+
+
+def populate(namespace: dict[str, Any], backend: str) -> None:
+    """Fill a module's globals with the Array API namespace of ``backend`` (imports its framework)."""
+    import arraylayer
+
+    from ..api import CATEGORIES, linalg
+    from ..registry import get_backend
+
+    native = get_backend(backend).load()
+    names = {name: getattr(module, name) for module in CATEGORIES for name in module.__all__}
+    for name, value in names.items():
+        namespace[name] = _bound(value, backend) if name in _BACKEND_CHOSEN else value
+    namespace.update({str(d): native.native_dtypes[d] for d in native.valid_dtypes()})
+    namespace.update(_CONSTANTS)
+    linalg_namespace = ModuleType(f"{namespace['__name__']}.linalg", linalg.__doc__)
+    linalg_namespace.__dict__.update({name: getattr(linalg, name) for name in linalg.__all__})
+    namespace["linalg"] = linalg_namespace
+    namespace["__array_api_version__"] = arraylayer.__array_api_version__

@@ -1,0 +1,33 @@
+"""The per-backend Array API namespaces (arraylayer.xp.<backend>)."""
+
+from __future__ import annotations
+
+import importlib
+
+import arraylayer as al
+from arraylayer.kernels.names import KERNEL_NAMES
+
+# The standard's main-namespace functions beyond the kernels (compositions in the api layer).
+EXTRA = ("asarray", "empty_like", "from_dlpack", "full_like", "ones_like", "zeros_like", "astype", "can_cast",
+         "finfo", "iinfo", "isdtype", "result_type", "__array_namespace_info__")
+
+
+def test_namespace_is_bound_to_its_backend(backend):
+    xp = importlib.import_module(f"arraylayer.xp.{backend}")
+    assert xp.__array_api_version__ == "2024.12"
+    native = al.get_backend(backend)
+    with al.use_backend("numpy"):
+        x = xp.zeros(3, dtype=xp.float32)
+        assert al.backend_of(x) is native
+        assert al.backend_of(xp.arange(3)) is native
+        assert al.backend_of(xp.asarray([1, 2])) is native
+        assert xp.__array_namespace_info__().devices() == list(native.devices())
+    assert xp.float32 == native.as_native_dtype("float32")
+    y = xp.add(x, 1)
+    assert al.backend_of(y) is native and al.Dtype(y.dtype) == "float32"
+    for category, names in KERNEL_NAMES.items():
+        holder = xp.linalg if category == "linalg" else xp
+        assert all(hasattr(holder, n) for n in names), category
+    assert all(hasattr(xp, n) for n in EXTRA)
+    assert all(hasattr(xp.linalg, n) for n in ("matmul", "tensordot", "vecdot", "matrix_transpose"))
+    assert xp.pi > 3 and xp.newaxis is None
