@@ -13,11 +13,11 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import make_array
 from oracles import assert_close, dtype_name, jax_promote, numpy_dtype, to_numpy, valid_dtypes
 
 import arraylayer as al
 from arraylayer.api.elementwise import BINARY, UNARY
-from conftest import make_array
 
 pytest.importorskip("jax")
 

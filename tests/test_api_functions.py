@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import make_array
 from oracles import assert_close, dtype_name, numpy_dtype, to_numpy, valid_dtypes
 
 import arraylayer as al
-from conftest import make_array
 
 INDEX = "int32"  # the default index dtype out of the box (the default int)
 
