@@ -50,3 +50,10 @@ def bench(session: nox.Session) -> None:
     """The benchmarks; figures printed and written to benchmarks/results/."""
     session.install(*CONSTRAINTS, "-e", ".[all]")
     session.run("python", "benchmarks/bench_core.py", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def docs(session: nox.Session) -> None:
+    """The documentation, into docs/_build/html; warnings are errors."""
+    session.install(*CONSTRAINTS, "-e", ".[all,docs]")
+    session.run("sphinx-build", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html", *session.posargs)

@@ -1,0 +1,8 @@
+"""``python -m arraylayer``: the command line (see :mod:`arraylayer.cli`)."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
