@@ -1,5 +1,47 @@
-"""The torch kernels (being written)."""
+"""The torch kernels: ``KERNELS`` (every name of ``kernels/names.py``) and ``UNSUPPORTED``.
 
-KERNELS: dict = {}
-SUPPORTED: dict = {}
-UNSUPPORTED: dict = {}
+Each category's functions live in one module under their Array API names; ``KERNELS`` takes
+them by name, so a missing one fails at import. Checked on torch 2.13 (CPU).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+from ..names import KERNEL_NAMES
+from . import creation, elementwise, linalg, manipulation, searching, sets, statistical
+
+_MODULES: Final = {
+    "creation": creation,
+    "elementwise": elementwise,
+    "indexing": manipulation,
+    "linear_algebra": linalg,
+    "linalg": linalg,
+    "manipulation": manipulation,
+    "searching": searching,
+    "sets": sets,
+    "sorting": searching,
+    "statistical": statistical,
+    "utility": statistical,
+}
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    name: getattr(_MODULES[category], name) for category, names in KERNEL_NAMES.items() for name in names
+}
+
+_TORCH_2_13: Final = ">=2.13,<2.14"
+
+# torch.linalg has no CPU kernels for float16/bfloat16 factorizations (LU, Cholesky, QR, eigh,
+# SVD: "not implemented for 'Half'" / "Low precision dtypes not supported"); computing in float32
+# and rounding back would not be the float16 result, so these stay unsupported.
+# Partly supported, so not declared: matrix_power (n >= 0 is matmul; n < 0 needs inv) and
+# matrix_norm ("fro", 1, -1, inf, -inf work; 2, -2 and "nuc" need an SVD).
+UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
+    name: {_TORCH_2_13: ("bfloat16", "float16")}
+    for name in (
+        "cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_rank", "pinv", "qr", "slogdet", "solve",
+        "svd", "svdvals",
+    )
+}
+SUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {}

@@ -1,0 +1,218 @@
+"""Elementwise kernels.
+
+torch's own function where it already matches the contract, a Python scalar in either
+position included (``torch.add(2, x)`` keeps ``x``'s dtype). Wrappers where it does not:
+functions that take tensors only (a scalar becomes a 0-d tensor of the other operand's
+dtype), comparisons with the scalar first (the mirrored comparison), ``subtract`` with a
+bool scalar, numpy's float ``remainder``, integer division by zero (0, as numpy), complex
+``0 ** 0``, ``sign`` of NaN, ``round`` of complex and ``imag`` of real inputs.
+Names are the Array API's, so some shadow builtins (abs, pow, round) here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from ._scalars import Tensor, both, like
+
+# -- unary, as torch has them --------------------------------------------------------------
+abs = torch.abs
+acos = torch.acos
+acosh = torch.acosh
+asin = torch.asin
+asinh = torch.asinh
+atan = torch.atan
+atanh = torch.atanh
+bitwise_invert = torch.bitwise_not
+ceil = torch.ceil
+conj = torch.conj_physical  # not torch.conj: its lazy conjugate bit makes .numpy() and DLPack raise
+cos = torch.cos
+cosh = torch.cosh
+exp = torch.exp
+expm1 = torch.expm1
+floor = torch.floor
+isfinite = torch.isfinite
+isinf = torch.isinf
+isnan = torch.isnan
+log = torch.log
+log1p = torch.log1p
+log2 = torch.log2
+log10 = torch.log10
+logical_not = torch.logical_not
+negative = torch.neg
+positive = torch.positive
+real = torch.real
+reciprocal = torch.reciprocal
+signbit = torch.signbit
+sin = torch.sin
+sinh = torch.sinh
+sqrt = torch.sqrt
+square = torch.square
+tan = torch.tan
+tanh = torch.tanh
+trunc = torch.trunc
+
+# -- binary, torch takes a Python scalar on either side ---------------------------------------
+add = torch.add
+multiply = torch.mul
+divide = torch.div
+bitwise_and = torch.bitwise_and
+bitwise_or = torch.bitwise_or
+bitwise_xor = torch.bitwise_xor
+bitwise_left_shift = torch.bitwise_left_shift  # shifts >= the bit width give 0 (or -1), as numpy
+bitwise_right_shift = torch.bitwise_right_shift
+
+
+# -- unary wrappers ---------------------------------------------------------------------------
+def sign(x: Any, /) -> Any:
+    """torch.sign of NaN is 0; the Array API's is NaN. Complex: x/|x| (torch.sgn)."""
+    if x.is_floating_point():
+        return torch.where(torch.isnan(x), x, torch.sign(x))
+    return torch.sgn(x)
+
+
+def round(x: Any, /) -> Any:
+    """Half to even; complex rounds both parts (torch.round has no complex kernel)."""
+    if x.is_complex():
+        return torch.complex(torch.round(x.real), torch.round(x.imag))
+    return torch.round(x)
+
+
+def imag(x: Any, /) -> Any:
+    """torch.imag raises for real tensors; their imaginary part is zero."""
+    return torch.imag(x) if x.is_complex() else torch.zeros_like(x)
+
+
+def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
+    """torch.clamp; it takes no bounds at all or a tensor with a scalar, so those are handled here."""
+    if min is None and max is None:
+        return x.clone()
+    if min is not None and max is not None and isinstance(min, Tensor) is not isinstance(max, Tensor):
+        min, max = like(min, x), like(max, x)
+    return torch.clamp(x, min, max)
+
+
+# -- binary wrappers --------------------------------------------------------------------------
+# torch.maximum and the like take tensors only: a Python scalar becomes a 0-d tensor.
+def subtract(x1: Any, x2: Any, /) -> Any:
+    """torch refuses bool scalars in a subtraction; as a value of the array's dtype they are 0 or 1."""
+    if type(x1) is bool or type(x2) is bool:
+        x1, x2 = both(x1, x2)
+    return torch.sub(x1, x2)
+
+
+def pow(x1: Any, x2: Any, /) -> Any:
+    """torch.pow, but a complex 0 ** 0 is 1 (numpy, C99) where torch gives NaN (tensor exponents only)."""
+    result = torch.pow(x1, x2)
+    if isinstance(x2, Tensor) and result.is_complex():
+        return torch.where(x2 == 0, 1, result)
+    return result
+
+
+# Integer division by zero raises in torch (on CPU); numpy and arraylayer give 0.
+def floor_divide(x1: Any, x2: Any, /) -> Any:
+    """Python's sign rules (torch.floor_divide; for floats numpy's algorithm, -0.0 included);
+    integer division by zero gives 0."""
+    x1, x2 = both(x1, x2)
+    if x1.is_floating_point():
+        return torch.floor_divide(x1, x2)
+    zero = x2 == 0
+    return torch.where(zero, 0, torch.floor_divide(x1, torch.where(zero, 1, x2)))
+
+
+def remainder(x1: Any, x2: Any, /) -> Any:
+    """Integers: torch.remainder (and 0 for a zero divisor). Floats: numpy's algorithm (from fmod,
+    so that huge quotients stay exact, and a zero result takes the divisor's sign), which
+    torch.remainder does not follow."""
+    x1, x2 = both(x1, x2)
+    if not x1.is_floating_point():
+        zero = x2 == 0
+        return torch.where(zero, 0, torch.remainder(x1, torch.where(zero, 1, x2)))
+    mod = torch.fmod(x1, x2)  # exact, with x1's sign
+    mod = torch.where(mod * torch.sign(x2) < 0, mod + x2, mod)  # signs differ (a zero never does)
+    return torch.copysign(mod, x2)  # the result has x2's sign: a no-op but for zeros
+
+
+def copysign(x1: Any, x2: Any, /) -> Any:
+    return torch.copysign(like(x1, x2), x2)
+
+
+def maximum(x1: Any, x2: Any, /) -> Any:
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor):
+        return torch.maximum(x1, x2)
+    return torch.maximum(*both(x1, x2))
+
+
+def minimum(x1: Any, x2: Any, /) -> Any:
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor):
+        return torch.minimum(x1, x2)
+    return torch.minimum(*both(x1, x2))
+
+
+def atan2(x1: Any, x2: Any, /) -> Any:
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor):
+        return torch.atan2(x1, x2)
+    return torch.atan2(*both(x1, x2))
+
+
+def hypot(x1: Any, x2: Any, /) -> Any:
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor):
+        return torch.hypot(x1, x2)
+    return torch.hypot(*both(x1, x2))
+
+
+def logaddexp(x1: Any, x2: Any, /) -> Any:
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor):
+        return torch.logaddexp(x1, x2)
+    return torch.logaddexp(*both(x1, x2))
+
+
+def nextafter(x1: Any, x2: Any, /) -> Any:
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor):
+        return torch.nextafter(x1, x2)
+    return torch.nextafter(*both(x1, x2))
+
+
+def logical_and(x1: Any, x2: Any, /) -> Any:
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor):
+        return torch.logical_and(x1, x2)
+    return torch.logical_and(*both(x1, x2))
+
+
+def logical_or(x1: Any, x2: Any, /) -> Any:
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor):
+        return torch.logical_or(x1, x2)
+    return torch.logical_or(*both(x1, x2))
+
+
+def logical_xor(x1: Any, x2: Any, /) -> Any:
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor):
+        return torch.logical_xor(x1, x2)
+    return torch.logical_xor(*both(x1, x2))
+
+
+# Comparisons take a scalar second only: a scalar first becomes the mirrored comparison.
+def equal(x1: Any, x2: Any, /) -> Any:
+    return torch.eq(x1, x2) if isinstance(x1, Tensor) else torch.eq(x2, x1)
+
+
+def not_equal(x1: Any, x2: Any, /) -> Any:
+    return torch.ne(x1, x2) if isinstance(x1, Tensor) else torch.ne(x2, x1)
+
+
+def less(x1: Any, x2: Any, /) -> Any:
+    return torch.lt(x1, x2) if isinstance(x1, Tensor) else torch.gt(x2, x1)
+
+
+def less_equal(x1: Any, x2: Any, /) -> Any:
+    return torch.le(x1, x2) if isinstance(x1, Tensor) else torch.ge(x2, x1)
+
+
+def greater(x1: Any, x2: Any, /) -> Any:
+    return torch.gt(x1, x2) if isinstance(x1, Tensor) else torch.lt(x2, x1)
+
+
+def greater_equal(x1: Any, x2: Any, /) -> Any:
+    return torch.ge(x1, x2) if isinstance(x1, Tensor) else torch.le(x2, x1)
