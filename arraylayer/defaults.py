@@ -159,7 +159,7 @@ _RANKED_TYPES: Final = (bool, int, float, complex)
 
 def _scan(item: Any, arrays: list[Any]) -> int:
     """Highest scalar rank in ``item`` (nested lists/tuples walked); arrays are collected."""
-    rank = _SCALAR_RANK.get(item.__class__)
+    rank = _SCALAR_RANK.get(type(item))
     if rank is not None:
         return rank
     if isinstance(item, (list, tuple)):

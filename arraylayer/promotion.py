@@ -30,8 +30,13 @@ __all__ = [
 ]
 
 
+# Every policy a setting has held, by name: readers return names (see current_policy).
+_KNOWN_POLICIES: Final[dict[str, Policy]] = dict(POLICIES)
+
+
 def _policy_named(name: object) -> Policy:
     if isinstance(name, Policy):
+        _KNOWN_POLICIES[name.name] = name
         return name
     try:
         return POLICIES[name]  # type: ignore[index]
@@ -49,10 +54,9 @@ _PYTHON_SCALARS: Final = (bool, int, float, complex)
 _WEAK_KEY_OF_KIND: Final = {"int": int, "float": float, "complex": complex}
 
 
-@reads_setting
 def current_policy() -> Policy:
     """The :class:`~arraylayer.policies.Policy` in force in this thread or task."""
-    return _policy_var.get(POLICY.process)
+    return _KNOWN_POLICIES[get_dtype_promotion()]
 
 
 def promotion_policies() -> tuple[str, ...]:
@@ -66,9 +70,10 @@ def set_dtype_promotion(name: str) -> str:
     return POLICY.set_process(name).name
 
 
+@reads_setting
 def get_dtype_promotion() -> str:
     """The name of the policy in force in this thread or task."""
-    return current_policy().name
+    return _policy_var.get(POLICY.process).name
 
 
 @contextmanager
@@ -97,7 +102,7 @@ _SCALAR_KEYS: Final = {bool: bool, int: int, float: float, complex: complex}
 
 def _arg_key(x: Any) -> Any:
     """The table key of any argument of result_type: Python scalar, array or dtype."""
-    cls = x.__class__
+    cls = type(x)
     key = _SCALAR_KEYS.get(cls)
     if key is not None:
         return key
@@ -129,7 +134,7 @@ def promote_types(a: DtypeLike, b: DtypeLike) -> Dtype:
     except (KeyError, TypeError):
         a, b = _dtype_key(a), _dtype_key(b)
         cell = policy.table[a][b]
-    if cell.__class__ is Dtype:
+    if type(cell) is Dtype:
         return cell  # type: ignore[return-value]
     return policy.materialise(cell, a, b)
 
@@ -143,10 +148,10 @@ def _fold(policy: Policy, args: tuple[Any, ...]) -> tuple[Dtype, bool]:
     for x in args[1:]:
         key = _arg_key(x)
         cell = table[acc][key]
-        if cell.__class__ is Failure:
+        if type(cell) is Failure:
             raise cell.error(acc, key)  # type: ignore[union-attr]
         acc = cell
-    weak = acc.__class__ is not Dtype
+    weak = type(acc) is not Dtype
     dtype: Dtype = policy.weak_dtype[acc]() if weak else acc
     if dtype.is_integer:
         check_ints_fit(args, dtype)
@@ -178,7 +183,7 @@ def result_type(*args: Any) -> Dtype:
     policy = current_policy()
     if len(args) == 2:  # the common case, without the general loop
         a, b = args
-        if a.__class__ in _DTYPE_CLASSES and b.__class__ in _DTYPE_CLASSES:
+        if type(a) in _DTYPE_CLASSES and type(b) in _DTYPE_CLASSES:
             try:
                 cell = policy.table[a][b]
             except KeyError:  # a misspelt name: the general path raises the helpful error
@@ -186,7 +191,7 @@ def result_type(*args: Any) -> Dtype:
         else:
             a, b = _arg_key(a), _arg_key(b)
             cell = policy.table[a][b]
-        if cell.__class__ is Dtype:
+        if type(cell) is Dtype:
             if (a is int or b is int) and cell.is_integer:  # type: ignore[union-attr]
                 check_ints_fit(args, cell)  # type: ignore[arg-type]
             return cell  # type: ignore[return-value]

@@ -118,14 +118,20 @@ BACKEND: Final = Setting("backend", None, _validate)
 
 
 @reads_setting
+def _chosen_backend_name() -> str | None:
+    """The name of the backend chosen here, or None (a plain string: readable by tracing compilers)."""
+    backend = BACKEND.var.get(BACKEND.process)
+    return None if backend is None else backend.name
+
+
 def chosen_backend() -> Backend | None:
     """The backend chosen here by set_backend/use_backend, or None when none was."""
-    return BACKEND.var.get(BACKEND.process)
+    name = _chosen_backend_name()
+    return None if name is None else _INSTANCES[name]
 
 
-@reads_setting
 def _active() -> Backend:
-    backend = BACKEND.var.get(BACKEND.process) or _instance("numpy")
+    backend = _INSTANCES.get(_chosen_backend_name() or "numpy") or _instance("numpy")
     return backend if backend.module is not None else backend.load()
 
 
@@ -145,11 +151,9 @@ def use_backend(name: str) -> Iterator[Backend]:
         yield backend.load()
 
 
-@reads_setting
 def current_backend() -> str:
     """The name of the active backend here (``"numpy"`` when nothing was set)."""
-    backend = BACKEND.var.get(BACKEND.process)
-    return backend.name if backend is not None else "numpy"
+    return _chosen_backend_name() or "numpy"
 
 
 # type -> Backend, or None for types that belong to no backend (Python scalars, lists).
@@ -175,7 +179,7 @@ def backend_of(*arrays: Any) -> Backend:
     when there are none. Arrays of two backends raise BackendMismatchError."""
     found: Backend | None = None
     for x in arrays:
-        cls = x.__class__
+        cls = type(x)  # type(), not __class__: torch.compile resolves it for Python scalars too
         backend = _BY_TYPE[cls] if cls in _BY_TYPE else _classify(cls)
         if backend is None or backend is found:
             continue

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any, Final, NamedTuple
 
 from ..defaults import default_float_dtype
-from ..dtypes import Dtype, iinfo
+from ..dtypes import Dtype, as_dtype, iinfo
 from ..errors import TypePromotionError
 from ..promotion import current_policy, result_type
 from ..registry import backend_of
@@ -177,11 +177,11 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
     with_scalar: dict[tuple[Any, ...], ScalarPlan] = {}
 
     def planned(x1: Any, x2: Any) -> Any:
-        scalar_first = x1.__class__ in SCALAR_CLASSES
+        scalar_first = type(x1) in SCALAR_CLASSES
         array, scalar = (x2, x1) if scalar_first else (x1, x2)
-        if scalar.__class__ in SCALAR_CLASSES:
+        if type(scalar) in SCALAR_CLASSES:
             try:
-                plan = with_scalar[current_policy(), array.__class__, array.dtype, scalar.__class__, scalar_first]
+                plan = with_scalar[current_policy(), type(array), array.dtype, type(scalar), scalar_first]
             except (AttributeError, KeyError):
                 plan = None
             if plan is not None and plan.admits(array, scalar):
@@ -191,11 +191,11 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
 
     def function(x1: Array | complex, x2: Array | complex, /) -> Array:
         run = None
-        if x1.__class__ is x2.__class__:  # no exception raised on the common paths: raising costs
+        if type(x1) is type(x2):  # no exception raised on the common paths: raising costs
             try:
                 native = x1.dtype
                 if native is x2.dtype:
-                    run = same.get((x1.__class__, native))
+                    run = same.get((type(x1), native))
             except AttributeError:  # two Python scalars
                 pass
         if run is not None:
@@ -235,18 +235,18 @@ def _plan_binary(name: str, spec: Spec, same: dict[tuple[type, Any], Any], with_
     a1 = operand(backend, x1, compute, scalar_ok=isinstance(x2, arrays))
     a2 = operand(backend, x2, compute, scalar_ok=True) if first_is_array else as_array(backend, x2, compute)
     result = run(a1, a2)
-    if a1 is x1 and a2 is x2 and x1.__class__ is x2.__class__ and backend.dtype_of(x1) is compute:
-        same[x1.__class__, x1.dtype] = run if not backend.weak_arrays else _strong_only(run, name, spec, same, with_scalar)
-    elif (first_is_array and a1 is x1 and x2.__class__ in SCALAR_CLASSES) or (
-        a2 is x2 and x1.__class__ in SCALAR_CLASSES and isinstance(x2, arrays)
+    if a1 is x1 and a2 is x2 and type(x1) is type(x2) and backend.dtype_of(x1) is compute:
+        same[type(x1), x1.dtype] = run if not backend.weak_arrays else _strong_only(run, name, spec, same, with_scalar)
+    elif (first_is_array and a1 is x1 and type(x2) in SCALAR_CLASSES) or (
+        a2 is x2 and type(x1) in SCALAR_CLASSES and isinstance(x2, arrays)
     ):
         array, scalar = (x1, x2) if first_is_array else (x2, x1)
         if backend.dtype_of(array) is compute and not (backend.weak_arrays and array.weak_type):
             bounds = (None, None)
-            if compute.is_integer and scalar.__class__ is int:
+            if compute.is_integer and type(scalar) is int:
                 info = iinfo(compute)
                 bounds = (info.min, info.max)
-            with_scalar[policy, array.__class__, array.dtype, scalar.__class__, not first_is_array] = ScalarPlan(
+            with_scalar[policy, type(array), array.dtype, type(scalar), not first_is_array] = ScalarPlan(
                 run, PYTHON_TYPE_OF_KIND[compute.kind], *bounds, backend.weak_arrays
             )
     return result
@@ -265,8 +265,10 @@ def _strong_only(run: Callable[[Any, Any], Any], name: str, spec: Spec, same: di
     return guarded
 
 
-def _dtypes_of(*xs: Any) -> tuple[Any, ...]:
-    return tuple(type(x).__name__ if _is_python_scalar(x) else getattr(x, "dtype", type(x).__name__) for x in xs)
+def _dtypes_of(*xs: Any) -> tuple[str, ...]:
+    """How the inputs read in an error message: arraylayer dtype names, or Python type names."""
+    return tuple(type(x).__name__ if _is_python_scalar(x) or not hasattr(x, "dtype") else str(as_dtype(x.dtype))
+                 for x in xs)
 
 
 def _unary(name: str, spec: Spec) -> Callable[[Any], Any]:
@@ -274,8 +276,9 @@ def _unary(name: str, spec: Spec) -> Callable[[Any], Any]:
     fast: dict[tuple[type, Any], Callable[[Any], Any]] = {}
 
     def function(x: Array, /) -> Array:
-        run = fast.get((x.__class__, getattr(x, "dtype", None)))
-        if run is None:
+        try:
+            run = fast[type(x), x.dtype]
+        except (AttributeError, KeyError):  # not planned yet, or a Python scalar
             return _plan_unary(name, spec, fast, x)
         return run(x)
 
@@ -291,7 +294,7 @@ def _plan_unary(name: str, spec: Spec, fast: dict[tuple[type, Any], Any], x: Any
     compute = _compute_dtype(name, spec, dtype, (x,))
     run = kernel(backend, name, compute)
     if compute is dtype:
-        fast[x.__class__, x.dtype] = run
+        fast[type(x), x.dtype] = run
         return run(x)
     return run(backend.astype(x, compute))
 

@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from ..defaults import default_float_dtype, default_int_dtype, default_uint_dtype
 from ..dtypes import Dtype, DtypeLike, as_dtype
+from ..errors import UnsupportedDtypeError
 from .dispatch import array_input, kernel, native_dtype, not_defined
 
 Array = Any
@@ -41,6 +42,13 @@ def accumulator_dtype(dtype: Dtype, requested: DtypeLike | None) -> Dtype:
 def _accumulate(name: str, x: Array, axis: Any, dtype: DtypeLike | None, **options: Any) -> Array:
     backend, x, source = array_input(x)
     accumulator = accumulator_dtype(source, dtype)
+    if dtype is None and accumulator not in backend.valid_dtypes():
+        raise UnsupportedDtypeError(
+            f"{name} of {source} accumulates in {accumulator} (the default {accumulator.kind} dtype), which the "
+            f"{backend.name} backend cannot hold here: {backend.remedy(accumulator)} Pass dtype= explicitly "
+            f"(e.g. dtype='int64'), or change the default with arraylayer.use_default_uint_dtype / "
+            f"use_default_int_dtype."
+        )
     run = kernel(backend, name, accumulator)
     return run(x, axis=axis, dtype=native_dtype(backend, accumulator), **options)
 
