@@ -88,6 +88,7 @@ from .registry import (
     set_backend,
     use_backend,
 )
+from .support import UnverifiedVersionWarning, function_supported_dtypes, function_unsupported_dtypes
 
 __version__ = "0.1.0"
 __array_api_version__ = "2024.12"
@@ -194,5 +195,6 @@ __all__ = [
     "use_backend", "current_backend", "backend_of", "as_native_dtype", "as_arraylayer_dtype",
     "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
     "linalg", "__array_api_version__", "__array_namespace_info__",
+    "function_supported_dtypes", "function_unsupported_dtypes", "UnverifiedVersionWarning",
     *sorted(_FUNCTIONS.keys() - {"can_cast", "finfo", "iinfo", "result_type", "__array_namespace_info__"}),
 ]

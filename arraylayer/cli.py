@@ -644,4 +644,6 @@ INFO_COMMAND: Final = Command(
 COMMANDS: dict[str, Command | str] = {
     "info": INFO_COMMAND,
     "table": TABLE_COMMAND,
+    "support": "arraylayer.probe:SUPPORT_COMMAND",
+    "probe": "arraylayer.probe:PROBE_COMMAND",
 }
