@@ -1,5 +1,40 @@
-"""The tensorflow kernels (being written)."""
+"""The TensorFlow kernels (see ``arraylayer/kernels/__init__.py`` for the contract).
 
-KERNELS: dict = {}
-SUPPORTED: dict = {}
-UNSUPPORTED: dict = {}
+One module per Array API category (``linalg`` holds both linear-algebra categories);
+``KERNELS`` maps every name of :data:`~arraylayer.kernels.names.KERNEL_NAMES` to the
+function of that name in its category's module. Where TensorFlow 2.21 lacks a kernel for
+a valid dtype, the module computes the same values from ops it has (bool arithmetic as
+logic, unsigned and 8/16-bit integers in a wider or same-width signed dtype, float16 and
+bfloat16 decompositions in float32, rounded once), so nothing is declared unsupported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..names import KERNEL_NAMES
+from . import (
+    creation,
+    elementwise,
+    indexing,
+    linalg,
+    manipulation,
+    searching,
+    sets,
+    sorting,
+    statistical,
+    utility,
+)
+
+_MODULES: dict[str, Any] = {
+    "creation": creation, "elementwise": elementwise, "indexing": indexing, "linear_algebra": linalg,
+    "linalg": linalg, "manipulation": manipulation, "searching": searching, "sets": sets, "sorting": sorting,
+    "statistical": statistical, "utility": utility,
+}
+
+KERNELS: dict[str, Callable[..., Any]] = {
+    name: getattr(_MODULES[category], name) for category, names in KERNEL_NAMES.items() for name in names
+}
+
+UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {}
