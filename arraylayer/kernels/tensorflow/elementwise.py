@@ -44,22 +44,48 @@ tan = tf.math.tan
 tanh = tf.math.tanh
 
 
+# -- binary kernels that are TF's op once both operands are tensors --------------------------
+def _binary(name: str, op: Any, on_bool: Any = None) -> Any:
+    """The kernel ``name``: :func:`pair`, then ``op`` (``on_bool`` for bool operands, where TF's
+    arithmetic, ordering and bitwise ops have no kernel)."""
+    if on_bool is None:
+        def kernel(x1: Any, x2: Any, /) -> Any:
+            x1, x2 = pair(x1, x2)
+            return op(x1, x2)
+    else:
+        def kernel(x1: Any, x2: Any, /) -> Any:
+            x1, x2 = pair(x1, x2)
+            return on_bool(x1, x2) if x1.dtype is BOOL else op(x1, x2)
+    kernel.__name__ = kernel.__qualname__ = name
+    return kernel
+
+
+def _as_uint8(compare: Any) -> Any:
+    """``compare`` on bools as uint8 (False < True)."""
+    return lambda x1, x2: compare(tf.cast(x1, tf.uint8), tf.cast(x2, tf.uint8))
+
+
+add = _binary("add", tf.math.add, tf.math.logical_or)
+subtract = _binary("subtract", tf.math.subtract)
+multiply = _binary("multiply", tf.math.multiply, tf.math.logical_and)
+maximum = _binary("maximum", tf.math.maximum, tf.math.logical_or)  # NaN-propagating on every float dtype
+minimum = _binary("minimum", tf.math.minimum, tf.math.logical_and)
+atan2 = _binary("atan2", tf.math.atan2)
+equal = _binary("equal", tf.math.equal)
+not_equal = _binary("not_equal", tf.math.not_equal)
+greater = _binary("greater", tf.math.greater, _as_uint8(tf.math.greater))
+greater_equal = _binary("greater_equal", tf.math.greater_equal, _as_uint8(tf.math.greater_equal))
+less = _binary("less", tf.math.less, _as_uint8(tf.math.less))
+less_equal = _binary("less_equal", tf.math.less_equal, _as_uint8(tf.math.less_equal))
+logical_and = _binary("logical_and", tf.math.logical_and)
+logical_or = _binary("logical_or", tf.math.logical_or)
+logical_xor = _binary("logical_xor", tf.math.logical_xor)
+bitwise_and = _binary("bitwise_and", tf.bitwise.bitwise_and, tf.math.logical_and)
+bitwise_or = _binary("bitwise_or", tf.bitwise.bitwise_or, tf.math.logical_or)
+bitwise_xor = _binary("bitwise_xor", tf.bitwise.bitwise_xor, tf.math.logical_xor)
+
+
 # -- arithmetic ------------------------------------------------------------------------------
-def add(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = pair(x1, x2)
-    return tf.math.logical_or(x1, x2) if x1.dtype is BOOL else tf.math.add(x1, x2)
-
-
-def subtract(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = pair(x1, x2)
-    return tf.math.subtract(x1, x2)
-
-
-def multiply(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = pair(x1, x2)
-    return tf.math.logical_and(x1, x2) if x1.dtype is BOOL else tf.math.multiply(x1, x2)
-
-
 def divide(x1: Any, x2: Any, /) -> Any:
     x1, x2 = pair(x1, x2)
     if x1.dtype.is_complex:
@@ -81,17 +107,6 @@ def reciprocal(x: Any, /) -> Any:
         return tf.where(tf.math.equal(x, 0), tf.constant(complex(math.nan, math.nan), x.dtype),
                         tf.math.reciprocal(x))
     return tf.math.reciprocal(x)
-
-
-def maximum(x1: Any, x2: Any, /) -> Any:
-    """NaN-propagating, as TF's ``maximum`` is on every float dtype (checked by the tests)."""
-    x1, x2 = pair(x1, x2)
-    return tf.math.logical_or(x1, x2) if x1.dtype is BOOL else tf.math.maximum(x1, x2)
-
-
-def minimum(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = pair(x1, x2)
-    return tf.math.logical_and(x1, x2) if x1.dtype is BOOL else tf.math.minimum(x1, x2)
 
 
 def negative(x: Any, /) -> Any:
@@ -245,11 +260,6 @@ def _scaled_log(x: Any, ln_base: float) -> Any:
     return tf.math.truediv(tf.math.log(x), ln_base)
 
 
-def atan2(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = pair(x1, x2)
-    return tf.math.atan2(x1, x2)
-
-
 def hypot(x1: Any, x2: Any, /) -> Any:
     """``max * sqrt(1 + (min / max)**2)``: no overflow, and +inf whenever either is infinite
     (even with a NaN), as C's ``hypot`` and NumPy give."""
@@ -312,103 +322,27 @@ def _half_nextafter(x1: Any, x2: Any) -> Any:
     return tf.where(unordered, tf.constant(math.nan, dtype), result)
 
 
-# -- comparisons and predicates --------------------------------------------------------------
-def equal(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = pair(x1, x2)
-    return tf.math.equal(x1, x2)
+# -- predicates ----------------------------------------------------------------------------
+def _predicate(name: str, test: Any, both_parts: Any, integers: Any) -> Any:
+    """The kernel ``name``: ``test`` on floats, on both parts of complex numbers (joined by
+    ``both_parts``), and a constant for integers and bool (TF has no integer ``is_nan``)."""
+    def kernel(x: Any, /) -> Any:
+        dtype = x.dtype
+        if dtype.is_floating:
+            return test(x)
+        if dtype.is_complex:
+            return both_parts(test(tf.math.real(x)), test(tf.math.imag(x)))
+        return integers(x, dtype=BOOL)
+    kernel.__name__ = kernel.__qualname__ = name
+    return kernel
 
 
-def not_equal(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = pair(x1, x2)
-    return tf.math.not_equal(x1, x2)
+isnan = _predicate("isnan", tf.math.is_nan, tf.math.logical_or, tf.zeros_like)
+isinf = _predicate("isinf", tf.math.is_inf, tf.math.logical_or, tf.zeros_like)
+isfinite = _predicate("isfinite", tf.math.is_finite, tf.math.logical_and, tf.ones_like)
 
 
-def greater(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = _ordered(x1, x2)
-    return tf.math.greater(x1, x2)
-
-
-def greater_equal(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = _ordered(x1, x2)
-    return tf.math.greater_equal(x1, x2)
-
-
-def less(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = _ordered(x1, x2)
-    return tf.math.less(x1, x2)
-
-
-def less_equal(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = _ordered(x1, x2)
-    return tf.math.less_equal(x1, x2)
-
-
-def _ordered(x1: Any, x2: Any) -> tuple[Any, Any]:
-    """Both operands in a dtype TF orders: bool (False < True) compares as uint8."""
-    x1, x2 = pair(x1, x2)
-    if x1.dtype is BOOL:
-        return tf.cast(x1, tf.uint8), tf.cast(x2, tf.uint8)
-    return x1, x2
-
-
-def isnan(x: Any, /) -> Any:
-    dtype = x.dtype
-    if dtype.is_floating:
-        return tf.math.is_nan(x)
-    if dtype.is_complex:
-        return tf.math.logical_or(tf.math.is_nan(tf.math.real(x)), tf.math.is_nan(tf.math.imag(x)))
-    return tf.zeros_like(x, dtype=BOOL)
-
-
-def isinf(x: Any, /) -> Any:
-    dtype = x.dtype
-    if dtype.is_floating:
-        return tf.math.is_inf(x)
-    if dtype.is_complex:
-        return tf.math.logical_or(tf.math.is_inf(tf.math.real(x)), tf.math.is_inf(tf.math.imag(x)))
-    return tf.zeros_like(x, dtype=BOOL)
-
-
-def isfinite(x: Any, /) -> Any:
-    dtype = x.dtype
-    if dtype.is_floating:
-        return tf.math.is_finite(x)
-    if dtype.is_complex:
-        return tf.math.logical_and(tf.math.is_finite(tf.math.real(x)), tf.math.is_finite(tf.math.imag(x)))
-    return tf.ones_like(x, dtype=BOOL)
-
-
-# -- logical and bitwise ---------------------------------------------------------------------
-def logical_and(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = pair(x1, x2)
-    return tf.math.logical_and(x1, x2)
-
-
-def logical_or(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = pair(x1, x2)
-    return tf.math.logical_or(x1, x2)
-
-
-def logical_xor(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = pair(x1, x2)
-    return tf.math.logical_xor(x1, x2)
-
-
-def bitwise_and(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = pair(x1, x2)
-    return tf.math.logical_and(x1, x2) if x1.dtype is BOOL else tf.bitwise.bitwise_and(x1, x2)
-
-
-def bitwise_or(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = pair(x1, x2)
-    return tf.math.logical_or(x1, x2) if x1.dtype is BOOL else tf.bitwise.bitwise_or(x1, x2)
-
-
-def bitwise_xor(x1: Any, x2: Any, /) -> Any:
-    x1, x2 = pair(x1, x2)
-    return tf.math.logical_xor(x1, x2) if x1.dtype is BOOL else tf.bitwise.bitwise_xor(x1, x2)
-
-
+# -- bitwise -------------------------------------------------------------------------------
 def bitwise_invert(x: Any, /) -> Any:
     return tf.math.logical_not(x) if x.dtype is BOOL else tf.bitwise.invert(x)
 
