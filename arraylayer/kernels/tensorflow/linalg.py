@@ -78,6 +78,15 @@ def _work(x: Any) -> Any:
     return tf.cast(x, FLOAT32) if is_half(x.dtype) else x
 
 
+def _decomposable(x: Any) -> Any:
+    """``x`` itself; TypeError for float16/bfloat16, which TF cannot decompose. Computing them in
+    float32 would not be exact, so they are declared unsupported (as on torch) and the api layer
+    raises before reaching here."""
+    if is_half(x.dtype):
+        raise TypeError(f"TensorFlow has no {x.dtype.name} decomposition kernels.")
+    return x
+
+
 def _back(result: Any, dtype: Any) -> Any:
     return result if result.dtype is dtype else tf.cast(result, dtype)
 
@@ -87,48 +96,48 @@ def _real_dtype(dtype: Any) -> Any:
 
 
 def cholesky(x: Any, /, *, upper: bool = False) -> Any:
-    lower = tf.linalg.cholesky(_work(x))
+    lower = tf.linalg.cholesky(_decomposable(x))
     return _back(tf.linalg.adjoint(lower) if upper else lower, x.dtype)
 
 
 def det(x: Any, /) -> Any:
-    return _back(tf.linalg.det(_work(x)), x.dtype)
+    return _back(tf.linalg.det(_decomposable(x)), x.dtype)
 
 
 def inv(x: Any, /) -> Any:
-    return _back(tf.linalg.inv(_work(x)), x.dtype)
+    return _back(tf.linalg.inv(_decomposable(x)), x.dtype)
 
 
 def slogdet(x: Any, /) -> tuple[Any, Any]:
     """(sign, log|det|); TF gives log|det| in the input dtype, complex for complex input."""
-    sign, log_abs = tf.linalg.slogdet(_work(x))
+    sign, log_abs = tf.linalg.slogdet(_decomposable(x))
     return _back(sign, x.dtype), _back(tf.math.real(log_abs), _real_dtype(x.dtype))
 
 
 def eigh(x: Any, /) -> tuple[Any, Any]:
     """Ascending eigenvalues (real, where TF keeps the complex dtype) and eigenvectors."""
-    values, vectors = tf.linalg.eigh(_work(x))
+    values, vectors = tf.linalg.eigh(_decomposable(x))
     return _back(tf.math.real(values), _real_dtype(x.dtype)), _back(vectors, x.dtype)
 
 
 def eigvalsh(x: Any, /) -> Any:
-    return _back(tf.math.real(tf.linalg.eigvalsh(_work(x))), _real_dtype(x.dtype))
+    return _back(tf.math.real(tf.linalg.eigvalsh(_decomposable(x))), _real_dtype(x.dtype))
 
 
 def qr(x: Any, /, *, mode: str = "reduced") -> tuple[Any, Any]:
-    q, r = tf.linalg.qr(_work(x), full_matrices=mode == "complete")
+    q, r = tf.linalg.qr(_decomposable(x), full_matrices=mode == "complete")
     return _back(q, x.dtype), _back(r, x.dtype)
 
 
 def svd(x: Any, /, *, full_matrices: bool = True) -> tuple[Any, Any, Any]:
     """(U, S, Vh) with ``x = U @ diag(S) @ Vh``; TF returns (S, U, V)."""
-    s, u, v = tf.linalg.svd(_work(x), full_matrices=full_matrices)
+    s, u, v = tf.linalg.svd(_decomposable(x), full_matrices=full_matrices)
     dtype = x.dtype
     return _back(u, dtype), _back(s, _real_dtype(dtype)), _back(tf.linalg.adjoint(v), dtype)
 
 
 def svdvals(x: Any, /) -> Any:
-    return _back(tf.linalg.svd(_work(x), compute_uv=False), _real_dtype(x.dtype))
+    return _back(tf.linalg.svd(_decomposable(x), compute_uv=False), _real_dtype(x.dtype))
 
 
 def solve(x1: Any, x2: Any, /) -> Any:
@@ -136,7 +145,7 @@ def solve(x1: Any, x2: Any, /) -> Any:
     vector = x2.shape.rank == 1
     if vector:
         x2 = x2[:, None]
-    a, b = broadcast_batch(_work(x1), _work(x2), 2)  # TF's solve does not broadcast
+    a, b = broadcast_batch(_decomposable(x1), _decomposable(x2), 2)  # TF's solve does not broadcast
     result = tf.linalg.solve(a, b)
     return _back(result[..., 0] if vector else result, x1.dtype)
 
@@ -144,7 +153,7 @@ def solve(x1: Any, x2: Any, /) -> Any:
 def pinv(x: Any, /, *, rtol: Any = None) -> Any:
     """``V diag(1/s) U^H`` over the singular values above ``rtol * max(s)`` (default
     ``max(M, N) * eps``); TF's own pinv has no complex kernel."""
-    work = _work(x)
+    work = _decomposable(x)
     s, u, v = tf.linalg.svd(work, full_matrices=False)
     cutoff = _tolerance(s, work, rtol)
     inverse = tf.where(s > cutoff, tf.math.reciprocal(s), 0.0)
@@ -153,7 +162,7 @@ def pinv(x: Any, /, *, rtol: Any = None) -> Any:
 
 
 def matrix_rank(x: Any, /, *, rtol: Any = None) -> Any:
-    work = _work(x)
+    work = _decomposable(x)
     s = tf.linalg.svd(work, compute_uv=False)
     return tf.math.count_nonzero(s > _tolerance(s, work, rtol), axis=-1)
 
