@@ -1,0 +1,172 @@
+"""Element-wise kernels: jax.numpy's functions, used as they are where they match the Array API.
+
+jax already keeps the array's dtype for a Python scalar (a weak type) and has numpy 2's
+semantics (half-to-even round, NaN-propagating maximum/minimum, integer ceil/floor/trunc).
+The gaps closed here, each for the dtypes it concerns only (a static branch):
+
+* a Python int beyond int32 (see ``_common.as_operand``) in the functions that take integers;
+* the sign of a zero result of floating ``remainder``/``floor_divide``, which jax gets wrong
+  where the Array API, Python and numpy agree: ``remainder(-6.0, 3.0)`` is +0,
+  ``floor_divide(-0.0, 3.0)`` is -0;
+* integer ``floor_divide`` by 0, which is 0 as in numpy (XLA's quotient is -1, floored to -2);
+* complex ``pow`` of 0 (0 ** (0.5 - 1j) is 0, not NaN) and complex ``sign`` of a number with
+  an infinite component (``sign(inf + 1j)`` is 1, not NaN), as numpy gives them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from ._common import COMPLEX, FLOATS, as_operand, is_big_int, operand_dtype
+
+
+def _weak(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``fn`` taking a Python int beyond int32 as a value of the other operand's dtype."""
+
+    def kernel(x1: Any, x2: Any, /) -> Any:
+        if is_big_int(x2):
+            x2 = as_operand(x2, x1)
+        elif is_big_int(x1):
+            x1 = as_operand(x1, x2)
+        return fn(x1, x2)
+
+    kernel.__name__ = kernel.__qualname__ = fn.__name__
+    kernel.__doc__ = f"jax.numpy.{fn.__name__}, also for a Python int beyond int32 (a uint32/uint64 value)."
+    return kernel
+
+
+@jax.custom_jvp
+def _signed_remainder(x1: Any, x2: Any) -> Any:
+    r = jnp.remainder(x1, x2)
+    return jnp.where(r == 0, jnp.copysign(jnp.zeros_like(r), x2), r)  # a zero takes the divisor's sign
+
+
+@_signed_remainder.defjvp
+def _signed_remainder_jvp(primals: tuple[Any, Any], tangents: tuple[Any, Any]) -> tuple[Any, Any]:
+    (x1, x2), (t1, t2) = primals, tangents  # jnp.remainder's derivative, also where the result is 0
+    return _signed_remainder(x1, x2), t1 - jnp.floor_divide(x1, x2) * t2
+
+
+_float_remainder = jax.jit(_signed_remainder)
+
+
+@jax.jit
+def _float_floor_divide(x1: Any, x2: Any) -> Any:
+    q = jnp.floor_divide(x1, x2)
+    return jnp.where(q == 0, jnp.copysign(q, jnp.divide(x1, x2)), q)  # a zero quotient: the true one's sign
+
+
+@jax.jit
+def _integer_floor_divide(x1: Any, x2: Any) -> Any:
+    return jnp.where(x2 == 0, 0, jnp.floor_divide(x1, x2))  # XLA gives -1 (then -2, 255 ...); numpy 0
+
+
+@jax.jit
+def _complex_pow(x1: Any, x2: Any) -> Any:
+    # 0 ** z is 0 when Re(z) > 0 (exp(z * log 0)); XLA gives NaN for a non-integer z
+    zero = (x1 == 0) & (jnp.real(x2) > 0)
+    return jnp.where(zero, 0, jnp.pow(jnp.where(zero, 1, x1), x2))
+
+
+@jax.jit
+def _complex_sign(x: Any) -> Any:
+    # numpy's sign of a number with one infinite component: that component's direction (XLA: NaN)
+    re_inf, im_inf = jnp.isinf(jnp.real(x)), jnp.isinf(jnp.imag(x))
+    axis = jax.lax.complex(jnp.where(re_inf, jnp.sign(jnp.real(x)), 0), jnp.where(im_inf, jnp.sign(jnp.imag(x)), 0))
+    return jnp.where(re_inf ^ im_inf, axis, jnp.sign(x))
+
+
+def remainder(x1: Any, x2: Any, /) -> Any:
+    if operand_dtype(x1, x2) in FLOATS:
+        return _float_remainder(x1, x2)
+    return jnp.remainder(as_operand(x1, x2), as_operand(x2, x1))
+
+
+def floor_divide(x1: Any, x2: Any, /) -> Any:
+    if operand_dtype(x1, x2) in FLOATS:
+        return _float_floor_divide(x1, x2)
+    return _integer_floor_divide(as_operand(x1, x2), as_operand(x2, x1))
+
+
+def pow(x1: Any, x2: Any, /) -> Any:
+    if operand_dtype(x1, x2) in COMPLEX:
+        return _complex_pow(x1, x2)
+    return jnp.pow(as_operand(x1, x2), as_operand(x2, x1))
+
+
+def sign(x: Any, /) -> Any:
+    return _complex_sign(x) if x.dtype in COMPLEX else jnp.sign(x)
+
+
+def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
+    """jax.numpy.clip, also for Python-int bounds beyond int32 (uint32/uint64 values)."""
+    return jnp.clip(x, as_operand(min, x), as_operand(max, x))
+
+
+abs = jnp.abs
+acos = jnp.acos
+acosh = jnp.acosh
+asin = jnp.asin
+asinh = jnp.asinh
+atan = jnp.atan
+atan2 = jnp.atan2
+atanh = jnp.atanh
+bitwise_invert = jnp.bitwise_invert
+ceil = jnp.ceil
+conj = jnp.conj
+copysign = jnp.copysign
+cos = jnp.cos
+cosh = jnp.cosh
+divide = jnp.divide
+exp = jnp.exp
+expm1 = jnp.expm1
+floor = jnp.floor
+hypot = jnp.hypot
+imag = jnp.imag
+isfinite = jnp.isfinite
+isinf = jnp.isinf
+isnan = jnp.isnan
+log = jnp.log
+log1p = jnp.log1p
+log2 = jnp.log2
+log10 = jnp.log10
+logaddexp = jnp.logaddexp
+logical_and = jnp.logical_and
+logical_not = jnp.logical_not
+logical_or = jnp.logical_or
+logical_xor = jnp.logical_xor
+negative = jnp.negative
+nextafter = jnp.nextafter
+positive = jnp.positive
+real = jnp.real
+reciprocal = jnp.reciprocal
+round = jnp.round
+signbit = jnp.signbit
+sin = jnp.sin
+sinh = jnp.sinh
+sqrt = jnp.sqrt
+square = jnp.square
+tan = jnp.tan
+tanh = jnp.tanh
+trunc = jnp.trunc
+
+add = _weak(jnp.add)
+bitwise_and = _weak(jnp.bitwise_and)
+bitwise_left_shift = _weak(jnp.bitwise_left_shift)
+bitwise_or = _weak(jnp.bitwise_or)
+bitwise_right_shift = _weak(jnp.bitwise_right_shift)
+bitwise_xor = _weak(jnp.bitwise_xor)
+equal = _weak(jnp.equal)
+greater = _weak(jnp.greater)
+greater_equal = _weak(jnp.greater_equal)
+less = _weak(jnp.less)
+less_equal = _weak(jnp.less_equal)
+maximum = _weak(jnp.maximum)
+minimum = _weak(jnp.minimum)
+multiply = _weak(jnp.multiply)
+not_equal = _weak(jnp.not_equal)
+subtract = _weak(jnp.subtract)

@@ -1,0 +1,52 @@
+"""Statistical and utility kernels.
+
+With an explicit ``dtype=`` (which the contract always passes) jax accumulates float16 and
+bfloat16 sums and products in that half dtype (a bfloat16 product of 300 values 1.0078125
+comes out 8.25, where float32 accumulation gives 10.3), so ``sum``/``prod``/``cumulative_*`` compute the two in float32
+and round once. ``mean``/``std``/``var`` (no ``dtype=``) already do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+from ._common import F32, HALF
+
+all = jnp.all
+any = jnp.any
+diff = jnp.diff
+max = jnp.max
+mean = jnp.mean
+min = jnp.min
+std = jnp.std
+var = jnp.var
+
+
+def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+    if dtype in HALF:
+        return jnp.sum(x, axis=axis, dtype=F32, keepdims=keepdims).astype(dtype)
+    return jnp.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def prod(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+    if dtype in HALF:
+        return jnp.prod(x, axis=axis, dtype=F32, keepdims=keepdims).astype(dtype)
+    return jnp.prod(x, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def cumulative_sum(
+    x: Any, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+) -> Any:
+    if dtype in HALF:
+        return jnp.cumulative_sum(x, axis=axis, dtype=F32, include_initial=include_initial).astype(dtype)
+    return jnp.cumulative_sum(x, axis=axis, dtype=dtype, include_initial=include_initial)
+
+
+def cumulative_prod(
+    x: Any, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
+) -> Any:
+    if dtype in HALF:
+        return jnp.cumulative_prod(x, axis=axis, dtype=F32, include_initial=include_initial).astype(dtype)
+    return jnp.cumulative_prod(x, axis=axis, dtype=dtype, include_initial=include_initial)

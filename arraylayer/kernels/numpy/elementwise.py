@@ -1,0 +1,112 @@
+"""Element-wise kernels: numpy's ufuncs, used as they are.
+
+numpy 2 already has the Array API semantics (sign of complex is x/|x|, round is half-to-even,
+remainder/floor_divide follow Python's signs, maximum/minimum propagate NaN, ceil/floor/trunc
+keep integer dtypes, a Python scalar takes the array's dtype). The one gap is ml_dtypes'
+bfloat16, which promotes a Python float to float32: the binary functions that accept floats
+are wrapped to convert such a scalar first (see ``_common.bf16_scalar``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ._common import BF16, PY_REAL, bf16_scalar
+
+
+def _weak(ufunc: np.ufunc) -> Callable[[Any, Any], Any]:
+    """``ufunc`` taking a Python scalar beside a bfloat16 array as a bfloat16 value."""
+
+    def kernel(x1: Any, x2: Any, /) -> Any:
+        if type(x2) in PY_REAL:
+            if x1.dtype is BF16:
+                x2 = BF16.type(float(x2))
+        elif type(x1) in PY_REAL and x2.dtype is BF16:
+            x1 = BF16.type(float(x1))
+        return ufunc(x1, x2)
+
+    kernel.__name__ = kernel.__qualname__ = ufunc.__name__
+    kernel.__doc__ = f"numpy.{ufunc.__name__}, with a Python scalar beside a bfloat16 array kept bfloat16."
+    return kernel
+
+
+def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
+    """numpy.clip; for bfloat16 a maximum and a minimum instead, with bfloat16 bounds: ml_dtypes
+    has no clip loop (numpy would clip in float32 and return float32)."""
+    if x.dtype is not BF16 or (min is None and max is None):
+        return np.clip(x, min, max)
+    if min is not None:
+        x = np.maximum(x, bf16_scalar(min, x))
+    return x if max is None else np.minimum(x, bf16_scalar(max, x))
+
+
+abs = np.abs
+acos = np.acos
+acosh = np.acosh
+asin = np.asin
+asinh = np.asinh
+atan = np.atan
+atanh = np.atanh
+bitwise_and = np.bitwise_and
+bitwise_invert = np.bitwise_invert
+bitwise_left_shift = np.bitwise_left_shift
+bitwise_or = np.bitwise_or
+bitwise_right_shift = np.bitwise_right_shift
+bitwise_xor = np.bitwise_xor
+ceil = np.ceil
+conj = np.conj
+cos = np.cos
+cosh = np.cosh
+exp = np.exp
+expm1 = np.expm1
+floor = np.floor
+imag = np.imag
+isfinite = np.isfinite
+isinf = np.isinf
+isnan = np.isnan
+log = np.log
+log1p = np.log1p
+log2 = np.log2
+log10 = np.log10
+logical_and = np.logical_and
+logical_not = np.logical_not
+logical_or = np.logical_or
+logical_xor = np.logical_xor
+negative = np.negative
+positive = np.positive
+real = np.real
+reciprocal = np.reciprocal
+round = np.round
+sign = np.sign
+signbit = np.signbit
+sin = np.sin
+sinh = np.sinh
+sqrt = np.sqrt
+square = np.square
+tan = np.tan
+tanh = np.tanh
+trunc = np.trunc
+
+add = _weak(np.add)
+atan2 = _weak(np.atan2)
+copysign = _weak(np.copysign)
+divide = _weak(np.divide)
+equal = _weak(np.equal)
+floor_divide = _weak(np.floor_divide)
+greater = _weak(np.greater)
+greater_equal = _weak(np.greater_equal)
+hypot = _weak(np.hypot)
+less = _weak(np.less)
+less_equal = _weak(np.less_equal)
+logaddexp = _weak(np.logaddexp)
+maximum = _weak(np.maximum)
+minimum = _weak(np.minimum)
+multiply = _weak(np.multiply)
+nextafter = _weak(np.nextafter)
+not_equal = _weak(np.not_equal)
+pow = _weak(np.pow)
+remainder = _weak(np.remainder)
+subtract = _weak(np.subtract)

@@ -1,0 +1,123 @@
+"""Linear-algebra kernels: the main namespace's (matmul, matrix_transpose, tensordot, vecdot) and
+the linalg extension's.
+
+numpy's LAPACK has no float16/bfloat16 routines (float16 raises; bfloat16 is silently computed
+in float64). A factorisation or solve computed in a wider dtype and rounded back is not exact,
+so those kernels refuse half precision (declared in UNSUPPORTED; so are the SVD norms and
+negative matrix powers, which the declarations cannot name per argument). What is a sum or a
+product (matmul's bfloat16 results come back float32, norms, trace, non-negative matrix powers)
+is accumulated in float32 and rounded once, as the reductions are. Multi-output functions
+return plain tuples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+import numpy as np
+
+from ._common import BF16, F32, is_half
+
+cross = np.linalg.cross
+diagonal = np.linalg.diagonal
+matrix_transpose = np.matrix_transpose
+outer = np.linalg.outer
+tensordot = np.tensordot  # numpy.dot, under it, accumulates halves in float32 already
+
+_SVD_ORDS: Final = (2, -2, "nuc")
+
+
+def _no_half(x: Any) -> Any:
+    """``x``; TypeError for float16/bfloat16, which numpy's LAPACK cannot factorise."""
+    if is_half(x.dtype):
+        raise TypeError(f"numpy.linalg has no {x.dtype} routines; wider work rounded back would not be exact.")
+    return x
+
+
+def _in_float32(fn: Callable[..., Any], x: Any, **kwargs: Any) -> Any:
+    """``fn(x, **kwargs)``; float16/bfloat16 ``x`` accumulated in float32 and the result rounded back."""
+    if is_half(x.dtype):
+        return fn(x.astype(F32), **kwargs).astype(x.dtype)
+    return fn(x, **kwargs)
+
+
+def matmul(x1: Any, x2: Any, /) -> Any:
+    if x1.dtype is BF16:
+        return np.matmul(x1, x2).astype(BF16)
+    return np.matmul(x1, x2)
+
+
+def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
+    if x1.dtype is BF16:
+        return np.vecdot(x1, x2, axis=axis).astype(BF16)
+    return np.vecdot(x1, x2, axis=axis)
+
+
+def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
+    if is_half(dtype):
+        return np.linalg.trace(x, offset=offset, dtype=F32).astype(dtype)
+    return np.linalg.trace(x, offset=offset, dtype=dtype)
+
+
+def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:
+    if ord in _SVD_ORDS:
+        return np.linalg.matrix_norm(_no_half(x), keepdims=keepdims, ord=ord)
+    return _in_float32(np.linalg.matrix_norm, x, keepdims=keepdims, ord=ord)
+
+
+def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
+    # also float16: numpy squares in float16, so any element above 256 would make the norm inf
+    return _in_float32(np.linalg.vector_norm, x, axis=axis, keepdims=keepdims, ord=ord)
+
+
+def matrix_power(x: Any, n: int, /) -> Any:
+    return _in_float32(np.linalg.matrix_power, x if n >= 0 else _no_half(x), n=n)
+
+
+def cholesky(x: Any, /, *, upper: bool = False) -> Any:
+    return np.linalg.cholesky(_no_half(x), upper=upper)
+
+
+def det(x: Any, /) -> Any:
+    return np.linalg.det(_no_half(x))
+
+
+def eigh(x: Any, /) -> tuple[Any, Any]:
+    return tuple(np.linalg.eigh(_no_half(x)))  # type: ignore[return-value]
+
+
+def eigvalsh(x: Any, /) -> Any:
+    return np.linalg.eigvalsh(_no_half(x))
+
+
+def inv(x: Any, /) -> Any:
+    return np.linalg.inv(_no_half(x))
+
+
+def matrix_rank(x: Any, /, *, rtol: Any = None) -> Any:
+    return np.linalg.matrix_rank(_no_half(x), rtol=rtol)
+
+
+def pinv(x: Any, /, *, rtol: Any = None) -> Any:
+    return np.linalg.pinv(_no_half(x), rtol=rtol)
+
+
+def qr(x: Any, /, *, mode: str = "reduced") -> tuple[Any, Any]:
+    return tuple(np.linalg.qr(_no_half(x), mode=mode))  # type: ignore[return-value]
+
+
+def slogdet(x: Any, /) -> tuple[Any, Any]:
+    return tuple(np.linalg.slogdet(_no_half(x)))  # type: ignore[return-value]
+
+
+def solve(x1: Any, x2: Any, /) -> Any:
+    return np.linalg.solve(_no_half(x1), x2)
+
+
+def svd(x: Any, /, *, full_matrices: bool = True) -> tuple[Any, Any, Any]:
+    return tuple(np.linalg.svd(_no_half(x), full_matrices=full_matrices))  # type: ignore[return-value]
+
+
+def svdvals(x: Any, /) -> Any:
+    return np.linalg.svdvals(_no_half(x))
