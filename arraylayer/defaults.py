@@ -57,32 +57,48 @@ DEFAULT_COMPLEX: Final = Setting(
     "default_complex_dtype", "complex64", _of_kind("complex", "the default complex dtype")
 )
 
-# Python scalar type -> the setting that gives its default dtype.
-_DEFAULT_FOR_PYTYPE: Final = {int: DEFAULT_INT, float: DEFAULT_FLOAT, complex: DEFAULT_COMPLEX}
+
+
+# The readers return plain names (a tracing compiler such as torch.compile can treat a str as
+# a constant, not a Dtype); the public functions turn them back into Dtype singletons.
+@reads_setting
+def _default_int_name() -> str:
+    return str(DEFAULT_INT.var.get(DEFAULT_INT.process))
 
 
 @reads_setting
+def _default_uint_name() -> str:
+    return str(DEFAULT_UINT.var.get(DEFAULT_UINT.process))
+
+
+@reads_setting
+def _default_float_name() -> str:
+    return str(DEFAULT_FLOAT.var.get(DEFAULT_FLOAT.process))
+
+
+@reads_setting
+def _default_complex_name() -> str:
+    return str(DEFAULT_COMPLEX.var.get(DEFAULT_COMPLEX.process))
+
+
 def default_int_dtype() -> Dtype:
     """The dtype a Python int becomes when nothing else decides (int32 unless changed)."""
-    return DEFAULT_INT.var.get(DEFAULT_INT.process)
+    return _ALIASES[_default_int_name()]
 
 
-@reads_setting
 def default_uint_dtype() -> Dtype:
     """The unsigned accumulator dtype of reductions (uint32 unless changed)."""
-    return DEFAULT_UINT.var.get(DEFAULT_UINT.process)
+    return _ALIASES[_default_uint_name()]
 
 
-@reads_setting
 def default_float_dtype() -> Dtype:
     """The dtype a Python float becomes when nothing else decides (float32 unless changed)."""
-    return DEFAULT_FLOAT.var.get(DEFAULT_FLOAT.process)
+    return _ALIASES[_default_float_name()]
 
 
-@reads_setting
 def default_complex_dtype() -> Dtype:
     """The dtype a Python complex becomes when nothing else decides (complex64 unless changed)."""
-    return DEFAULT_COMPLEX.var.get(DEFAULT_COMPLEX.process)
+    return _ALIASES[_default_complex_name()]
 
 
 def set_default_int_dtype(dtype: DtypeLike) -> Dtype:
@@ -143,13 +159,13 @@ def use_default_dtypes(
         yield
 
 
-@reads_setting
 def default_dtype_of_kind(pytype: type) -> Dtype:
     """The current default dtype for the Python type ``bool``, ``int``, ``float`` or ``complex``."""
-    if pytype is bool:
-        return _ALIASES["bool"]
-    setting = _DEFAULT_FOR_PYTYPE[pytype]
-    return setting.var.get(setting.process)
+    return _DEFAULT_OF_PYTYPE[pytype]()
+
+
+_DEFAULT_OF_PYTYPE: Final = {bool: lambda: _ALIASES["bool"], int: default_int_dtype, float: default_float_dtype,
+                              complex: default_complex_dtype}
 
 
 # Kind order used to pick the dtype of a mix of Python scalars: bool < int < float < complex.

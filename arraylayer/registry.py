@@ -162,16 +162,26 @@ _BY_TYPE: dict[type, Backend | None] = {bool: None, int: None, float: None, comp
 
 
 def _classify(cls: type) -> Backend | None:
+    """The backend of a class seen for the first time (then cached in _BY_TYPE). Registered
+    backends are tried before entry points are read (reading them is the slow part)."""
     root = cls.__module__.split(".")[0]
-    for name in available_backends():
-        backend = _instance(name)
-        if root in backend.type_roots and backend.framework.split(".")[0] in sys.modules:
-            backend.load()
-            if issubclass(cls, backend.array_types):
-                _BY_TYPE[cls] = backend
-                return backend
+    for names in (tuple(_REGISTERED), available_backends()):
+        for name in names:
+            backend = _instance(name)
+            if root in backend.type_roots and backend.framework.split(".")[0] in sys.modules:
+                backend.load()
+                if issubclass(cls, backend.array_types):
+                    _BY_TYPE[cls] = backend
+                    return backend
     _BY_TYPE[cls] = None
     return None
+
+
+def note_array_types(backend: Backend) -> None:
+    """Called by Backend.load: its exact array classes (torch.Tensor, numpy.ndarray ...) are known
+    from then on without classification, so code traced by torch.compile never classifies them."""
+    for cls in backend.array_types:
+        _BY_TYPE.setdefault(cls, backend)
 
 
 def backend_of(*arrays: Any) -> Backend:

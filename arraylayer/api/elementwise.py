@@ -25,7 +25,7 @@ from typing import Any, Final, NamedTuple
 from ..defaults import default_float_dtype
 from ..dtypes import Dtype, as_dtype, iinfo
 from ..errors import TypePromotionError
-from ..promotion import current_policy, result_type
+from ..promotion import current_policy, get_dtype_promotion, result_type
 from ..registry import backend_of
 from .dispatch import (
     PYTHON_SCALARS,
@@ -126,6 +126,7 @@ BINARY: Final[dict[str, Spec]] = {
 }
 
 _BOOL: Final = Dtype("bool")
+_NO_PLANS: Final[dict[Any, Any]] = {}  # read-only: the inner plan dict of a class never planned
 
 
 def _takes(kinds: str) -> str:
@@ -172,16 +173,18 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
     Two plan caches, filled by :func:`_plan_binary` only with context-independent plans:
     ``same`` for two arrays of one class and dtype, ``with_scalar`` for an array and a
     Python scalar under a given policy (the scalar becomes the array's dtype unchanged).
+    Both are keyed by array class first, so each inner dict holds one framework's dtype
+    objects only (torch.compile must hash every key of a dict it looks into).
     """
-    same: dict[tuple[type, Any], Callable[[Any, Any], Any]] = {}
-    with_scalar: dict[tuple[Any, ...], ScalarPlan] = {}
+    same: dict[type, dict[Any, Callable[[Any, Any], Any]]] = {}
+    with_scalar: dict[type, dict[tuple[Any, ...], ScalarPlan]] = {}
 
     def planned(x1: Any, x2: Any) -> Any:
         scalar_first = type(x1) in SCALAR_CLASSES
         array, scalar = (x2, x1) if scalar_first else (x1, x2)
         if type(scalar) in SCALAR_CLASSES:
             try:
-                plan = with_scalar[current_policy(), type(array), array.dtype, type(scalar), scalar_first]
+                plan = with_scalar[type(array)][get_dtype_promotion(), array.dtype, type(scalar), scalar_first]
             except (AttributeError, KeyError):
                 plan = None
             if plan is not None and plan.admits(array, scalar):
@@ -195,7 +198,7 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
             try:
                 native = x1.dtype
                 if native is x2.dtype:
-                    run = same.get((type(x1), native))
+                    run = same.get(type(x1), _NO_PLANS).get(native)
             except AttributeError:  # two Python scalars
                 pass
         if run is not None:
@@ -221,7 +224,7 @@ class ScalarPlan(NamedTuple):
         return self.low is None or self.low <= scalar <= self.high  # type: ignore[operator]
 
 
-def _plan_binary(name: str, spec: Spec, same: dict[tuple[type, Any], Any], with_scalar: dict[tuple[Any, ...], Any],
+def _plan_binary(name: str, spec: Spec, same: dict[type, dict[Any, Any]], with_scalar: dict[type, dict[Any, Any]],
                  x1: Any, x2: Any) -> Any:
     backend = backend_of(x1, x2)
     dtype = _BOOL if spec.rule == "logical" else result_type(x1, x2)
@@ -236,7 +239,9 @@ def _plan_binary(name: str, spec: Spec, same: dict[tuple[type, Any], Any], with_
     a2 = operand(backend, x2, compute, scalar_ok=True) if first_is_array else as_array(backend, x2, compute)
     result = run(a1, a2)
     if a1 is x1 and a2 is x2 and type(x1) is type(x2) and backend.dtype_of(x1) is compute:
-        same[type(x1), x1.dtype] = run if not backend.weak_arrays else _strong_only(run, name, spec, same, with_scalar)
+        same.setdefault(type(x1), {})[x1.dtype] = (
+            run if not backend.weak_arrays else _strong_only(run, name, spec, same, with_scalar)
+        )
     elif (first_is_array and a1 is x1 and type(x2) in SCALAR_CLASSES) or (
         a2 is x2 and type(x1) in SCALAR_CLASSES and isinstance(x2, arrays)
     ):
@@ -246,7 +251,8 @@ def _plan_binary(name: str, spec: Spec, same: dict[tuple[type, Any], Any], with_
             if compute.is_integer and type(scalar) is int:
                 info = iinfo(compute)
                 bounds = (info.min, info.max)
-            with_scalar[policy, type(array), array.dtype, type(scalar), not first_is_array] = ScalarPlan(
+            plans = with_scalar.setdefault(type(array), {})
+            plans[policy.name, array.dtype, type(scalar), not first_is_array] = ScalarPlan(
                 run, PYTHON_TYPE_OF_KIND[compute.kind], *bounds, backend.weak_arrays
             )
     return result
@@ -273,11 +279,11 @@ def _dtypes_of(*xs: Any) -> tuple[str, ...]:
 
 def _unary(name: str, spec: Spec) -> Callable[[Any], Any]:
     """The public function for a unary row: fast path, then the planning path."""
-    fast: dict[tuple[type, Any], Callable[[Any], Any]] = {}
+    fast: dict[type, dict[Any, Callable[[Any], Any]]] = {}  # array class -> native dtype -> kernel
 
     def function(x: Array, /) -> Array:
         try:
-            run = fast[type(x), x.dtype]
+            run = fast[type(x)][x.dtype]
         except (AttributeError, KeyError):  # not planned yet, or a Python scalar
             return _plan_unary(name, spec, fast, x)
         return run(x)
@@ -286,7 +292,7 @@ def _unary(name: str, spec: Spec) -> Callable[[Any], Any]:
     return function
 
 
-def _plan_unary(name: str, spec: Spec, fast: dict[tuple[type, Any], Any], x: Any) -> Any:
+def _plan_unary(name: str, spec: Spec, fast: dict[type, dict[Any, Any]], x: Any) -> Any:
     backend = backend_of(x)
     if not isinstance(x, backend.array_types):  # a Python scalar: an array of its default dtype
         x = backend.asarray(x, result_type(x))
@@ -294,7 +300,7 @@ def _plan_unary(name: str, spec: Spec, fast: dict[tuple[type, Any], Any], x: Any
     compute = _compute_dtype(name, spec, dtype, (x,))
     run = kernel(backend, name, compute)
     if compute is dtype:
-        fast[type(x), x.dtype] = run
+        fast.setdefault(type(x), {})[x.dtype] = run
         return run(x)
     return run(backend.astype(x, compute))
 

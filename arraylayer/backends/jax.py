@@ -40,7 +40,11 @@ class JaxBackend(Backend):
         return {d: jnp.dtype(str(d)) for d in all_dtypes}
 
     def _array_types(self, module: Any) -> tuple[type, ...]:
-        return (module.Array,)  # tracers inside jit are jax.Array instances too
+        import jax.core
+
+        # Tracers (inside jit/grad) are jax.Array instances only through __instancecheck__, not
+        # subclasses, so the type-keyed lookup of backend_of needs their base class too.
+        return (module.Array, jax.core.Tracer)
 
     # -- dtypes -----------------------------------------------------------------------------
     def _x64(self) -> bool:
