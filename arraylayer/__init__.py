@@ -14,6 +14,8 @@ from . import errors
 from .api import CATEGORIES as _CATEGORIES
 from .api import linalg
 from .api.info import __array_namespace_info__
+from .array import Array
+from .autodiff import grad, value_and_grad
 from .defaults import (
     default_complex_dtype,
     default_dtype,
@@ -59,11 +61,13 @@ from .errors import (
     BackendMismatchError,
     BackendNotInstalledError,
     DeviceError,
+    GradientError,
     InvalidDtypeError,
     ScalarOverflowError,
     TypePromotionError,
     UnknownBackendError,
     UnsupportedDtypeError,
+    UnsupportedOperationError,
 )
 from .interchange import dev, to_backend, to_device
 from .native import as_arraylayer_dtype, as_native_dtype
@@ -195,6 +199,7 @@ __all__ = [
     "use_backend", "current_backend", "backend_of", "as_native_dtype", "as_arraylayer_dtype",
     "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
     "linalg", "__array_api_version__", "__array_namespace_info__",
+    "Array", "grad", "value_and_grad", "UnsupportedOperationError", "GradientError",
     "function_supported_dtypes", "function_unsupported_dtypes", "UnverifiedVersionWarning",
     *sorted(_FUNCTIONS.keys() - {"can_cast", "finfo", "iinfo", "result_type", "__array_namespace_info__"}),
 ]

@@ -18,6 +18,8 @@ __all__ = [
     "BackendNotInstalledError",
     "BackendMismatchError",
     "DeviceError",
+    "UnsupportedOperationError",
+    "GradientError",
 ]
 
 
@@ -66,3 +68,17 @@ class BackendMismatchError(ArrayLayerError, TypeError):
 
 class DeviceError(ArrayLayerError, ValueError):
     """A device string that is malformed or names a device that is not available."""
+
+
+class UnsupportedOperationError(ArrayLayerError, NotImplementedError):
+    """An operation the backend of the arrays cannot do at all (not a matter of dtype), such as
+    automatic differentiation on NumPy. The message names the backends that can."""
+
+
+class GradientError(ArrayLayerError, TypeError, ValueError):
+    """:func:`arraylayer.grad` / :func:`arraylayer.value_and_grad` cannot differentiate this call:
+    the function's output is not a real floating-point scalar, an input to differentiate is not
+    real floating-point, or ``argnums`` does not name positional arguments.
+
+    Subclasses ``TypeError`` (what ``jax.grad`` raises for these) and ``ValueError``.
+    """

@@ -6,12 +6,18 @@
   agreed dtype, or a Python scalar of that dtype's kind next to an array).
 * :func:`not_defined` is the error for a dtype the Array API does not define a function for.
 * :func:`index_result` casts index-valued kernel results to the default index dtype.
+* :data:`WRAPPERS`, :func:`holds_wrapped` and :func:`call_unwrapped` let every public function
+  take :class:`arraylayer.Array` wrappers and give them back: a function whose slow path finds
+  a wrapper among its arguments calls itself again on the native arrays inside and wraps what
+  comes back. Native calls never reach this code (see :func:`accepting_wrapped`).
 
 No function here is a decorator: each public function calls what it needs, inline.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -26,6 +32,7 @@ from ..support import kernel_unsupported_dtypes
 __all__ = [
     "kernel", "unsupported_error", "not_defined", "operand", "as_array", "index_dtype", "index_result",
     "native_dtype", "native_device", "array_input", "promoted_inputs", "PYTHON_SCALARS",
+    "WRAPPERS", "register_wrapper", "holds_wrapped", "call_unwrapped", "accepting_wrapped",
 ]
 
 PYTHON_SCALARS: Final = (bool, int, float, complex)
@@ -115,3 +122,179 @@ def native_dtype(backend: Backend, dtype: Any) -> Any:
 def native_device(backend: Backend, device: str | None) -> Any:
     """The framework's device object for an arraylayer device string (None: framework default)."""
     return None if device is None else backend.native_device(device)
+
+
+# -- wrapper arrays (arraylayer.Array) ------------------------------------------------------------
+
+#: Wrapper class -> (unwrap, wrap): ``unwrap(w)`` is the native array inside ``w`` and ``wrap(x)``
+#: a new wrapper of the native ``x``, both O(1). Filled by :func:`register_wrapper` (arraylayer.Array
+#: registers itself and its subclasses); looked up by exact class, so a check is one dict probe.
+WRAPPERS: dict[type, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {}
+_SEQUENCES: Final = (list, tuple)
+
+
+def register_wrapper(cls: type, unwrap: Callable[[Any], Any], wrap: Callable[[Any], Any]) -> None:
+    """Make the public functions accept instances of ``cls`` and return ``cls`` instances for them."""
+    WRAPPERS[cls] = (unwrap, wrap)
+
+
+def holds_wrapped(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """True if a wrapper is among ``args``/``kwargs``, directly or as an item of a list or tuple
+    argument (``concat([a, b])``)."""
+    for x in args:
+        cls = type(x)
+        if cls in WRAPPERS or ((cls is list or cls is tuple) and _holds(x)):
+            return True
+    if kwargs:
+        for x in kwargs.values():
+            cls = type(x)
+            if cls in WRAPPERS or ((cls is list or cls is tuple) and _holds(x)):
+                return True
+    return False
+
+
+def _holds(items: list[Any] | tuple[Any, ...]) -> bool:
+    for y in items:
+        if type(y) in WRAPPERS:
+            return True
+    return False
+
+
+def call_unwrapped(function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``function`` called with every wrapper among its arguments replaced by its native array
+    (lists and tuples of arguments included), and every native array in its result (or in a
+    tuple, list or named tuple it returns) wrapped in the class of the first wrapper found."""
+    wrap = None
+    native_args = []
+    for x in args:
+        pair = WRAPPERS.get(type(x))
+        if pair is not None:
+            wrap = wrap or pair[1]
+            x = pair[0](x)
+        elif type(x) in _SEQUENCES:
+            x, found = _unwrap_items(x)
+            wrap = wrap or found
+        native_args.append(x)
+    native_kwargs = {}
+    for key, x in kwargs.items():
+        pair = WRAPPERS.get(type(x))
+        if pair is not None:
+            wrap = wrap or pair[1]
+            x = pair[0](x)
+        elif type(x) in _SEQUENCES:
+            x, found = _unwrap_items(x)
+            wrap = wrap or found
+        native_kwargs[key] = x
+    result = function(*native_args, **native_kwargs)
+    return result if wrap is None else _wrap_result(result, wrap)
+
+
+def _unwrap_items(items: list[Any] | tuple[Any, ...]) -> tuple[Any, Callable[[Any], Any] | None]:
+    """A list or tuple with its wrappers unwrapped, and the wrap of the first one (None if none)."""
+    wrap = None
+    unwrapped = []
+    for y in items:
+        pair = WRAPPERS.get(type(y))
+        if pair is not None:
+            wrap = wrap or pair[1]
+            y = pair[0](y)
+        unwrapped.append(y)
+    return (items if wrap is None else type(items)(unwrapped)), wrap
+
+
+def _wrap_result(result: Any, wrap: Callable[[Any], Any]) -> Any:
+    if isinstance(result, tuple):
+        items = [_wrap_result(x, wrap) for x in result]
+        return type(result)(*items) if hasattr(result, "_fields") else type(result)(items)
+    if isinstance(result, list):
+        return [_wrap_result(x, wrap) for x in result]
+    if result is None or type(result) in SCALAR_CLASSES or isinstance(result, (str, Dtype)):
+        return result
+    backend = backend_of(result)
+    return wrap(result) if isinstance(result, backend.array_types) else result
+
+
+def accepting_wrapped(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` made to accept and return wrappers, for functions without a native fast path.
+
+    The result is a function with ``function``'s own signature, generated once, whose first line
+    checks only the parameters that may hold arrays (those annotated with ``Array``, or not
+    annotated): one ``type(p) in WRAPPERS`` probe each (plus the items of sequence parameters),
+    then the call. ``function`` itself comes back when no parameter may hold an array. Functions
+    with a planned native fast path (the elementwise ones, marked ``accepts_wrapped``) make the
+    same check in their planning path, which native calls with a planned dtype never reach.
+    """
+    if getattr(function, "accepts_wrapped", False):
+        return function
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):  # no signature to copy: check every argument
+        return _accepting_any(function)
+    parameters, call, packed, checks = [], [], [], []
+    namespace: dict[str, Any] = {"_al_f": function, "_al_W": WRAPPERS, "_al_holds": _holds,
+                                 "_al_call": call_unwrapped, "_al_seq": _SEQUENCES}
+    kwargs_packed = []
+    marker = None
+    for index, p in enumerate(signature.parameters.values()):
+        if p.kind is p.KEYWORD_ONLY and marker is None:
+            parameters.append("*")
+            marker = "*"
+        default = ""
+        if p.default is not p.empty:
+            namespace[f"_al_d{index}"] = p.default
+            default = f"=_al_d{index}"
+        name = p.name
+        if p.kind is p.VAR_POSITIONAL:
+            parameters.append(f"*{name}")
+            marker = "*"
+            call.append(f"*{name}")
+            packed.append(f"*{name}")
+        elif p.kind is p.VAR_KEYWORD:
+            parameters.append(f"**{name}")
+            call.append(f"**{name}")
+            kwargs_packed.append(f"**{name}")
+        elif p.kind is p.KEYWORD_ONLY:
+            parameters.append(f"{name}{default}")
+            call.append(f"{name}={name}")
+            kwargs_packed.append(f"{name!r}: {name}")
+        else:
+            parameters.append(f"{name}{default}")
+            call.append(name)
+            packed.append(name)
+        if p.kind is p.POSITIONAL_ONLY and (index + 1 == len(signature.parameters) or
+                                             list(signature.parameters.values())[index + 1].kind is not p.POSITIONAL_ONLY):
+            parameters.append("/")
+        annotation = str(p.annotation) if p.annotation is not p.empty else "Any"
+        if "Array" not in annotation and "Any" not in annotation:
+            continue
+        if p.kind is p.VAR_POSITIONAL:
+            checks.append(f"_al_holds({name})")
+        elif p.kind is p.VAR_KEYWORD:
+            checks.append(f"_al_holds(list({name}.values()))")
+        elif "Sequence" in annotation or "list" in annotation or "tuple" in annotation or annotation == "Any":
+            checks.append(f"type({name}) in _al_W or (type({name}) in _al_seq and _al_holds({name}))")
+        else:
+            checks.append(f"type({name}) in _al_W")
+    if not checks:
+        return function
+    source = (
+        f"def public({', '.join(parameters)}):\n"
+        f"    if {' or '.join(checks)}:\n"
+        f"        return _al_call(_al_f, ({''.join(a + ', ' for a in packed)}), {{{', '.join(kwargs_packed)}}})\n"
+        f"    return _al_f({', '.join(call)})\n"
+    )
+    exec(compile(source, f"<arraylayer.accepting_wrapped {function.__qualname__}>", "exec"), namespace)  # noqa: S102
+    public = functools.update_wrapper(namespace["public"], function)
+    public.accepts_wrapped = True  # type: ignore[attr-defined]
+    return public
+
+
+def _accepting_any(function: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(function)
+    def public(*args: Any, **kwargs: Any) -> Any:
+        if holds_wrapped(args, kwargs):
+            return call_unwrapped(function, args, kwargs)
+        return function(*args, **kwargs)
+
+    public.accepts_wrapped = True  # type: ignore[attr-defined]
+    return public

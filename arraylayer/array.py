@@ -1,0 +1,675 @@
+"""``arraylayer.Array``: a thin wrapper around one native array whose operators are arraylayer's
+functions.
+
+``Array(x)`` holds a NumPy array, a JAX array, a torch tensor or a TensorFlow tensor/variable
+``x`` (O(1), no copy); ``a.native`` gives it back (O(1)). Every operator calls the arraylayer
+function of the same meaning (``a + b`` is ``arraylayer.add(a, b)``, ``a @ b`` is
+``arraylayer.matmul``, ``a < b`` is ``arraylayer.less`` ...), so operator and function results
+are identical, dtype and values, on every backend. Functions given wrappers return wrappers
+(see ``arraylayer.api.dispatch.call_unwrapped``).
+
+In-place operators (``a += b``) compute ``add(a, b)`` and rebind ``a`` to the result, which
+must keep ``a``'s dtype and shape: ``int32 += 1.5`` raises TypePromotionError on every backend,
+as NumPy and JAX do for casts they will not make implicitly. Item assignment (``a[i] = v``)
+writes into NumPy arrays and torch tensors, assigns tf.Variables, and rebinds JAX arrays
+(``.at[].set``) and TensorFlow tensors (a scatter), with the same dtype rule for ``v``.
+
+The wrapper works as a JAX pytree (registered when JAX is imported: arraylayer never imports
+JAX itself), as a ``tf.function`` argument and result (TensorFlow's nest protocol), and inside
+``torch.compile(fullgraph=True)``.
+
+Limits, all the frameworks' own: with a native TensorFlow tensor on the left, comparisons
+(``t < a``) raise TypeError, since TensorFlow never tries the right operand's method for them
+(arithmetic does, and gets arraylayer's result); torch 2.13's Dynamo does not trace ``@`` and
+``~`` on objects of user classes, so inside ``torch.compile(fullgraph=True)`` call
+``arraylayer.matmul`` / ``arraylayer.bitwise_invert`` instead.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import math
+import operator
+import sys
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from types import ModuleType
+from typing import Any, Final
+
+from .api.dispatch import register_wrapper
+from .api.elementwise import (
+    abs,
+    add,
+    bitwise_and,
+    bitwise_invert,
+    bitwise_left_shift,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    divide,
+    equal,
+    floor_divide,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    multiply,
+    negative,
+    not_equal,
+    positive,
+    pow,
+    remainder,
+    subtract,
+)
+from .api.linear_algebra import matmul, matrix_transpose
+from .backend import Backend
+from .devices import canonical_device
+from .dtypes import Dtype
+from .errors import ArrayLayerError, TypePromotionError
+from .promotion import result_type
+from .registry import backend_of
+
+__all__ = ["Array"]
+
+# The Array API versions whose namespace arraylayer.xp.<backend> serves (it implements 2024.12,
+# a superset of the earlier ones).
+_API_VERSIONS: Final = frozenset({None, "2021.12", "2022.12", "2023.12", "2024.12"})
+_PYTHON_SCALARS: Final = (bool, int, float, complex)
+# DLPack device types (dlpack.h) of arraylayer's device kinds, for backends without __dlpack_device__.
+_DLPACK_DEVICE_TYPE: Final = {"cpu": 1, "gpu": 2}
+
+
+def _backend(native: Any) -> Backend:
+    return backend_of(native)
+
+
+class Array:
+    """One native array of one backend, with arraylayer's semantics for its operators.
+
+    ``Array(x)`` wraps ``x`` (a native array of an installed backend, or an Array) without
+    copying. Operators, ``dtype`` (an arraylayer :class:`~arraylayer.Dtype`), ``device`` (an
+    arraylayer device string) and ``__array_namespace__`` (``arraylayer.xp.<backend>``) follow
+    the Array API standard; arraylayer's functions accept Arrays and return Arrays for them.
+    """
+
+    __slots__ = ("_native",)
+    # NumPy: return NotImplemented from ndarray's operators, so ``ndarray + Array`` reaches
+    # Array.__radd__ (arraylayer's semantics) instead of making an object array.
+    __array_ufunc__ = None
+    __hash__ = None  # type: ignore[assignment]  # == is elementwise, so Arrays are unhashable
+
+    _native: Any
+
+    def __init__(self, native: Any, /) -> None:
+        if isinstance(native, Array):
+            native = native._native
+        else:
+            backend = _backend(native)
+            if not isinstance(native, backend.array_types):
+                raise TypeError(
+                    f"arraylayer.Array wraps a native array (numpy.ndarray, jax.Array, torch.Tensor, tf.Tensor "
+                    f"or tf.Variable); got {type(native).__module__}.{type(native).__qualname__}. Make one "
+                    f"first, e.g. arraylayer.Array(arraylayer.asarray(obj))."
+                )
+        self._native = native
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        register_wrapper(cls, _unwrap, _wrapper_of(cls))
+
+    # -- the wrapped array --------------------------------------------------------------------
+    @property
+    def native(self) -> Any:
+        """The native array inside (the object itself, not a copy)."""
+        return self._native
+
+    @property
+    def dtype(self) -> Dtype:
+        """The arraylayer dtype of the array."""
+        native = self._native
+        return _backend(native).dtype_of(native)
+
+    @property
+    def shape(self) -> tuple[int | None, ...]:
+        """The shape, as a tuple (None for a dimension unknown while tracing with TensorFlow)."""
+        return tuple(self._native.shape)
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return len(self._native.shape)
+
+    @property
+    def size(self) -> int | None:
+        """The number of elements (None when a dimension is unknown)."""
+        shape = self.shape
+        return None if None in shape else math.prod(shape)  # type: ignore[arg-type]
+
+    @property
+    def device(self) -> str:
+        """The device, in arraylayer's vocabulary: ``"cpu"``, ``"gpu:0"`` ..."""
+        native = self._native
+        return _backend(native).device_of(native)
+
+    @property
+    def mT(self) -> Array:  # noqa: N802 - the Array API's name
+        """The array with its last two axes swapped (``arraylayer.matrix_transpose``)."""
+        return _wrap(matrix_transpose(self._native))
+
+    @property
+    def T(self) -> Array:  # noqa: N802 - the Array API's name
+        """The transpose of a 2-d array (ValueError for other ranks: use ``mT`` or ``permute_dims``)."""
+        if self.ndim != 2:
+            raise ValueError(
+                f"Array.T is defined for 2-d arrays only (this one has {self.ndim} dimensions); use x.mT to swap "
+                f"the last two axes, or arraylayer.permute_dims(x, axes)."
+            )
+        return _wrap(matrix_transpose(self._native))
+
+    def to_device(self, device: str, /, *, stream: Any = None) -> Array:
+        """The array on ``device`` (an arraylayer device string; ``self`` when already there)."""
+        if stream is not None:
+            raise ValueError("Array.to_device takes no stream: every backend here synchronises on its own.")
+        native = self._native
+        moved = _backend(native).to_device(native, canonical_device(device))
+        return self if moved is native else _wrap(moved)
+
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
+        """The Array API namespace of this array's backend: ``arraylayer.xp.<backend>``."""
+        if api_version not in _API_VERSIONS:
+            raise ValueError(
+                f"arraylayer serves the Array API versions {', '.join(sorted(v for v in _API_VERSIONS if v))}; "
+                f"got api_version={api_version!r}."
+            )
+        name = _backend(self._native).name
+        try:
+            return importlib.import_module(f"arraylayer.xp.{name}")
+        except ModuleNotFoundError:
+            raise ArrayLayerError(
+                f"arraylayer has no Array API namespace module for the {name!r} backend (arraylayer.xp has "
+                f"numpy, jax, torch and tensorflow); call the functions of arraylayer directly."
+            ) from None
+
+    # -- interchange ----------------------------------------------------------------------------
+    def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        """The DLPack capsule of the native array (TensorFlow's through tf.experimental.dlpack)."""
+        native = self._native
+        producer = getattr(native, "__dlpack__", None)
+        if producer is None:  # TensorFlow tensors export through a function
+            backend = _backend(native)
+            if copy:
+                native = backend.copy(native)
+            return backend.module.experimental.dlpack.to_dlpack(native)
+        options = {key: value for key, value in (("stream", stream), ("max_version", max_version),
+                                                 ("dl_device", dl_device), ("copy", copy)) if value is not None}
+        return producer(**options)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """The DLPack (device type, device id) of the native array."""
+        device = getattr(self._native, "__dlpack_device__", None)
+        if device is not None:
+            return device()  # type: ignore[no-any-return]
+        kind, _, index = self.device.partition(":")
+        return _DLPACK_DEVICE_TYPE[kind], int(index or 0)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
+        """A NumPy array with the same values (NumPy interoperability: ``np.asarray(a)``)."""
+        import numpy as np
+
+        native = self._native
+        result = _backend(native).to_numpy(native)
+        if dtype is not None:
+            result = result.astype(dtype, copy=False)
+        return np.array(result, copy=True) if copy else result
+
+    def __tf_tensor__(self, dtype: Any = None, name: str | None = None) -> Any:
+        """Refuse TensorFlow's implicit conversion, so that ``tf_tensor + a`` falls back to
+        ``a.__radd__`` (arraylayer's semantics) instead of TensorFlow's."""
+        raise TypeError(
+            "arraylayer.Array is not converted to a tf.Tensor implicitly (its operators keep arraylayer's "
+            "semantics). Pass a.native to TensorFlow, or put the Array on the left of the operator. (TensorFlow "
+            "also shows this error when `tensor <op> array` reached arraylayer and arraylayer refused the "
+            "operation: call the arraylayer function, e.g. arraylayer.subtract(tensor, array), to see why.)"
+        )
+
+    def __tf_flatten__(self) -> tuple[None, tuple[Any]]:
+        """TensorFlow's nest protocol: an Array is the one native array inside it."""
+        return None, (self._native,)
+
+    @classmethod
+    def __tf_unflatten__(cls, metadata: None, components: Sequence[Any]) -> Array:
+        return _wrapper_of(cls)(components[0])
+
+    def __tf_tracing_type__(self, context: Any) -> Any:
+        """tf.function's type for an Array argument: a nest of the native tensor's type (one trace
+        per shape and dtype, as for the tensor itself). Without it, tf.function would take the
+        Array for a NumPy array (it has ``__array__``) and pass the function a tensor."""
+        from tensorflow.core.function.trace_type import custom_nest_trace_type, trace_type_builder
+
+        return custom_nest_trace_type.CustomNestTraceType(
+            type(self), None, (trace_type_builder.from_value(self._native, context),)
+        )
+
+    # -- Python protocols -------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        return f"arraylayer.Array({self._native!r})"
+
+    def __str__(self) -> str:
+        return str(self._native)
+
+    def __len__(self) -> int:
+        shape = self.shape
+        if not shape:
+            raise TypeError("len() of a 0-d arraylayer.Array")
+        if shape[0] is None:
+            raise TypeError("len() of an arraylayer.Array whose first dimension is unknown while tracing")
+        return shape[0]
+
+    def __iter__(self) -> Iterator[Array]:
+        for index in range(len(self)):
+            yield self[index]
+
+    def _one_element(self, to: str, error: type[Exception] = TypeError) -> Any:
+        """The Python scalar of a one-element array; ``error`` (NumPy's: ValueError for bool,
+        TypeError for the others) when it has more or fewer elements."""
+        size = self.size
+        if size != 1:
+            raise error(
+                f"Only an array of one element converts to {to}; this one has shape {self.shape}. Reduce it "
+                f"first (arraylayer.any, arraylayer.all, arraylayer.sum ...) or index one element."
+            )
+        native = self._native
+        item = getattr(native, "item", None)
+        if item is None:  # TensorFlow eager tensors
+            return native.numpy().item()
+        return item()
+
+    def __bool__(self) -> bool:
+        return bool(self._one_element("bool", ValueError))
+
+    def __int__(self) -> int:
+        if self.dtype.kind == "complex":
+            raise TypeError("int() of a complex array is undefined; take arraylayer.real or arraylayer.abs first.")
+        return int(self._one_element("int"))
+
+    def __float__(self) -> float:
+        if self.dtype.kind == "complex":
+            raise TypeError("float() of a complex array is undefined; take arraylayer.real or arraylayer.abs first.")
+        return float(self._one_element("float"))
+
+    def __complex__(self) -> complex:
+        return complex(self._one_element("complex"))
+
+    def __index__(self) -> int:
+        if self.dtype.kind not in ("int", "uint"):
+            raise TypeError(f"Only integer arrays are indices (__index__); this one is {self.dtype}.")
+        return operator.index(self._one_element("an index"))
+
+    # -- indexing ---------------------------------------------------------------------------------
+    def __getitem__(self, key: Any, /) -> Array:
+        """``native[key]`` (the framework's own indexing), wrapped; Arrays in ``key`` are unwrapped."""
+        return _wrap(self._native[_unwrap_key(key)])
+
+    def __setitem__(self, key: Any, value: Any, /) -> None:
+        """Assign ``value`` (an array or Python scalar whose promotion with this array keeps its
+        dtype) to ``self[key]``: in place for NumPy, torch and tf.Variable, by rebinding to
+        ``.at[key].set(value)`` for JAX and to a scatter for TensorFlow tensors."""
+        native = self._native
+        backend = _backend(native)
+        dtype = backend.dtype_of(native)
+        value = value._native if isinstance(value, Array) else value
+        combined = result_type(native, value)
+        if combined is not dtype:
+            raise TypePromotionError(
+                f"Assigning {_describe(value)} into {_describe(native)} would need {combined}; item assignment "
+                f"keeps the array's dtype. Cast the value first (arraylayer.astype(value, {str(dtype)!r}))."
+            )
+        value = backend.asarray(value, dtype)  # the value itself when it already is such an array
+        key = _unwrap_key(key)
+        if backend.name == "jax":
+            self._native = native.at[key].set(value)
+        elif backend.name == "tensorflow":
+            updated = _tensorflow_set(backend.module, native, key, value)
+            if hasattr(native, "assign"):  # a tf.Variable keeps its identity
+                native.assign(updated)
+            else:
+                self._native = updated
+        else:
+            native[key] = value
+
+    # -- arithmetic -------------------------------------------------------------------------------
+    def __add__(self, other: Any, /) -> Array:
+        return _binary(add, self, other)
+
+    def __radd__(self, other: Any, /) -> Array:
+        return _reflected(add, self, other)
+
+    def __iadd__(self, other: Any, /) -> Array:
+        return _inplace(add, self, other, "+=")
+
+    def __sub__(self, other: Any, /) -> Array:
+        return _binary(subtract, self, other)
+
+    def __rsub__(self, other: Any, /) -> Array:
+        return _reflected(subtract, self, other)
+
+    def __isub__(self, other: Any, /) -> Array:
+        return _inplace(subtract, self, other, "-=")
+
+    def __mul__(self, other: Any, /) -> Array:
+        return _binary(multiply, self, other)
+
+    def __rmul__(self, other: Any, /) -> Array:
+        return _reflected(multiply, self, other)
+
+    def __imul__(self, other: Any, /) -> Array:
+        return _inplace(multiply, self, other, "*=")
+
+    def __truediv__(self, other: Any, /) -> Array:
+        return _binary(divide, self, other)
+
+    def __rtruediv__(self, other: Any, /) -> Array:
+        return _reflected(divide, self, other)
+
+    def __itruediv__(self, other: Any, /) -> Array:
+        return _inplace(divide, self, other, "/=")
+
+    def __floordiv__(self, other: Any, /) -> Array:
+        return _binary(floor_divide, self, other)
+
+    def __rfloordiv__(self, other: Any, /) -> Array:
+        return _reflected(floor_divide, self, other)
+
+    def __ifloordiv__(self, other: Any, /) -> Array:
+        return _inplace(floor_divide, self, other, "//=")
+
+    def __mod__(self, other: Any, /) -> Array:
+        return _binary(remainder, self, other)
+
+    def __rmod__(self, other: Any, /) -> Array:
+        return _reflected(remainder, self, other)
+
+    def __imod__(self, other: Any, /) -> Array:
+        return _inplace(remainder, self, other, "%=")
+
+    def __pow__(self, other: Any, modulo: None = None, /) -> Array:
+        _no_modulo(modulo)
+        return _binary(pow, self, other)
+
+    def __rpow__(self, other: Any, modulo: None = None, /) -> Array:
+        _no_modulo(modulo)
+        return _reflected(pow, self, other)
+
+    def __ipow__(self, other: Any, /) -> Array:
+        return _inplace(pow, self, other, "**=")
+
+    def __matmul__(self, other: Any, /) -> Array:
+        return _binary(matmul, self, other)
+
+    def __rmatmul__(self, other: Any, /) -> Array:
+        return _reflected(matmul, self, other)
+
+    def __imatmul__(self, other: Any, /) -> Array:
+        return _inplace(matmul, self, other, "@=")
+
+    def __neg__(self) -> Array:
+        return _wrap(negative(self._native))
+
+    def __pos__(self) -> Array:
+        return _wrap(positive(self._native))
+
+    def __abs__(self) -> Array:
+        return _wrap(abs(self._native))
+
+    def __invert__(self) -> Array:
+        return _wrap(bitwise_invert(self._native))
+
+    # -- bitwise ------------------------------------------------------------------------------------
+    def __and__(self, other: Any, /) -> Array:
+        return _binary(bitwise_and, self, other)
+
+    def __rand__(self, other: Any, /) -> Array:
+        return _reflected(bitwise_and, self, other)
+
+    def __iand__(self, other: Any, /) -> Array:
+        return _inplace(bitwise_and, self, other, "&=")
+
+    def __or__(self, other: Any, /) -> Array:
+        return _binary(bitwise_or, self, other)
+
+    def __ror__(self, other: Any, /) -> Array:
+        return _reflected(bitwise_or, self, other)
+
+    def __ior__(self, other: Any, /) -> Array:
+        return _inplace(bitwise_or, self, other, "|=")
+
+    def __xor__(self, other: Any, /) -> Array:
+        return _binary(bitwise_xor, self, other)
+
+    def __rxor__(self, other: Any, /) -> Array:
+        return _reflected(bitwise_xor, self, other)
+
+    def __ixor__(self, other: Any, /) -> Array:
+        return _inplace(bitwise_xor, self, other, "^=")
+
+    def __lshift__(self, other: Any, /) -> Array:
+        return _binary(bitwise_left_shift, self, other)
+
+    def __rlshift__(self, other: Any, /) -> Array:
+        return _reflected(bitwise_left_shift, self, other)
+
+    def __ilshift__(self, other: Any, /) -> Array:
+        return _inplace(bitwise_left_shift, self, other, "<<=")
+
+    def __rshift__(self, other: Any, /) -> Array:
+        return _binary(bitwise_right_shift, self, other)
+
+    def __rrshift__(self, other: Any, /) -> Array:
+        return _reflected(bitwise_right_shift, self, other)
+
+    def __irshift__(self, other: Any, /) -> Array:
+        return _inplace(bitwise_right_shift, self, other, ">>=")
+
+    # -- comparisons (Arrays of bool; the reflected forms are Python's swapped operators) ----------
+    def __eq__(self, other: Any, /) -> Array:  # type: ignore[override]
+        return _binary(equal, self, other)
+
+    def __ne__(self, other: Any, /) -> Array:  # type: ignore[override]
+        return _binary(not_equal, self, other)
+
+    def __lt__(self, other: Any, /) -> Array:
+        return _binary(less, self, other)
+
+    def __le__(self, other: Any, /) -> Array:
+        return _binary(less_equal, self, other)
+
+    def __gt__(self, other: Any, /) -> Array:
+        return _binary(greater, self, other)
+
+    def __ge__(self, other: Any, /) -> Array:
+        return _binary(greater_equal, self, other)
+
+
+# -- helpers of the operators -------------------------------------------------------------------------
+
+def _new(cls: type[Array], native: Any) -> Array:
+    array = object.__new__(cls)
+    array._native = native
+    return array
+
+
+def _wrap(native: Any) -> Array:
+    """An Array around ``native`` without checking it (for arrays arraylayer itself made)."""
+    array = object.__new__(Array)
+    array._native = native
+    return array
+
+
+def _wrapper_of(cls: type[Array]) -> Callable[[Any], Array]:
+    return _wrap if cls is Array else (lambda native: _new(cls, native))
+
+
+def _unwrap(array: Array) -> Any:
+    return array._native
+
+
+def _operand(other: Any) -> Any:
+    """The native form of an operator's other operand; NotImplemented for what is not an array
+    or a Python scalar (so Python tries the other operand's method, then raises TypeError)."""
+    if isinstance(other, Array):
+        return other._native
+    if isinstance(other, _PYTHON_SCALARS) or (hasattr(other, "dtype") and hasattr(other, "shape")):
+        return other
+    return NotImplemented
+
+
+def _binary(function: Callable[[Any, Any], Any], array: Array, other: Any) -> Any:
+    native = _operand(other)
+    if native is NotImplemented:
+        return NotImplemented
+    return _wrap(function(array._native, native))
+
+
+def _reflected(function: Callable[[Any, Any], Any], array: Array, other: Any) -> Any:
+    native = _operand(other)
+    if native is NotImplemented:
+        return NotImplemented
+    return _wrap(function(native, array._native))
+
+
+def _inplace(function: Callable[[Any, Any], Any], array: Array, other: Any, symbol: str) -> Any:
+    """``array`` rebound to ``function(array, other)``, which must keep its dtype and shape."""
+    native = _operand(other)
+    if native is NotImplemented:
+        return NotImplemented
+    before = array._native
+    result = function(before, native)
+    backend = _backend(before)
+    dtype, new_dtype = backend.dtype_of(before), backend.dtype_of(result)
+    if new_dtype is not dtype:
+        raise TypePromotionError(
+            f"In-place {symbol} would change the left operand's dtype from {dtype} to {new_dtype} (with "
+            f"{_describe(native)}); an in-place operator keeps the dtype, as NumPy and JAX refuse this cast. "
+            f"Write x = x {symbol[:-1]} y to get a new {new_dtype} array, or cast y first."
+        )
+    if tuple(result.shape) != tuple(before.shape):
+        raise ValueError(
+            f"In-place {symbol} would change the left operand's shape from {tuple(before.shape)} to "
+            f"{tuple(result.shape)} (broadcasting); write x = x {symbol[:-1]} y instead."
+        )
+    array._native = result
+    return array
+
+
+def _describe(value: Any) -> str:
+    """``a Python float (2.5)``, ``an int8 array``: the value named for an error message."""
+    if isinstance(value, _PYTHON_SCALARS) and not hasattr(value, "dtype"):
+        return f"a Python {type(value).__name__} ({value!r})"
+    dtype = _backend(value).dtype_of(value)
+    return f"{'an' if dtype[0] in 'aeiou' else 'a'} {dtype} array"
+
+
+def _no_modulo(modulo: Any) -> None:
+    if modulo is not None:
+        raise TypeError("pow() with a modulo is not defined for arrays; compute remainder(pow(x, y), m).")
+
+
+def _unwrap_key(key: Any) -> Any:
+    if isinstance(key, Array):
+        return key._native
+    if key.__class__ is tuple:
+        return tuple(k._native if isinstance(k, Array) else k for k in key)
+    return key
+
+
+def _tensorflow_set(tf: Any, x: Any, key: Any, value: Any) -> Any:
+    """``x`` with ``x[key]`` replaced by ``value`` (broadcast), for any key TensorFlow's own
+    indexing takes: the positions come from indexing a grid of flat indices with ``key``."""
+    shape = tf.shape(x, out_type=tf.int64)
+    flat_positions = tf.reshape(tf.range(tf.reduce_prod(shape), dtype=tf.int64), shape)[key]
+    updates = tf.broadcast_to(value, tf.shape(flat_positions))
+    flat = tf.tensor_scatter_nd_update(
+        tf.reshape(x, [-1]), tf.reshape(flat_positions, [-1, 1]), tf.reshape(updates, [-1])
+    )
+    return tf.reshape(flat, shape)
+
+
+register_wrapper(Array, _unwrap, _wrap)
+
+
+# -- JAX pytree registration, when (and only when) JAX is imported -----------------------------------
+
+def _register_jax_pytree() -> None:
+    """Make Array a JAX pytree node with the native array as its one child."""
+    from jax import tree_util
+
+    tree_util.register_pytree_node(Array, lambda a: ((a._native,), None), lambda _, children: _wrap(children[0]))
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """A finder that runs ``callback`` right after module ``name`` has been imported by someone
+    else, and then removes itself from ``sys.meta_path``. It imports nothing itself."""
+
+    def __init__(self, name: str, callback: Callable[[], None]) -> None:
+        self.name = name
+        self.callback = callback
+        self._searching = False
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+                  ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != self.name or self._searching:
+            return None
+        self._searching = True
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            self._searching = False
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        spec.loader = _CallbackLoader(spec.loader, self._imported)
+        return spec
+
+    def _imported(self) -> None:
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        try:
+            self.callback()
+        except Exception as error:  # noqa: BLE001 - never break the user's import of the framework
+            warnings.warn(f"arraylayer could not register arraylayer.Array with {self.name}: {error}",
+                          RuntimeWarning, stacklevel=2)
+
+
+class _CallbackLoader(importlib.abc.Loader):
+    """The real loader, followed by a callback once the module has executed."""
+
+    def __init__(self, loader: Any, callback: Callable[[], None]) -> None:
+        self._loader = loader
+        self._callback = callback
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self._loader.create_module(spec)  # type: ignore[no-any-return]
+
+    def exec_module(self, module: ModuleType) -> None:
+        if module.__spec__ is not None:  # the module runs with its real loader (resources, reloads)
+            module.__spec__.loader = self._loader
+        module.__loader__ = self._loader
+        self._loader.exec_module(module)
+        self._callback()
+
+    def __getattr__(self, name: str) -> Any:  # get_resource_reader, get_code, is_package ...
+        return getattr(self._loader, name)
+
+
+def _register_when_imported(name: str, callback: Callable[[], None]) -> None:
+    """Run ``callback`` now if ``name`` is imported, else right after it is imported."""
+    if name in sys.modules:
+        callback()
+    else:
+        sys.meta_path.insert(0, _AfterImport(name, callback))
+
+
+_register_when_imported("jax", _register_jax_pytree)
