@@ -78,7 +78,7 @@ def as_array(backend: Backend, x: Any, dtype: Dtype) -> Any:
 def operand(backend: Backend, x: Any, dtype: Dtype, scalar_ok: bool) -> Any:
     """One input of a binary kernel: an array of ``dtype``, or (when ``scalar_ok``: the other
     input is an array) a Python scalar converted to the Python type of ``dtype``'s kind."""
-    if scalar_ok and x.__class__ in SCALAR_CLASSES:
+    if scalar_ok and type(x) in SCALAR_CLASSES:
         return PYTHON_TYPE_OF_KIND[dtype.kind](x)
     return as_array(backend, x, dtype)
 
@@ -116,7 +116,7 @@ def promoted_inputs(*xs: Any) -> tuple[Backend, Dtype, list[Any]]:
 
 def native_dtype(backend: Backend, dtype: Any) -> Any:
     """The framework's dtype object for a resolved dtype (validated for this backend)."""
-    return backend.as_native_dtype(dtype if dtype.__class__ is Dtype else as_dtype(dtype))
+    return backend.as_native_dtype(dtype if type(dtype) is Dtype else as_dtype(dtype))
 
 
 def native_device(backend: Backend, device: str | None) -> Any:
