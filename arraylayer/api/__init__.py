@@ -21,9 +21,23 @@ from . import (
     statistical,
     utility,
 )
+from .dispatch import accepting_wrapped
 
 #: The category modules whose ``__all__`` make up the main namespace.
 CATEGORIES = (creation, data_types, elementwise, indexing, info, linear_algebra, manipulation, searching,
               sets, sorting, statistical, utility)
+
+# arraylayer.Array in, Array out: every public function without a planned native fast path checks
+# its arguments for wrappers (the elementwise functions check in their planning path instead).
+# A function exported by two modules (matmul in the main namespace and in linalg) gets one wrapper.
+_wrapped: dict[int, object] = {}
+for _module in (*CATEGORIES, linalg):
+    for _name in _module.__all__:
+        _function = getattr(_module, _name)
+        if callable(_function) and not isinstance(_function, type):
+            if id(_function) not in _wrapped:
+                _wrapped[id(_function)] = accepting_wrapped(_function)
+            setattr(_module, _name, _wrapped[id(_function)])
+del _module, _name, _function, _wrapped
 
 __all__ = ["CATEGORIES", "linalg"]

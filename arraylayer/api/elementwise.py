@@ -31,7 +31,9 @@ from .dispatch import (
     PYTHON_SCALARS,
     PYTHON_TYPE_OF_KIND,
     SCALAR_CLASSES,
+    WRAPPERS,
     as_array,
+    call_unwrapped,
     kernel,
     not_defined,
     operand,
@@ -190,6 +192,8 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
             if plan is not None and plan.admits(array, scalar):
                 value = plan.python_type(scalar)
                 return plan.run(value, array) if scalar_first else plan.run(array, value)
+        if type(x1) in WRAPPERS or type(x2) in WRAPPERS:  # arraylayer.Array in, Array out
+            return call_unwrapped(function, (x1, x2), {})
         return _plan_binary(name, spec, same, with_scalar, x1, x2)
 
     def function(x1: Array | complex, x2: Array | complex, /) -> Array:
@@ -284,7 +288,9 @@ def _unary(name: str, spec: Spec) -> Callable[[Any], Any]:
     def function(x: Array, /) -> Array:
         try:
             run = fast[type(x)][x.dtype]
-        except (AttributeError, KeyError):  # not planned yet, or a Python scalar
+        except (AttributeError, KeyError):  # not planned yet, a Python scalar, or an arraylayer.Array
+            if type(x) in WRAPPERS:
+                return call_unwrapped(function, (x,), {})
             return _plan_unary(name, spec, fast, x)
         return run(x)
 
@@ -315,6 +321,7 @@ _RULE_NOTES: Final = {
 
 
 def _describe(function: Callable[..., Any], name: str, spec: Spec, args: str) -> None:
+    function.accepts_wrapped = True  # type: ignore[attr-defined]  # checked in the planning path
     function.__name__ = function.__qualname__ = name
     function.__module__ = __name__
     function.__doc__ = (
