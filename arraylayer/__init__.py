@@ -101,6 +101,11 @@ __array_api_version__ = "2024.12"
 _FUNCTIONS: dict[str, Any] = {name: getattr(module, name) for module in _CATEGORIES for name in module.__all__}
 globals().update(_FUNCTIONS)
 
+# Moving arrays keeps arraylayer.Array wrappers wrapped (to_backend(Array) is an Array).
+from .api.dispatch import accepting_wrapped as _accepting_wrapped  # noqa: E402
+
+to_backend, dev, to_device = (_accepting_wrapped(f) for f in (to_backend, dev, to_device))
+
 # The dtypes every backend holds are plain attributes. The others (int64, uint16, uint32,
 # uint64, float64, complex128) are looked up through __getattr__ below, so that, as seed 004
 # asks, a dtype the active backend cannot hold is absent from the namespace in that context.

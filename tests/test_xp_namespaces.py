@@ -21,6 +21,10 @@ def test_namespace_is_bound_to_its_backend(backend):
         assert al.backend_of(x) is native
         assert al.backend_of(xp.arange(3)) is native
         assert al.backend_of(xp.asarray([1, 2])) is native
+        import numpy as np
+
+        moved = xp.asarray(np.arange(3, dtype=np.int16))  # another backend's array comes over
+        assert al.backend_of(moved) is native and str(al.backend_of(moved).dtype_of(moved)) == "int16"
         assert xp.__array_namespace_info__().devices() == list(native.devices())
     assert xp.float32 == native.as_native_dtype("float32")
     y = xp.add(x, 1)

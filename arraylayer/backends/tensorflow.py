@@ -170,9 +170,18 @@ class TensorflowBackend(Backend):
         return self.load().module.identity(x)
 
     def from_dlpack(self, x: Any) -> Any:
+        """Shares memory with ``x`` only when its buffer is 64-byte aligned: TensorFlow's CPU
+        kernels abort the process on unaligned buffers (NumPy's allocations often are), so an
+        unaligned or unknown CPU buffer raises BufferError, and to_backend then copies exactly."""
         tf = self.load().module
         if isinstance(x, self.array_types):
             return x
+        address = _buffer_address(x)
+        if address is None or address % 64:
+            raise BufferError(
+                "TensorFlow cannot share this buffer (not known to be 64-byte aligned); copy it instead, "
+                "e.g. arraylayer.to_backend(x, 'tensorflow') or arraylayer.asarray(numpy_array)."
+            )
         return tf.experimental.dlpack.from_dlpack(x.__dlpack__() if hasattr(x, "__dlpack__") else x)
 
     def to_numpy(self, x: Any) -> Any:
@@ -243,3 +252,17 @@ def _constant(tf: Any, obj: Any, native: Any) -> Any:
         import numpy as np
 
         return tf.constant(np.asarray(obj, dtype=native.as_numpy_dtype), native)
+
+
+def _buffer_address(x: Any) -> int | None:
+    """The address of a CPU array's first element (NumPy, torch, JAX), or None when unknown."""
+    interface = getattr(x, "__array_interface__", None)
+    if interface is not None:
+        return int(interface["data"][0])
+    for method in ("data_ptr", "unsafe_buffer_pointer"):
+        if hasattr(x, method):
+            try:
+                return int(getattr(x, method)())
+            except Exception:  # noqa: BLE001 - an accelerator buffer or a deleted array: unknown
+                return None
+    return None

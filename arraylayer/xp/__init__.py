@@ -34,6 +34,23 @@ def _bound(function: Callable[..., Any], backend: str) -> Callable[..., Any]:
     return call
 
 
+def _asarray_into(asarray: Callable[..., Any], backend: str) -> Callable[..., Any]:
+    """The namespace's asarray: arrays of another backend are moved to this one first (the
+    standard expects the namespace's own array type back)."""
+    from ..interchange import to_backend
+    from ..registry import backend_of, use_backend
+
+    @functools.wraps(asarray)
+    def call(obj: Any, /, **kwargs: Any) -> Any:
+        with use_backend(backend):
+            source = backend_of(obj)
+            if source.name != backend and isinstance(obj, source.array_types):
+                obj = to_backend(obj, backend)
+            return asarray(obj, **kwargs)
+
+    return call
+
+
 def populate(namespace: dict[str, Any], backend: str) -> None:
     """Fill a module's globals with the Array API namespace of ``backend`` (imports its framework)."""
     import arraylayer
@@ -45,6 +62,7 @@ def populate(namespace: dict[str, Any], backend: str) -> None:
     names = {name: getattr(module, name) for module in CATEGORIES for name in module.__all__}
     for name, value in names.items():
         namespace[name] = _bound(value, backend) if name in _BACKEND_CHOSEN else value
+    namespace["asarray"] = _asarray_into(names["asarray"], backend)
     namespace.update({str(d): native.native_dtypes[d] for d in native.valid_dtypes()})
     namespace.update(_CONSTANTS)
     linalg_namespace = ModuleType(f"{namespace['__name__']}.linalg", linalg.__doc__)
