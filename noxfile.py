@@ -1,4 +1,5 @@
-"""Sessions: ``nox -s tests`` (the whole suite, CI's), ``tests-<backend>``, ``lint``, ``demo``, ``bench``.
+"""Sessions: ``main`` (the main job), ``tests`` (the whole suite, CI's, with ``docs``), ``tests-<backend>``,
+``lint``, ``demo``, ``bench``, ``docs``.
 
 Every install goes through constraints.txt, which pins the frameworks (torch==2.13.0 included:
 an unpinned torch would pull several GB of CUDA packages).
@@ -39,17 +40,33 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def main(session: nox.Session) -> None:
+    """The main job: what is installed (``arraylayer info``), then one MLP written once with
+    arraylayer and trained on jax, torch and tensorflow (numpy: forward pass), whose losses must
+    agree across backends (examples/train_mlp.py exits non-zero if they do not)."""
+    session.install(*CONSTRAINTS, "-e", ".[all]")
+    session.run("arraylayer", "info")
+    session.run("python", "examples/train_mlp.py", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def demo(session: nox.Session) -> None:
-    """The main job (until the command-line interface exists): the demo."""
+    """A tour of the promotion rules: the tables, weak scalars, the same calls on every backend."""
     session.install(*CONSTRAINTS, "-e", ".[all]")
     session.run("python", "examples/demo.py")
 
 
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
-    """The benchmarks; figures printed and written to benchmarks/results/."""
+    """The benchmarks; figures printed and written to benchmarks/results/ (core.json, ops.json).
+
+    ``nox -s bench -- --quick`` passes ``--quick`` to both scripts; the other arguments
+    (``--backend NAME``, ``--output PATH``) go to bench_ops.py only.
+    """
     session.install(*CONSTRAINTS, "-e", ".[all]")
-    session.run("python", "benchmarks/bench_core.py", *session.posargs)
+    core_args = [arg for arg in session.posargs if arg == "--quick"]
+    session.run("python", "benchmarks/bench_core.py", *core_args)
+    session.run("python", "benchmarks/bench_ops.py", *session.posargs)
 
 
 @nox.session(python=PYTHON)
