@@ -245,3 +245,23 @@ def test_clip_keeps_the_dtype_and_refuses_bounds_that_would_change_it(backend):
         al.clip(x, 0.5, None)
     f = make_array(backend, "float32", (-1.5, 0.5, 2.5))
     np.testing.assert_allclose(to_numpy(backend, al.clip(f, max=1.0)), [-1.5, 0.5, 1.0])
+
+
+def test_planned_calls_follow_the_policy_and_defaults_in_force(backend):
+    """The cached plans (same dtype, mixed dtypes, array with scalar) never outlive the context
+    they were planned in: a later policy or default change gives that context's answer."""
+    f32 = make_array(backend, "float32", X1)
+    i32 = make_array(backend, "int32", X1)
+    i8 = make_array(backend, "int8", X1)
+    for _ in range(2):  # the second round runs from the plan caches
+        assert dtype_name(backend, al.add(f32, i32)) == "float32"
+        assert dtype_name(backend, al.add(i8, 2)) == "int8"
+        assert dtype_name(backend, al.divide(i8, i8)) == "float32"
+    with al.dtype_promotion("strict"):
+        with pytest.raises(al.TypePromotionError):
+            al.add(f32, i32)
+    with al.use_default_float_dtype("float16"):
+        assert dtype_name(backend, al.divide(i8, i8)) == "float16"
+        assert dtype_name(backend, al.add(i8, 2.5)) == "float16"
+    with pytest.raises(OverflowError):
+        al.add(i8, 200)  # the int8 + Python int plan still checks the range

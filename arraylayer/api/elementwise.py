@@ -180,6 +180,8 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
     """
     same: dict[type, dict[Any, Callable[[Any, Any], Any]]] = {}
     with_scalar: dict[type, dict[tuple[Any, ...], ScalarPlan]] = {}
+    mixed: dict[type, dict[tuple[Any, ...], MixedPlan]] = {}  # two arrays of one class, two dtypes
+    caches = Plans(same, with_scalar, mixed)
 
     def planned(x1: Any, x2: Any) -> Any:
         scalar_first = type(x1) in SCALAR_CLASSES
@@ -192,9 +194,16 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
             if plan is not None and plan.admits(array, scalar):
                 value = plan.python_type(scalar)
                 return plan.run(value, array) if scalar_first else plan.run(array, value)
+        elif type(x1) is type(x2):
+            try:
+                mix = mixed[type(x1)][get_dtype_promotion(), x1.dtype, x2.dtype]
+            except (AttributeError, KeyError):
+                mix = None
+            if mix is not None and not (mix.weak_guard and (x1.weak_type or x2.weak_type)):
+                return mix.run(mix.cast1(x1), mix.cast2(x2))
         if type(x1) in WRAPPERS or type(x2) in WRAPPERS:  # arraylayer.Array in, Array out
             return call_unwrapped(function, (x1, x2), {})
-        return _plan_binary(name, spec, same, with_scalar, x1, x2)
+        return _plan_binary(name, spec, caches, x1, x2)
 
     def function(x1: Array | complex, x2: Array | complex, /) -> Array:
         run = None
@@ -228,8 +237,35 @@ class ScalarPlan(NamedTuple):
         return self.low is None or self.low <= scalar <= self.high  # type: ignore[operator]
 
 
-def _plan_binary(name: str, spec: Spec, same: dict[type, dict[Any, Any]], with_scalar: dict[type, dict[Any, Any]],
-                 x1: Any, x2: Any) -> Any:
+class Plans(NamedTuple):
+    """The plan caches of one binary function (see :func:`_binary`)."""
+
+    same: dict[type, dict[Any, Any]]
+    with_scalar: dict[type, dict[Any, Any]]
+    mixed: dict[type, dict[Any, Any]]
+
+
+class MixedPlan(NamedTuple):
+    """Two arrays of two dtypes: cast each (identity when it already has the computation dtype), run."""
+
+    run: Callable[[Any, Any], Any]
+    cast1: Callable[[Any], Any]
+    cast2: Callable[[Any], Any]
+    weak_guard: bool  # JAX: a weak-typed input takes the planning path
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+def _caster(backend: Any, source: Dtype, target: Dtype) -> Callable[[Any], Any]:
+    if source is target:
+        return _identity
+    return lambda x: backend.astype(x, target)
+
+
+def _plan_binary(name: str, spec: Spec, caches: Plans, x1: Any, x2: Any) -> Any:
+    same, with_scalar = caches.same, caches.with_scalar
     backend = backend_of(x1, x2)
     dtype = _BOOL if spec.rule == "logical" else result_type(x1, x2)
     policy = current_policy()
@@ -243,9 +279,16 @@ def _plan_binary(name: str, spec: Spec, same: dict[type, dict[Any, Any]], with_s
     a2 = operand(backend, x2, compute, scalar_ok=True) if first_is_array else as_array(backend, x2, compute)
     result = run(a1, a2)
     if a1 is x1 and a2 is x2 and type(x1) is type(x2) and backend.dtype_of(x1) is compute:
+        direct = getattr(run, "arrays_only", run)  # see the kernel contract
         same.setdefault(type(x1), {})[x1.dtype] = (
-            run if not backend.weak_arrays else _strong_only(run, name, spec, same, with_scalar)
+            direct if not backend.weak_arrays else _strong_only(direct, name, spec, caches)
         )
+    elif first_is_array and isinstance(x2, arrays) and type(x1) is type(x2) and compute is dtype:
+        d1, d2 = backend.dtype_of(x1), backend.dtype_of(x2)
+        if type(policy.table[d1][d2]) is Dtype:  # a strong result: no default dtype involved
+            caches.mixed.setdefault(type(x1), {})[policy.name, x1.dtype, x2.dtype] = MixedPlan(
+                run, _caster(backend, d1, compute), _caster(backend, d2, compute), backend.weak_arrays
+            )
     elif (first_is_array and a1 is x1 and type(x2) in SCALAR_CLASSES) or (
         a2 is x2 and type(x1) in SCALAR_CLASSES and isinstance(x2, arrays)
     ):
@@ -262,14 +305,13 @@ def _plan_binary(name: str, spec: Spec, same: dict[type, dict[Any, Any]], with_s
     return result
 
 
-def _strong_only(run: Callable[[Any, Any], Any], name: str, spec: Spec, same: dict, with_scalar: dict
-                 ) -> Callable[[Any, Any], Any]:
+def _strong_only(run: Callable[[Any, Any], Any], name: str, spec: Spec, caches: Plans) -> Callable[[Any, Any], Any]:
     """A fast path for JAX: two weak-typed inputs make a weak result, which only the planning
     path materialises to the default dtype; everything else runs the kernel directly."""
 
     def guarded(x1: Any, x2: Any) -> Any:
         if x1.weak_type and x2.weak_type:
-            return _plan_binary(name, spec, same, with_scalar, x1, x2)
+            return _plan_binary(name, spec, caches, x1, x2)
         return run(x1, x2)
 
     return guarded

@@ -34,6 +34,10 @@ results (``argmax``, ``nonzero``, ``unique_*`` indices and counts, ``argsort``,
 ``searchsorted``, ``count_nonzero``) may use any integer dtype: the api layer casts them
 to the default index dtype.
 
+A binary kernel that wraps a faster callable only to handle Python scalars may expose that
+callable as ``kernel.arrays_only``: the api layer then uses it for two arrays of one dtype
+(the cached fast path), so the wrapper costs nothing there.
+
 Where the framework has no kernel for a valid dtype, the kernel computes in a wider dtype
 and casts back when that is exact (TensorFlow ``bool`` add is a logical or); what is
 still impossible is declared in ``UNSUPPORTED`` and raises UnsupportedDtypeError in the

@@ -28,6 +28,7 @@ def _weak(ufunc: np.ufunc) -> Callable[[Any, Any], Any]:
             x1 = BF16.type(float(x1))
         return ufunc(x1, x2)
 
+    kernel.arrays_only = ufunc  # type: ignore[attr-defined]  # two arrays of one dtype: the ufunc itself
     kernel.__name__ = kernel.__qualname__ = ufunc.__name__
     kernel.__doc__ = f"numpy.{ufunc.__name__}, with a Python scalar beside a bfloat16 array kept bfloat16."
     return kernel
