@@ -76,9 +76,6 @@ class Backend(ABC):
             self.supported = dict(getattr(kernels, "SUPPORTED", {}))
             self.unsupported = dict(getattr(kernels, "UNSUPPORTED", {}))
             self.module = module
-            from .registry import note_array_types
-
-            note_array_types(self)
         return self
 
     def _load_kernels(self) -> Any:

@@ -177,12 +177,6 @@ def _classify(cls: type) -> Backend | None:
     return None
 
 
-def note_array_types(backend: Backend) -> None:
-    """Called by Backend.load: its exact array classes (torch.Tensor, numpy.ndarray ...) are known
-    from then on without classification, so code traced by torch.compile never classifies them."""
-    for cls in backend.array_types:
-        _BY_TYPE.setdefault(cls, backend)
-
 
 def backend_of(*arrays: Any) -> Backend:
     """The backend of the arrays among ``arrays`` (non-arrays are ignored); the active backend

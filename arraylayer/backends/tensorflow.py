@@ -172,16 +172,15 @@ class TensorflowBackend(Backend):
     def from_dlpack(self, x: Any) -> Any:
         """Shares memory with ``x`` only when its buffer is 64-byte aligned: TensorFlow's CPU
         kernels abort the process on unaligned buffers (NumPy's allocations often are), so an
-        unaligned or unknown CPU buffer raises BufferError, and to_backend then copies exactly."""
+        unaligned or unknown buffer is copied exactly instead (through NumPy)."""
         tf = self.load().module
         if isinstance(x, self.array_types):
             return x
         address = _buffer_address(x)
         if address is None or address % 64:
-            raise BufferError(
-                "TensorFlow cannot share this buffer (not known to be 64-byte aligned); copy it instead, "
-                "e.g. arraylayer.to_backend(x, 'tensorflow') or arraylayer.asarray(numpy_array)."
-            )
+            import numpy as np
+
+            return tf.constant(np.array(x, copy=True))
         return tf.experimental.dlpack.from_dlpack(x.__dlpack__() if hasattr(x, "__dlpack__") else x)
 
     def to_numpy(self, x: Any) -> Any:
