@@ -1,0 +1,656 @@
+"""Operation benchmarks: arraylayer's functions next to each framework's own, in one process.
+
+Prints a table (backend, case, native, arraylayer, ratio, target, ok) and writes
+benchmarks/results/ops.json.
+
+Run: python benchmarks/bench_ops.py [--quick] [--backend NAME ...] [--output PATH]
+
+How a case is timed. Each case is a native statement and an arraylayer statement that
+compute the same result from the same inputs; before timing, both run once and must give
+the same dtype and values. Both run as ``timeit`` loops of ``number`` calls (``number``
+calibrated on the native statement so one loop lasts ``min_time``), interleaved: every
+repeat times both sides, alternating which goes first, so drift, frequency scaling and
+noisy neighbours hit both alike. Reported: the median per-call time of each side and the
+median of the per-repeat ratios arraylayer/native (paired: a slow moment cancels).
+
+Cases (per backend unless said):
+
+* tiny: ``al.add`` of two 1-element float32 arrays vs the framework's own add: the
+  per-call overhead of the layer.
+* mixed: float32 + int32 arrays vs the native add after an explicit cast of the int32 array
+  (``np.add(a, i.astype(np.float32))`` ...); float32 + a Python float vs the native add
+  with the same Python float, which numpy 2, torch, jax and TensorFlow all keep float32
+  (the scalar takes the array's dtype natively, so this measures the layer's planning).
+* large: float32 adds of 1e6 and 1e7 elements; and how many result-sized arrays one add
+  allocates (the ``allocations_*`` functions say how, per backend).
+* compiled: a 3-layer MLP (batch 64, width 512, relu as ``al.maximum(x, 0.0)``) written
+  once with arraylayer under jax.jit, tf.function and torch.compile, vs the same model
+  written natively; and its graph breaks under torch.compile (``torch._dynamo.explain``).
+* import (fresh interpreters, medians): ``import arraylayer`` (no framework may be
+  imported; bench_core's measurement), and ``import arraylayer; set_backend(name)`` (then a
+  first add) vs ``import <framework>`` (then the same first add, natively).
+* promotion (no backend): ``promote_types``/``result_type`` of two dtypes, with NumPy's own
+  as the reference (bench_core.py has the full set of promotion cases).
+
+JAX: the dispatch cases (tiny, mixed) do not block on the result, on either side; the large
+and compiled cases call ``block_until_ready()`` on both sides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import timeit
+import traceback
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_core import import_cost  # noqa: E402  (the `import arraylayer` measurement, reused)
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+BACKENDS = ("numpy", "jax", "torch", "tensorflow")
+TINY_TARGET = {"numpy": 1.10, "jax": 1.10, "torch": 1.25, "tensorflow": 1.05}
+MIXED_TARGET = 1.5
+LARGE_TARGET = 1.02
+COMPILED_TARGET = 1.02
+IMPORT_TARGET_S = 0.1
+PROMOTION_TARGET_S = 300e-9
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Loop lengths and sizes: the full run, or --quick (a smoke test: figures not meaningful)."""
+
+    min_time: float  # seconds per timed loop, dispatch-sized cases
+    repeats: int  # interleaved pairs, dispatch-sized cases
+    large_sizes: tuple[int, ...]
+    large_min_time: float
+    large_repeats: int
+    mlp_width: int
+    mlp_repeats: int
+    import_repeats: int  # fresh interpreters per side, set_backend cases
+    import_arraylayer_repeats: int
+
+
+FULL = Settings(0.02, 21, (10**6, 10**7), 0.1, 15, 512, 15, 7, 15)
+QUICK = Settings(0.002, 5, (10**5,), 0.005, 3, 64, 3, 1, 3)
+
+
+@dataclass
+class Row:
+    """One line of the table. ``native``/``arraylayer`` are seconds per call (unit "s") or counts."""
+
+    backend: str
+    case: str
+    native: float | None
+    arraylayer: float | None
+    unit: str = "s"
+    ratio: float | None = None
+    target: str = ""
+    ok: bool | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+# -- timing ---------------------------------------------------------------------------------------
+def calibrate(timer: timeit.Timer, min_time: float) -> int:
+    """The number of calls that makes one loop of ``timer`` last about ``min_time``."""
+    number = 1
+    while True:
+        elapsed = timer.timeit(number)
+        if elapsed >= min_time / 10 or number >= 10**7:
+            return max(1, math.ceil(number * min_time / max(elapsed, 1e-9)))
+        number *= 10
+
+
+def paired(env: dict[str, Any], native: str, ours: str, min_time: float, repeats: int) -> dict[str, Any]:
+    """Interleaved timing of two statements: medians per call and the median paired ratio."""
+    t_native, t_ours = timeit.Timer(native, globals=env), timeit.Timer(ours, globals=env)
+    t_native.timeit(3)  # warm-up: plan caches, compiled-function caches, lazy imports
+    t_ours.timeit(3)
+    number = calibrate(t_native, min_time)
+    natives, ourss, ratios = [], [], []
+    for repeat in range(repeats):
+        if repeat % 2 == 0:
+            n = t_native.timeit(number)
+            o = t_ours.timeit(number)
+        else:
+            o = t_ours.timeit(number)
+            n = t_native.timeit(number)
+        natives.append(n / number)
+        ourss.append(o / number)
+        ratios.append(o / n)
+    quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
+    return {
+        "native_s": statistics.median(natives),
+        "arraylayer_s": statistics.median(ourss),
+        "ratio": statistics.median(ratios),
+        "ratio_iqr": [round(quartiles[0], 4), round(quartiles[2], 4)],
+        "number": number,
+        "repeats": repeats,
+    }
+
+
+def same_result(env: dict[str, Any], native: str, ours: str, tolerance: float = 1e-6) -> None:
+    """Both statements give the same dtype and values, or AssertionError saying how they differ."""
+    import numpy as np
+
+    want, got = eval(native, env), eval(ours, env)
+    assert str(got.dtype) == str(want.dtype), f"dtype: arraylayer {got.dtype}, native {want.dtype}"
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=tolerance, atol=tolerance)
+
+
+def timed_row(backend: str, case: str, env: dict[str, Any], native: str, ours: str, target: float,
+              min_time: float, repeats: int, tolerance: float = 1e-6) -> Row:
+    same_result(env, native, ours, tolerance)
+    timing = paired(env, native, ours, min_time, repeats)
+    return Row(backend, case, timing.pop("native_s"), timing.pop("arraylayer_s"), "s", timing["ratio"],
+               f"<= {target:.2f}x", timing["ratio"] <= target, {"native": native, "arraylayer": ours, **timing})
+
+
+# -- the frameworks, as the native statements need them ---------------------------------------------
+@dataclass
+class Native:
+    """One framework: its module names for the statements, how to make arrays, sync, compile."""
+
+    name: str
+    env: dict[str, Any]
+    add: str  # the framework's add, as a statement prefix
+    cast: str  # "{}" cast to float32
+    sync: str  # "{}" made to wait for the result (jax), else "{}"
+    array: Callable[[Any], Any]  # from a numpy array
+    mlp: Callable[..., Any]  # the model written natively
+    compile: Callable[[Callable[..., Any]], Callable[..., Any]] | None
+    compiler: str = ""
+
+
+def native_numpy() -> Native:
+    import numpy as np
+
+    return Native("numpy", {"np": np}, "np.add", "{}.astype(np.float32)", "{}", lambda x: x.copy(),
+                  lambda x, params: x, None)
+
+
+def native_jax() -> Native:
+    import jax
+    import jax.numpy as jnp
+
+    def mlp(x: Any, params: Any) -> Any:
+        for k, (w, b) in enumerate(params):
+            x = jnp.matmul(x, w) + b
+            if k < len(params) - 1:
+                x = jnp.maximum(x, 0.0)
+        return x
+
+    return Native("jax", {"jnp": jnp}, "jnp.add", "{}.astype(jnp.float32)", "{}.block_until_ready()",
+                  jnp.asarray, mlp, jax.jit, "jax.jit")
+
+
+def native_torch() -> Native:
+    import torch
+
+    def mlp(x: Any, params: Any) -> Any:
+        for k, (w, b) in enumerate(params):
+            x = torch.matmul(x, w) + b
+            if k < len(params) - 1:
+                x = torch.relu(x)
+        return x
+
+    return Native("torch", {"torch": torch}, "torch.add", "{}.to(torch.float32)", "{}",
+                  lambda x: torch.from_numpy(x.copy()), mlp, torch.compile, "torch.compile")
+
+
+def native_tensorflow() -> Native:
+    import tensorflow as tf
+
+    def mlp(x: Any, params: Any) -> Any:
+        for k, (w, b) in enumerate(params):
+            x = tf.matmul(x, w) + b
+            if k < len(params) - 1:
+                x = tf.nn.relu(x)
+        return x
+
+    return Native("tensorflow", {"tf": tf}, "tf.add", "tf.cast({}, tf.float32)", "{}", tf.constant, mlp,
+                  tf.function, "tf.function")
+
+
+NATIVES: dict[str, Callable[[], Native]] = {
+    "numpy": native_numpy, "jax": native_jax, "torch": native_torch, "tensorflow": native_tensorflow,
+}
+
+
+def mlp_arraylayer(x: Any, params: Any) -> Any:
+    """The model, written once: every backend runs this same function."""
+    import arraylayer as al
+
+    for k, (w, b) in enumerate(params):
+        x = al.add(al.matmul(x, w), b)
+        if k < len(params) - 1:
+            x = al.maximum(x, 0.0)
+    return x
+
+
+# -- allocations: one method per backend, each independent of machine speed -------------------------
+def allocations_numpy(fn: Callable[[Any, Any], Any], a: Any, b: Any) -> tuple[int, dict[str, Any]]:
+    """tracemalloc. NumPy's default allocator reports every array data buffer to tracemalloc
+    (PyTraceMalloc_Track), so the peak of traced memory during one call, with tracing started
+    just before it, is the memory the call allocated, temporaries included, the same on any
+    machine. Count = floor(peak / result bytes): a cast copy of an input would make it 2 (the
+    Python objects of one call are a few hundred bytes). The result must own its data."""
+    import tracemalloc
+
+    import numpy as np
+
+    fn(a, b)  # warm: plan caches filled, lazy imports done
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        out = fn(a, b)
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    owns = out.base is None and not np.shares_memory(out, a) and not np.shares_memory(out, b)
+    return peak // out.nbytes, {"peak_bytes": peak, "result_bytes": int(out.nbytes), "result_owns_data": owns}
+
+
+def allocations_torch(fn: Callable[[Any, Any], Any], a: Any, b: Any) -> tuple[int, dict[str, Any]]:
+    """A TorchDispatchMode logging every aten operator the call runs (casts, copies, the add
+    itself). An operator output whose storage is none of that operator's inputs' is a freshly
+    allocated array; the count of those is exact and independent of the allocator, the
+    thread count and the machine (a view shares its input's storage and is not counted)."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_flatten
+
+    class OperatorLog(TorchDispatchMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fresh: list[tuple[str, int]] = []
+
+        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            out = func(*args, **(kwargs or {}))
+            inputs = {t.untyped_storage().data_ptr() for t in tree_flatten((args, kwargs))[0]
+                      if isinstance(t, torch.Tensor)}
+            for t in tree_flatten(out)[0]:
+                if isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() not in inputs:
+                    self.fresh.append((str(func), t.untyped_storage().nbytes()))
+            return out
+
+    fn(a, b)
+    with OperatorLog() as log:
+        fn(a, b)
+    return len(log.fresh), {"fresh_outputs": log.fresh}
+
+
+def allocations_jax(fn: Callable[[Any, Any], Any], a: Any, b: Any) -> tuple[int, dict[str, Any]]:
+    """The call's jaxpr (``jax.make_jaxpr``): in eager mode every top-level equation is one
+    dispatch whose outputs are fresh device buffers, so their number is the count (a cast
+    would be a ``convert_element_type`` equation). Cross-checked at run time with
+    ``jax.live_arrays()``: holding the result, one call adds exactly one live buffer."""
+    import jax
+
+    jaxpr = jax.make_jaxpr(fn)(a, b).jaxpr
+    count = sum(len(eqn.outvars) for eqn in jaxpr.eqns)
+    fn(a, b).block_until_ready()
+    gc.collect()
+    gc.disable()
+    try:
+        live = len(jax.live_arrays())
+        out = fn(a, b)
+        live = len(jax.live_arrays()) - live
+    finally:
+        gc.enable()
+    del out
+    return count, {"equations": [str(eqn.primitive) for eqn in jaxpr.eqns], "live_buffers_added": live}
+
+
+def allocations_tensorflow(fn: Callable[[Any, Any], Any], a: Any, b: Any) -> tuple[int, dict[str, Any]]:
+    """TensorFlow's eager op callbacks (the hook tfdbg uses) see every operation the call
+    executes; each output of an eager operation is a freshly allocated tensor, so counting the
+    outputs is exact (a cast would be a ``Cast`` operation). Cross-checked with the CPU
+    allocator's own statistics (``get_memory_info``: peak minus current before the call;
+    bytes, rounded up by the allocator)."""
+    import tensorflow as tf
+    from tensorflow.python.framework import op_callbacks
+
+    seen: list[tuple[str, int]] = []
+
+    def callback(op_type: str, inputs: Any, attrs: Any, outputs: Any, op_name: Any = None, graph: Any = None) -> None:
+        seen.extend((op_type, int(o.shape.num_elements() or 0)) for o in outputs)
+
+    fn(a, b)
+    op_callbacks.add_op_callback(callback)
+    try:
+        fn(a, b)
+    finally:
+        op_callbacks.remove_op_callback(callback)
+    details: dict[str, Any] = {"outputs": seen}
+    try:
+        tf.config.experimental.reset_memory_stats("CPU:0")
+        before = tf.config.experimental.get_memory_info("CPU:0")["current"]
+        out = fn(a, b)
+        details["allocator_peak_bytes"] = tf.config.experimental.get_memory_info("CPU:0")["peak"] - before
+        details["result_bytes"] = int(out.shape.num_elements()) * out.dtype.size
+    except (ValueError, RuntimeError) as error:  # statistics not kept on this build
+        details["allocator_peak_bytes"] = f"unavailable: {error}"
+    return len(seen), details
+
+
+ALLOCATIONS: dict[str, Callable[..., tuple[int, dict[str, Any]]]] = {
+    "numpy": allocations_numpy, "jax": allocations_jax, "torch": allocations_torch,
+    "tensorflow": allocations_tensorflow,
+}
+
+
+# -- the cases ------------------------------------------------------------------------------------
+def case(rows: list[Row], backend: str, name: str, run: Callable[[], Row | list[Row]]) -> None:
+    """Run one case; a failure becomes a row saying so (the other cases still run)."""
+    print(f"  {backend:<10} {name} ...", file=sys.stderr, flush=True)
+    try:
+        result = run()
+    except Exception as error:  # a backend's kernels missing, a compiler error, a wrong result
+        summary = f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
+        rows.append(Row(backend, name, None, None, ok=False, target="runs",
+                        details={"error": summary[:300], "traceback": traceback.format_exc(limit=-4)}))
+        return
+    rows.extend(result if isinstance(result, list) else [result])
+
+
+def fmt_size(n: int) -> str:
+    exponent = int(math.log10(n))
+    return f"1e{exponent}" if n == 10**exponent else str(n)
+
+
+def backend_cases(name: str, s: Settings, rows: list[Row]) -> None:
+    import numpy as np
+
+    import arraylayer as al
+
+    fw = NATIVES[name]()
+    env = {**fw.env, "al": al}
+    rng = np.random.default_rng(0)
+
+    def tiny() -> Row:
+        env.update(a=fw.array(np.array([1.5], np.float32)), b=fw.array(np.array([2.25], np.float32)))
+        return timed_row(name, "tiny: add 1-element float32", env, f"{fw.add}(a, b)", "al.add(a, b)",
+                         TINY_TARGET[name], s.min_time, s.repeats)
+
+    def mixed_arrays() -> Row:
+        env.update(a=fw.array(np.array([1.5], np.float32)), i=fw.array(np.array([3], np.int32)))
+        return timed_row(name, "mixed: float32 + int32", env, f"{fw.add}(a, {fw.cast.format('i')})",
+                         "al.add(a, i)", MIXED_TARGET, s.min_time, s.repeats)
+
+    def mixed_scalar() -> Row:
+        env.update(a=fw.array(np.array([1.5], np.float32)))
+        return timed_row(name, "mixed: float32 + Python float", env, f"{fw.add}(a, 2.5)", "al.add(a, 2.5)",
+                         MIXED_TARGET, s.min_time, s.repeats)
+
+    case(rows, name, "tiny: add 1-element float32", tiny)
+    case(rows, name, "mixed: float32 + int32", mixed_arrays)
+    case(rows, name, "mixed: float32 + Python float", mixed_scalar)
+
+    for n in s.large_sizes:
+        def large(n: int = n) -> Row:
+            env.update(a=fw.array(rng.standard_normal(n, np.float32)), b=fw.array(rng.standard_normal(n, np.float32)))
+            return timed_row(name, f"large: add {fmt_size(n)} float32", env, fw.sync.format(f"{fw.add}(a, b)"),
+                             fw.sync.format("al.add(a, b)"), LARGE_TARGET, s.large_min_time, s.large_repeats)
+
+        case(rows, name, f"large: add {fmt_size(n)} float32", large)
+
+    def allocations() -> Row:
+        n = s.large_sizes[0]
+        a, b = fw.array(rng.standard_normal(n, np.float32)), fw.array(rng.standard_normal(n, np.float32))
+        count = ALLOCATIONS[name]
+        native_add = eval(fw.add, env)
+        native, native_details = count(native_add, a, b)
+        ours, details = count(al.add, a, b)
+        return Row(name, f"large: arrays allocated per add ({fmt_size(n)})", native, ours, "count", None, "== 1",
+                   ours == 1, {"method": count.__doc__.split(".")[0], "native": native_details, "arraylayer": details})
+
+    case(rows, name, f"large: arrays allocated per add ({fmt_size(s.large_sizes[0])})", allocations)
+
+    if fw.compile is not None:
+        compiled_cases(fw, env, s, rows)
+
+
+def compiled_cases(fw: Native, env: dict[str, Any], s: Settings, rows: list[Row]) -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    width = s.mlp_width
+    label = f"compiled: MLP 64x{width} x3 ({fw.compiler})"
+
+    def setup() -> None:
+        x = fw.array(rng.standard_normal((64, width), np.float32))
+        params = tuple(
+            (fw.array((rng.standard_normal((width, width)) / np.sqrt(width)).astype(np.float32)),
+             fw.array(rng.standard_normal(width, np.float32) * 0.1))
+            for _ in range(3)
+        )
+        env.update(x=x, params=params, f_native=fw.compile(fw.mlp), f_al=fw.compile(mlp_arraylayer))
+
+    def mlp() -> Row:
+        setup()
+        return timed_row(fw.name, label, env, fw.sync.format("f_native(x, params)"), fw.sync.format("f_al(x, params)"),
+                         COMPILED_TARGET, s.min_time * 2.5, s.mlp_repeats, tolerance=1e-4)
+
+    case(rows, fw.name, label, mlp)
+    if fw.name == "torch":
+        def graph_breaks() -> Row:
+            import torch
+
+            if "x" not in env:
+                setup()
+            native = torch._dynamo.explain(fw.mlp)(env["x"], env["params"])
+            ours = torch._dynamo.explain(mlp_arraylayer)(env["x"], env["params"])
+            # explain() does not count a break in a frame with no tensor operation before it;
+            # fullgraph=True refuses every break
+            try:
+                torch.compile(mlp_arraylayer, backend="eager", fullgraph=True)(env["x"], env["params"])
+                fullgraph = "compiles"
+            except Exception as error:
+                fullgraph = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"[:300]
+            ok = ours.graph_break_count == 0 and ours.graph_count == 1 and fullgraph == "compiles"
+            return Row(fw.name, "compiled: MLP graph breaks (torch.compile)", native.graph_break_count,
+                       ours.graph_break_count, "count", None, "== 0", ok,
+                       {"reasons": [str(r.reason) for r in ours.break_reasons], "graphs": ours.graph_count,
+                        "fullgraph": fullgraph})
+
+        case(rows, fw.name, "compiled: MLP graph breaks (torch.compile)", graph_breaks)
+
+
+# -- import ---------------------------------------------------------------------------------------
+_NATIVE_IMPORT = {
+    "numpy": ("import numpy as np", "x = np.asarray([1.0, 2.0], dtype=np.float32); np.add(x, x)"),
+    "jax": ("import jax.numpy as jnp",
+            "x = jnp.asarray([1.0, 2.0], dtype=jnp.float32); jnp.add(x, x).block_until_ready()"),
+    "torch": ("import torch", "x = torch.asarray([1.0, 2.0], dtype=torch.float32); torch.add(x, x)"),
+    "tensorflow": ("import tensorflow as tf", "x = tf.constant([1.0, 2.0], dtype=tf.float32); tf.add(x, x)"),
+}
+
+
+def _child(imports: str, first_use: str) -> str:
+    return ("import time; t0 = time.perf_counter()\n" + imports + "\nt1 = time.perf_counter()\n" + first_use
+            + "\nt2 = time.perf_counter(); print(t1 - t0, t2 - t0)\n")
+
+
+def _run_child(code: str) -> tuple[float, float]:
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}")
+    first, second = out.stdout.split()[-2:]
+    return float(first), float(second)
+
+
+def import_rows(name: str, s: Settings) -> list[Row]:
+    """set_backend(name) (+ a first add) in fresh interpreters vs import <framework> (+ the same add)."""
+    imports, use = _NATIVE_IMPORT[name]
+    native_code = _child(imports, use)
+    ours_code = _child(f"import arraylayer as al; al.set_backend({name!r})",
+                       "x = al.asarray([1.0, 2.0]); y = al.add(x, x); getattr(y, 'block_until_ready', int)()")
+    natives, ourss = [], []
+    for repeat in range(s.import_repeats):
+        pair = (native_code, ours_code) if repeat % 2 == 0 else (ours_code, native_code)
+        results = {code: _run_child(code) for code in pair}
+        natives.append(results[native_code])
+        ourss.append(results[ours_code])
+    ours = statistics.median(t[1] for t in ourss)  # set_backend imports the framework at first use
+    rows = []
+    for k, (label, native_label) in enumerate([("import: set_backend+add vs import", imports),
+                                               ("import: set_backend+add vs import+add", f"{imports}; {use}")]):
+        native = statistics.median(t[k] for t in natives)
+        rows.append(Row(name, label, native, ours, "s", ours / native, "info", None,
+                        {"native": native_label, "arraylayer": ours_code, "delta_s": ours - native,
+                         "repeats": s.import_repeats}))
+    return rows
+
+
+def backend_free_rows(s: Settings, rows: list[Row]) -> None:
+    def import_arraylayer() -> Row:
+        measured = import_cost(s.import_arraylayer_repeats)
+        seconds, loaded = measured["median_s"], measured["frameworks_imported"]
+        return Row("-", "import arraylayer (no framework)", None, seconds, "s", None,
+                   f"< {IMPORT_TARGET_S * 1000:.0f} ms", seconds < IMPORT_TARGET_S and not loaded,
+                   {"frameworks_imported": loaded, "repeats": s.import_arraylayer_repeats})
+
+    def promotion() -> list[Row]:
+        import numpy as np
+
+        import arraylayer as al
+
+        env = {"al": al, "np": np, "f32": al.float32, "i8": al.int8, "nf32": np.dtype("float32"),
+               "ni8": np.dtype("int8")}
+        out = []
+        for label, native, ours in [("promotion: promote_types(f32, i8)", "np.promote_types(nf32, ni8)",
+                                     "al.promote_types(f32, i8)"),
+                                    ("promotion: result_type(f32, i8)", "np.result_type(nf32, ni8)",
+                                     "al.result_type(f32, i8)")]:
+            timing = paired(env, native, ours, s.min_time, s.repeats)
+            seconds = timing.pop("arraylayer_s")
+            out.append(Row("-", label, timing.pop("native_s"), seconds, "s", timing["ratio"],
+                           f"< {PROMOTION_TARGET_S * 1e9:.0f} ns", seconds < PROMOTION_TARGET_S,
+                           {"native": native, "arraylayer": ours, **timing}))
+        return out
+
+    case(rows, "-", "import arraylayer", import_arraylayer)
+    case(rows, "-", "promotion", promotion)
+
+
+# -- report ---------------------------------------------------------------------------------------
+def fmt_value(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "count":
+        return str(int(value))
+    for scale, suffix in ((1, "s"), (1e-3, "ms"), (1e-6, "us")):
+        if value >= scale:
+            return f"{value / scale:.3g} {suffix}" if value / scale < 100 else f"{value / scale:.0f} {suffix}"
+    return f"{value * 1e9:.0f} ns"
+
+
+def table(rows: list[Row]) -> str:
+    header = ("backend", "case", "native", "arraylayer", "ratio", "target", "ok")
+    lines = [header]
+    for r in rows:
+        ours = "error" if "error" in r.details else fmt_value(r.arraylayer, r.unit)
+        lines.append((r.backend, r.case, fmt_value(r.native, r.unit), ours,
+                      "-" if r.ratio is None else f"{r.ratio:.2f}x", r.target,
+                      "-" if r.ok is None else ("yes" if r.ok else "NO")))
+    widths = [max(len(line[k]) for line in lines) for k in range(len(header))]
+    right = {2, 3, 4}
+    out = []
+    for k, line in enumerate(lines):
+        out.append("  ".join(cell.rjust(w) if i in right else cell.ljust(w)
+                             for i, (cell, w) in enumerate(zip(line, widths, strict=True))).rstrip())
+        if k == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def _commit() -> str:
+    """The checkout measured: short commit id, "+changes" when the tree differs from it."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=root,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "arraylayer"],
+                               capture_output=True, text=True, cwd=root, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+changes" if dirty else "")
+
+
+def result_file(rows: list[Row], quick: bool, backends: list[str]) -> dict[str, Any]:
+    """What ops.json holds: flat ``results`` rows (the table, with raw numbers) and per-row
+    ``details`` (statements, loop sizes, ratio quartiles, allocation logs, errors)."""
+    versions = {"python": sys.version.split()[0]}
+    for module in BACKENDS:
+        if module in sys.modules:
+            versions[module] = getattr(sys.modules[module], "__version__", "?")
+    results, details = [], []
+    for r in rows:
+        shown = "error" if "error" in r.details else fmt_value(r.arraylayer, r.unit)
+        results.append({"backend": r.backend, "case": r.case, "native": fmt_value(r.native, r.unit),
+                        "arraylayer": shown, "ratio": None if r.ratio is None else round(r.ratio, 3),
+                        "target": r.target, "ok": r.ok, "unit": r.unit, "native_value": r.native,
+                        "arraylayer_value": r.arraylayer})
+        details.append({"backend": r.backend, "case": r.case,
+                        **{k: v for k, v in r.details.items() if k != "traceback"}})
+    return {"date": time.strftime("%Y-%m-%d %H:%M"), "commit": _commit(), "quick": quick, "platform": platform.platform(),
+            "cpus": os.cpu_count(), "backends": backends, "versions": versions, "settings": asdict(QUICK if quick else FULL),
+            "results": results, "details": details}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes and few repeats (a smoke test)")
+    parser.add_argument("--backend", action="append", choices=BACKENDS,
+                        help="only this backend (repeatable); default: every installed one")
+    parser.add_argument("--output", type=Path, default=Path(__file__).parent / "results" / "ops.json")
+    args = parser.parse_args(argv)
+    s = QUICK if args.quick else FULL
+
+    import arraylayer as al
+
+    backends = args.backend or [b for b in BACKENDS if b in al.installed_backends()]
+    started = time.perf_counter()
+    rows: list[Row] = []
+    print("import cases (fresh interpreters) ...", file=sys.stderr, flush=True)
+    backend_free_rows(s, rows)
+    for name in backends:
+        case(rows, name, "import", lambda name=name: import_rows(name, s))
+    for name in backends:
+        print(f"{name} ...", file=sys.stderr, flush=True)
+        backend_cases(name, s, rows)
+
+    print(table(rows))
+    errors = [r for r in rows if "error" in r.details]
+    for r in errors:
+        print(f"\nerror in {r.backend} / {r.case}: {r.details['error']}")
+    judged = [r for r in rows if r.ok is not None]
+    print(f"\n{sum(r.ok for r in judged)} of {len(judged)} targets met"
+          f"{' (--quick: a smoke test, figures not meaningful)' if args.quick else ''}; "
+          f"{time.perf_counter() - started:.0f} s")
+
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(result_file(rows, args.quick, backends), indent=1, default=str) + "\n")
+    print(f"written: {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
