@@ -6,7 +6,8 @@ The api layer builds the functions that are compositions (``zeros_like``, ``asty
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Callable
+from typing import Any, Final
 
 KERNEL_NAMES: Final[dict[str, tuple[str, ...]]] = {
     "creation": ("arange", "empty", "eye", "full", "linspace", "meshgrid", "ones", "tril", "triu", "zeros"),
@@ -39,3 +40,20 @@ KERNEL_NAMES: Final[dict[str, tuple[str, ...]]] = {
 }
 
 ALL_KERNEL_NAMES: Final[tuple[str, ...]] = tuple(n for names in KERNEL_NAMES.values() for n in names)
+
+#: The factorisations and solves no framework computes in float16/bfloat16 (float32 work rounded
+#: back would not be exact); every backend declares them unsupported for those dtypes.
+DECOMPOSITIONS: Final[tuple[str, ...]] = (
+    "cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_rank", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
+)
+
+
+def collect_kernels(modules: dict[str, Any]) -> dict[str, Callable[..., Any]]:
+    """``KERNELS`` of a backend package: every name of :data:`KERNEL_NAMES`, taken from the module
+    that holds its category (``modules``: category -> module). A missing kernel fails at import."""
+    return {name: getattr(modules[category], name) for category, names in KERNEL_NAMES.items() for name in names}
+
+
+def half_precision_decompositions_unsupported(version_range: str) -> dict[str, dict[str, tuple[str, ...]]]:
+    """The ``UNSUPPORTED`` entries for :data:`DECOMPOSITIONS` in float16/bfloat16 at ``version_range``."""
+    return {name: {version_range: ("bfloat16", "float16")} for name in DECOMPOSITIONS}

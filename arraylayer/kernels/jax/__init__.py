@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..names import KERNEL_NAMES
+from ..names import collect_kernels, half_precision_decompositions_unsupported
 from . import creation, elementwise, linalg, manipulation, searching, statistical
 
 _MODULES = {
@@ -27,16 +27,8 @@ _MODULES = {
     "utility": statistical,
 }
 
-KERNELS: dict[str, Callable[..., Any]] = {
-    name: getattr(_MODULES[category], name) for category, names in KERNEL_NAMES.items() for name in names
-}
+KERNELS: dict[str, Callable[..., Any]] = collect_kernels(_MODULES)
 
 # No float16/bfloat16 factorisations or solves (see linalg.py); everything else the api layer
 # sends has a kernel on jax 0.10 (tests/test_kernels_*.py call every one).
-UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
-    name: {">=0.10,<0.11": ("bfloat16", "float16")}
-    for name in (
-        "cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_rank", "pinv", "qr", "slogdet", "solve",
-        "svd", "svdvals",
-    )
-}
+UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = half_precision_decompositions_unsupported(">=0.10,<0.11")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..names import KERNEL_NAMES
+from ..names import collect_kernels, half_precision_decompositions_unsupported
 from . import (
     creation,
     elementwise,
@@ -33,15 +33,7 @@ _MODULES: dict[str, Any] = {
     "statistical": statistical, "utility": utility,
 }
 
-KERNELS: dict[str, Callable[..., Any]] = {
-    name: getattr(_MODULES[category], name) for category, names in KERNEL_NAMES.items() for name in names
-}
+KERNELS: dict[str, Callable[..., Any]] = collect_kernels(_MODULES)
 
 # TF has no float16/bfloat16 decompositions; float32 work rounded back would not be exact.
-UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
-    name: {">=2.21,<2.22": ("bfloat16", "float16")}
-    for name in (
-        "cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_rank", "pinv", "qr", "slogdet", "solve",
-        "svd", "svdvals",
-    )
-}
+UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = half_precision_decompositions_unsupported(">=2.21,<2.22")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from ..names import KERNEL_NAMES
+from ..names import collect_kernels, half_precision_decompositions_unsupported
 from . import creation, elementwise, linalg, manipulation, searching, sets, statistical
 
 _MODULES: Final = {
@@ -26,9 +26,7 @@ _MODULES: Final = {
     "utility": statistical,
 }
 
-KERNELS: dict[str, Callable[..., Any]] = {
-    name: getattr(_MODULES[category], name) for category, names in KERNEL_NAMES.items() for name in names
-}
+KERNELS: dict[str, Callable[..., Any]] = collect_kernels(_MODULES)
 
 _TORCH_2_13: Final = ">=2.13,<2.14"
 
@@ -37,11 +35,5 @@ _TORCH_2_13: Final = ">=2.13,<2.14"
 # and rounding back would not be the float16 result, so these stay unsupported.
 # Partly supported, so not declared: matrix_power (n >= 0 is matmul; n < 0 needs inv) and
 # matrix_norm ("fro", 1, -1, inf, -inf work; 2, -2 and "nuc" need an SVD).
-UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {
-    name: {_TORCH_2_13: ("bfloat16", "float16")}
-    for name in (
-        "cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_rank", "pinv", "qr", "slogdet", "solve",
-        "svd", "svdvals",
-    )
-}
+UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = half_precision_decompositions_unsupported(_TORCH_2_13)
 SUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {}
