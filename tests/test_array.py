@@ -343,19 +343,6 @@ def test_numpy_interoperability(backend):
 
 
 # -- functions take and give Arrays ---------------------------------------------------------------
-def _functions_take_arrays() -> bool:
-    return isinstance(al.negative(Array(np.ones(2, np.float32))), Array) and isinstance(
-        al.sum(Array(np.ones(2, np.float32))), Array)
-
-
-needs_api_hook = pytest.mark.skipif(
-    not _functions_take_arrays(),
-    reason="the api layer does not check for arraylayer.Array yet (the hook that calls "
-           "arraylayer.api.dispatch.call_unwrapped from the planning paths and accepting_wrapped is proposed)",
-)
-
-
-@needs_api_hook
 def test_functions_take_and_give_arrays(backend):
     x = make_array(backend, "float32", [[1, 2, 3], [4, 5, 6]])
     a = Array(x)
@@ -375,7 +362,6 @@ def test_functions_take_and_give_arrays(backend):
     assert isinstance(xp.sum(a), Array) and isinstance(xp.linalg.matmul(a, a.mT), Array)
 
 
-@needs_api_hook
 @pytest.mark.parametrize("name", ["jax", "torch", "tensorflow"])
 def test_functions_on_arrays_inside_the_compilers(name, request):
     pytest.importorskip(name)

@@ -27,9 +27,6 @@ from arraylayer.support import (
     version_matches,
 )
 
-needs_numpy_kernels = pytest.mark.skipif(not al.get_backend("numpy").kernels,
-                                         reason="the numpy kernel package provides no kernels yet")
-
 FLOATS = ("bfloat16", "float16", "float32", "float64")
 INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 
@@ -343,7 +340,6 @@ def test_matrix_rows_and_cells(backend):
     assert matrix.cell("bitwise_and", "float32").status == "undefined"
 
 
-@needs_numpy_kernels
 def test_text_matrix_has_aligned_columns():
     matrix = support.support_matrix("numpy", ["add", "linalg.det", "bitwise_and", "signbit"])
     text = support.render_matrix(matrix, "text")
@@ -357,7 +353,6 @@ def test_text_matrix_has_aligned_columns():
     assert "undefined" not in text and "not defined for this kind" in text
 
 
-@needs_numpy_kernels
 def test_markdown_and_html_matrices():
     matrix = support.support_matrix("numpy", ["add", "signbit", "linalg.det"])
     markdown = support.render_matrix(matrix, "markdown")
