@@ -593,8 +593,8 @@ def _value(value: Any) -> str:
     if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
         return ", ".join(_value(v) for v in value) if value else "none"
     if isinstance(value, str):
-        return literal(value)
-    return literal(json.dumps(value, sort_keys=True))
+        return literal(" ".join(value.split()).replace("`", "'"))  # one line, no reST markup inside
+    return literal(" ".join(json.dumps(value, sort_keys=True).split()).replace("`", "'"))
 
 
 def _benchmark_file(path: Path) -> list[str]:
@@ -607,6 +607,8 @@ def _benchmark_file(path: Path) -> list[str]:
     if scalars:
         lines += ["Measured with " + ", ".join(f"{k} {_value(v)}" for k, v in scalars.items()) + ".", ""]
     for key, value in data.items():
+        if key == "details":  # free-form notes of bench_ops.py: the README and JSON carry them
+            continue
         if isinstance(value, list) and value and all(isinstance(row, dict) for row in value):
             columns = list(dict.fromkeys(k for row in value for k in row))
             lines += [f"**{_column_title(key)}**", ""]
