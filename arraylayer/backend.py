@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from .dtypes import Dtype, all_dtypes, as_dtype, register_dtype_alias
@@ -145,6 +146,11 @@ class Backend(ABC):
     @abstractmethod
     def astype(self, x: Any, dtype: Dtype) -> Any:
         """``x`` cast to ``dtype``; ``x`` itself when it already has that dtype."""
+
+    def caster(self, dtype: Dtype) -> Callable[[Any], Any]:
+        """One callable that casts this backend's arrays of another dtype to ``dtype``, for cached
+        plans: the framework's own cast, without :meth:`astype`'s per-call dtype checks."""
+        return lambda x: self.astype(x, dtype)
 
     @abstractmethod
     def copy(self, x: Any) -> Any:

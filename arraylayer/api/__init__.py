@@ -29,12 +29,14 @@ CATEGORIES = (creation, data_types, elementwise, indexing, info, linear_algebra,
 
 # arraylayer.Array in, Array out: every public function without a planned native fast path checks
 # its arguments for wrappers (the elementwise functions check in their planning path instead).
+# Functions that only read ``.dtype`` (an Array has one): no unwrapping, no per-call cost.
+_READ_DTYPE_ONLY = frozenset({"result_type", "can_cast", "finfo", "iinfo", "isdtype"})
 # A function exported by two modules (matmul in the main namespace and in linalg) gets one wrapper.
 _wrapped: dict[int, object] = {}
 for _module in (*CATEGORIES, linalg):
     for _name in _module.__all__:
         _function = getattr(_module, _name)
-        if callable(_function) and not isinstance(_function, type):
+        if callable(_function) and not isinstance(_function, type) and _name not in _READ_DTYPE_ONLY:
             if id(_function) not in _wrapped:
                 _wrapped[id(_function)] = accepting_wrapped(_function)
             setattr(_module, _name, _wrapped[id(_function)])

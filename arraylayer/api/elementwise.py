@@ -181,16 +181,23 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
     same: dict[type, dict[Any, Callable[[Any, Any], Any]]] = {}
     with_scalar: dict[type, dict[tuple[Any, ...], ScalarPlan]] = {}
     mixed: dict[type, dict[tuple[Any, ...], MixedPlan]] = {}  # two arrays of one class, two dtypes
-    caches = Plans(same, with_scalar, mixed)
+    # the plans that need no check: the kernel (with a cast, for mixed) called on the arguments as given
+    scalar_runs: dict[type, dict[tuple[Any, ...], Callable[[Any, Any], Any]]] = {}
+    mixed_runs: dict[type, dict[tuple[Any, ...], Callable[[Any, Any], Any]]] = {}
+    caches = Plans(same, with_scalar, mixed, scalar_runs, mixed_runs)
 
     def planned(x1: Any, x2: Any) -> Any:
         scalar_first = type(x1) in SCALAR_CLASSES
         array, scalar = (x2, x1) if scalar_first else (x1, x2)
         if type(scalar) in SCALAR_CLASSES:
             try:
-                plan = with_scalar[type(array)][get_dtype_promotion(), array.dtype, type(scalar), scalar_first]
+                key = (get_dtype_promotion(), array.dtype, type(scalar), scalar_first)
+                run = scalar_runs[type(array)].get(key)
+                plan = with_scalar[type(array)].get(key) if run is None else None
             except (AttributeError, KeyError):
-                plan = None
+                run = plan = None
+            if run is not None:
+                return run(x1, x2)
             if plan is not None and plan.admits(array, scalar):
                 value = plan.python_type(scalar)
                 return plan.run(value, array) if scalar_first else plan.run(array, value)
@@ -206,16 +213,18 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
         return _plan_binary(name, spec, caches, x1, x2)
 
     def function(x1: Array | complex, x2: Array | complex, /) -> Array:
-        run = None
-        if type(x1) is type(x2):  # no exception raised on the common paths: raising costs
+        cls = type(x1)
+        if cls is type(x2):  # no exception raised on the planned paths: raising costs
             try:
                 native = x1.dtype
                 if native is x2.dtype:
-                    run = same.get(type(x1), _NO_PLANS).get(native)
-            except AttributeError:  # two Python scalars
-                pass
-        if run is not None:
-            return run(x1, x2)
+                    run = same[cls][native]
+                else:  # .get: no exception where no plan can exist (JAX, weak results)
+                    run = mixed_runs.get(cls, _NO_PLANS).get((get_dtype_promotion(), native, x2.dtype))
+            except (AttributeError, KeyError):  # two Python scalars, or not planned yet
+                run = None
+            if run is not None:
+                return run(x1, x2)
         return planned(x1, x2)
 
     _describe(function, name, spec, "x1, x2")
@@ -243,6 +252,8 @@ class Plans(NamedTuple):
     same: dict[type, dict[Any, Any]]
     with_scalar: dict[type, dict[Any, Any]]
     mixed: dict[type, dict[Any, Any]]
+    scalar_runs: dict[type, dict[Any, Any]]
+    mixed_runs: dict[type, dict[Any, Any]]
 
 
 class MixedPlan(NamedTuple):
@@ -286,9 +297,15 @@ def _plan_binary(name: str, spec: Spec, caches: Plans, x1: Any, x2: Any) -> Any:
     elif first_is_array and isinstance(x2, arrays) and type(x1) is type(x2) and compute is dtype:
         d1, d2 = backend.dtype_of(x1), backend.dtype_of(x2)
         if type(policy.table[d1][d2]) is Dtype:  # a strong result: no default dtype involved
-            caches.mixed.setdefault(type(x1), {})[policy.name, x1.dtype, x2.dtype] = MixedPlan(
+            key = (policy.name, x1.dtype, x2.dtype)
+            caches.mixed.setdefault(type(x1), {})[key] = MixedPlan(
                 run, _caster(backend, d1, compute), _caster(backend, d2, compute), backend.weak_arrays
             )
+            if not backend.weak_arrays and (d1 is compute) is not (d2 is compute):
+                direct, cast = getattr(run, "arrays_only", run), backend.caster(compute)
+                caches.mixed_runs.setdefault(type(x1), {})[key] = (
+                    (lambda x1, x2: direct(cast(x1), x2)) if d2 is compute else (lambda x1, x2: direct(x1, cast(x2)))
+                )
     elif (first_is_array and a1 is x1 and type(x2) in SCALAR_CLASSES) or (
         a2 is x2 and type(x1) in SCALAR_CLASSES and isinstance(x2, arrays)
     ):
@@ -298,10 +315,13 @@ def _plan_binary(name: str, spec: Spec, caches: Plans, x1: Any, x2: Any) -> Any:
             if compute.is_integer and type(scalar) is int:
                 info = iinfo(compute)
                 bounds = (info.min, info.max)
-            plans = with_scalar.setdefault(type(array), {})
-            plans[policy.name, array.dtype, type(scalar), not first_is_array] = ScalarPlan(
-                run, PYTHON_TYPE_OF_KIND[compute.kind], *bounds, backend.weak_arrays
-            )
+            key = (policy.name, array.dtype, type(scalar), not first_is_array)
+            python_type = PYTHON_TYPE_OF_KIND[compute.kind]
+            runs, plans = caches.scalar_runs.setdefault(type(array), {}), with_scalar.setdefault(type(array), {})
+            if bounds == (None, None) and python_type is type(scalar) and not backend.weak_arrays:
+                runs[key] = run  # nothing to check, nothing to convert
+            else:
+                plans[key] = ScalarPlan(run, python_type, *bounds, backend.weak_arrays)
     return result
 
 

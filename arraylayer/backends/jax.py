@@ -7,6 +7,8 @@ run time, and ``with jax.enable_x64(True):`` scopes it), and never changed here.
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
 from ..backend import Backend
@@ -83,6 +85,9 @@ class JaxBackend(Backend):
     def astype(self, x: Any, dtype: Dtype) -> Any:
         native = self.as_native_dtype(dtype)
         return x if x.dtype == native else x.astype(native)
+
+    def caster(self, dtype: Dtype) -> Callable[[Any], Any]:
+        return operator.methodcaller("astype", self.as_native_dtype(dtype))
 
     def copy(self, x: Any) -> Any:
         import jax.numpy as jnp

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ..backend import Backend
@@ -49,6 +51,9 @@ class NumpyBackend(Backend):
     def astype(self, x: Any, dtype: Dtype) -> Any:
         native = self.as_native_dtype(dtype)
         return x if x.dtype == native else x.astype(native)
+
+    def caster(self, dtype: Dtype) -> Callable[[Any], Any]:
+        return operator.methodcaller("astype", self.as_native_dtype(dtype))
 
     def copy(self, x: Any) -> Any:
         return self.load().module.array(x, copy=True)

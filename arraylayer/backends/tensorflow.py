@@ -9,6 +9,7 @@ devices, memory growth, virtual CPUs) for the rest of the process.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
@@ -165,6 +166,9 @@ class TensorflowBackend(Backend):
     def astype(self, x: Any, dtype: Dtype) -> Any:
         native = self.as_native_dtype(dtype)
         return x if x.dtype.as_datatype_enum == native.as_datatype_enum else self.module.cast(x, native)
+
+    def caster(self, dtype: Dtype) -> Callable[[Any], Any]:
+        return functools.partial(self.load().module.cast, dtype=self.as_native_dtype(dtype))
 
     def copy(self, x: Any) -> Any:
         return self.load().module.identity(x)

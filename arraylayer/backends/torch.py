@@ -7,6 +7,7 @@ them, which a probe decides once at load.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
 from ..backend import Backend
@@ -125,6 +126,10 @@ class TorchBackend(Backend):
     def astype(self, x: Any, dtype: Dtype) -> Any:
         native = self.as_native_dtype(dtype)
         return x if x.dtype == native else x.to(native)
+
+    def caster(self, dtype: Dtype) -> Callable[[Any], Any]:
+        native = self.as_native_dtype(dtype)
+        return lambda x: x.to(native)  # a lambda: torch.compile cannot trace operator.methodcaller
 
     def copy(self, x: Any) -> Any:
         return x.clone()
