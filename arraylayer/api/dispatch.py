@@ -165,26 +165,20 @@ def call_unwrapped(function: Callable[..., Any], args: tuple[Any, ...], kwargs: 
     (lists and tuples of arguments included), and every native array in its result (or in a
     tuple, list or named tuple it returns) wrapped in the class of the first wrapper found."""
     wrap = None
-    native_args = []
-    for x in args:
+
+    def unwrap(x: Any) -> Any:
+        nonlocal wrap
         pair = WRAPPERS.get(type(x))
         if pair is not None:
             wrap = wrap or pair[1]
-            x = pair[0](x)
-        elif type(x) in _SEQUENCES:
+            return pair[0](x)
+        if type(x) in _SEQUENCES:
             x, found = _unwrap_items(x)
             wrap = wrap or found
-        native_args.append(x)
-    native_kwargs = {}
-    for key, x in kwargs.items():
-        pair = WRAPPERS.get(type(x))
-        if pair is not None:
-            wrap = wrap or pair[1]
-            x = pair[0](x)
-        elif type(x) in _SEQUENCES:
-            x, found = _unwrap_items(x)
-            wrap = wrap or found
-        native_kwargs[key] = x
+        return x
+
+    native_args = [unwrap(x) for x in args]
+    native_kwargs = {key: unwrap(x) for key, x in kwargs.items()}
     result = function(*native_args, **native_kwargs)
     return result if wrap is None else _wrap_result(result, wrap)
 
