@@ -74,12 +74,21 @@ from .registry import backend_of
 
 __all__ = ["Array"]
 
-# The Array API versions whose namespace arraylayer.xp.<backend> serves (it implements 2024.12,
-# a superset of the earlier ones).
-_API_VERSIONS: Final = frozenset({None, "2021.12", "2022.12", "2023.12", "2024.12"})
+# The Array API versions the namespaces serve: the one arraylayer implements and every earlier one
+# (each revision is a superset of the one before).
+# Only those up to ``arraylayer.__array_api_version__`` are accepted.
+_API_VERSIONS: Final = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+# backend name -> its Array namespace module, imported on first use
+_NAMESPACES: dict[str, ModuleType] = {}
 _PYTHON_SCALARS: Final = (bool, int, float, complex)
 # DLPack device types (dlpack.h) of arraylayer's device kinds, for backends without __dlpack_device__.
 _DLPACK_DEVICE_TYPE: Final = {"cpu": 1, "gpu": 2}
+
+
+def _served_version() -> str:
+    from . import __array_api_version__
+
+    return __array_api_version__
 
 
 def _backend(native: Any) -> Backend:
@@ -178,20 +187,25 @@ class Array:
         return self if moved is native else _wrap(moved)
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
-        """The Array API namespace of this array's backend: ``arraylayer.xp.<backend>``."""
-        if api_version not in _API_VERSIONS:
+        """The Array namespace of this array's backend: ``arraylayer.xp.arrays.<backend>``, whose
+        functions take and return Arrays (``arraylayer.xp.<backend>`` is the one for native arrays)."""
+        if api_version is not None and (api_version not in _API_VERSIONS or api_version > _served_version()):
+            served = [v for v in _API_VERSIONS if v <= _served_version()]
             raise ValueError(
-                f"arraylayer serves the Array API versions {', '.join(sorted(v for v in _API_VERSIONS if v))}; "
+                f"arraylayer serves the Array API versions {', '.join(served)}; "
                 f"got api_version={api_version!r}."
             )
         name = _backend(self._native).name
-        try:
-            return importlib.import_module(f"arraylayer.xp.{name}")
-        except ModuleNotFoundError:
-            raise ArrayLayerError(
-                f"arraylayer has no Array API namespace module for the {name!r} backend (arraylayer.xp has "
-                f"numpy, jax, torch and tensorflow); call the functions of arraylayer directly."
-            ) from None
+        namespace = _NAMESPACES.get(name)
+        if namespace is None:
+            try:
+                namespace = _NAMESPACES[name] = importlib.import_module(f"arraylayer.xp.arrays.{name}")
+            except ModuleNotFoundError:
+                raise ArrayLayerError(
+                    f"arraylayer has no Array namespace module for the {name!r} backend (arraylayer.xp.arrays "
+                    f"has numpy, jax, torch and tensorflow); call the functions of arraylayer directly."
+                ) from None
+        return namespace
 
     # -- interchange ----------------------------------------------------------------------------
     def __dlpack__(self, *, stream: Any = None, max_version: tuple[int, int] | None = None,

@@ -21,9 +21,34 @@ _FOREIGN: Final = {"cuda": "gpu", "mps": "gpu", "xla": "tpu", "/cpu": "cpu", "/g
                    "/device:cpu": "cpu"}
 
 
-def parse_device(device: str) -> tuple[str, int]:
-    """``"gpu:1"`` -> ``("gpu", 1)``; ``"gpu"`` means ``"gpu:0"``. Raises DeviceError otherwise."""
+# A TensorFlow device string: "/device:GPU:0", "/job:localhost/replica:0/task:0/device:CPU:0".
+_TENSORFLOW: Final = re.compile(r"^(?:/job:[^/]+/replica:\d+/task:\d+)?/device:(cpu|gpu|tpu):(\d+)$")
+# The platform names of the frameworks' device objects (torch.device.type, jax.Device.platform).
+_PLATFORMS: Final = {"cpu": "cpu", "cuda": "gpu", "gpu": "gpu", "rocm": "gpu", "tpu": "tpu"}
+
+
+def _framework_device(device: Any) -> str | None:
+    """The arraylayer spelling of a framework's own device: a torch.device, a jax.Device or a
+    TensorFlow device string; None for anything else."""
+    if isinstance(device, str):
+        match = _TENSORFLOW.match(device.lower())
+        return None if match is None else f"{match.group(1)}:{match.group(2)}"
+    platform = getattr(device, "type", None) or getattr(device, "platform", None)  # torch, then jax
+    kind = _PLATFORMS.get(platform) if isinstance(platform, str) else None
+    if kind is None:
+        return None
+    index = getattr(device, "index", None) if hasattr(device, "type") else getattr(device, "id", 0)
+    return f"{kind}:{index or 0}"
+
+
+def parse_device(device: Any) -> tuple[str, int]:
+    """``"gpu:1"`` -> ``("gpu", 1)``; ``"gpu"`` means ``"gpu:0"``. The frameworks' own device
+    objects are accepted too (``torch.device("cuda", 1)``, a ``jax.Device``, TensorFlow's
+    ``"/device:GPU:1"``). Raises DeviceError otherwise."""
     match = _PATTERN.match(device.lower()) if isinstance(device, str) else None
+    if match is None:
+        native = _framework_device(device)
+        match = None if native is None else _PATTERN.match(native)
     if match is None:
         text = str(device).lower()
         kind = next((ours for theirs, ours in _FOREIGN.items() if text.startswith(theirs)), None)
@@ -35,7 +60,7 @@ def parse_device(device: str) -> tuple[str, int]:
     return match.group(1), int(match.group(2) or 0)
 
 
-def canonical_device(device: str) -> str:
+def canonical_device(device: Any) -> str:
     """The canonical spelling: ``"cpu"``, ``"gpu:0"``, ``"tpu:1"``."""
     kind, index = parse_device(device)
     return "cpu" if kind == "cpu" else f"{kind}:{index}"

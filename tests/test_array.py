@@ -262,7 +262,7 @@ def test_properties(backend):
 def test_array_namespace(backend):
     a = Array(make_array(backend, "float32", [1, 2]))
     namespace = a.__array_namespace__()
-    assert namespace.__name__ == f"arraylayer.xp.{backend}"
+    assert namespace.__name__ == f"arraylayer.xp.arrays.{backend}"  # the closed Array namespace (issue 11)
     assert a.__array_namespace__(api_version="2023.12") is namespace
     with pytest.raises(ValueError, match="api_version"):
         a.__array_namespace__(api_version="1999.01")

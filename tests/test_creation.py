@@ -80,9 +80,20 @@ def test_copy_true_never_shares_memory():
 
 
 def test_array_arguments_choose_the_backend_not_the_active_one(backend):
-    """Functions with array arguments use the arrays' backend (a NumPy input stays NumPy)."""
+    """Functions with array arguments use the arrays' backend (a NumPy input stays NumPy)..."""
     with al.use_backend(backend):
-        assert isinstance(al.asarray(np.ones(2, np.float32)), np.ndarray)
+        assert isinstance(al.zeros_like(np.ones(2, np.float32)), np.ndarray)
+
+
+def test_asarray_makes_an_array_of_the_chosen_backend(backend):
+    """... but asarray is a creation function: inside use_backend it makes an array of that
+    backend, moving another backend's array over (issue 11; it used to return it unchanged)."""
+    source = np.array([1.5, -2.0], np.float32)
+    with al.use_backend(backend) as chosen:
+        moved = al.asarray(source)
+        assert al.backend_of(moved) is chosen and isinstance(moved, chosen.array_types)
+        assert al.Dtype(moved.dtype) == "float32" and chosen.to_numpy(moved).tolist() == [1.5, -2.0]
+        assert al.Dtype(al.asarray(source, dtype="int16").dtype) == "int16"
 
 
 def test_device_argument_and_default_device(backend):

@@ -13,7 +13,8 @@ from ..devices import canonical_device, default_device
 from ..dtypes import Dtype, DtypeLike, as_dtype
 from ..errors import TypePromotionError
 from ..promotion import check_ints_fit, result_type
-from ..registry import backend_of
+from ..interchange import to_backend
+from ..registry import backend_of, chosen_backend
 from .dispatch import as_array, kernel, native_device, native_dtype
 
 Array = Any
@@ -42,8 +43,14 @@ def asarray(
     framework's default).
     copy: True always copies; False never does (ValueError when a copy would be needed);
     None copies only when needed.
+
+    Inside ``use_backend(name)`` / after ``set_backend(name)`` the result is an array of that
+    backend: an array of another backend is moved over first (:func:`arraylayer.to_backend`).
     """
     backend = backend_of(obj)
+    chosen = chosen_backend()
+    if chosen is not None and chosen is not backend and isinstance(obj, backend.array_types):
+        obj, backend = to_backend(obj, chosen.name), chosen
     resolved = infer_dtype(dtype, obj)
     if resolved.is_integer:
         check_ints_fit((obj,), resolved)

@@ -1,0 +1,263 @@
+"""The Array API namespaces of :class:`arraylayer.Array`, one per backend:
+``arraylayer.xp.arrays.numpy``, ``.jax``, ``.torch``, ``.tensorflow``.
+
+``Array.__array_namespace__()`` returns the one of the array's backend. The namespace is
+closed: every function takes Arrays (and Python scalars, and native arrays of that backend)
+and returns Arrays (tuples and named tuples of Arrays; 0-d results as 0-d Arrays), creation
+functions make Arrays of that backend whatever backend is active, and its dtype attributes
+are the very :class:`~arraylayer.Dtype` objects ``Array.dtype`` returns.
+
+Each function is generated once from the signature of the arraylayer function it serves:
+one ``type(p) is Array`` probe per array parameter, the call, and ``object.__new__`` plus a
+slot store for the result; no decorator, no per-call look-up of the backend.
+``arraylayer.xp.<backend>`` (native arrays in and out) is the namespace to pass as ``xp=``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, Final
+
+from ...api.dispatch import SCALAR_CLASSES
+from ...array import Array
+from ...devices import canonical_device
+from ...dtypes import Dtype
+from ...registry import BACKEND, backend_of, get_backend
+from .info import ArrayInfo, namespace_dtypes
+
+__all__ = ["populate", "array_function"]
+
+# Functions that take no array, so the namespace's backend must be made the active one for them.
+_BACKEND_CHOSEN: Final = frozenset({"arange", "asarray", "empty", "eye", "from_dlpack", "full", "linspace", "ones",
+                                    "zeros", "meshgrid", "broadcast_shapes"})
+_CONSTANTS: Final = {"e": math.e, "inf": math.inf, "nan": math.nan, "pi": math.pi, "newaxis": None}
+_SEQUENCES: Final = (list, tuple)
+# The submodules of the standard's extensions, by the arraylayer.api module that holds them.
+_EXTENSIONS: Final = ("linalg", "fft")
+
+
+def _items(items: Any) -> Any:
+    """A list or tuple with its Arrays replaced by their native arrays (itself when it has none)."""
+    for item in items:
+        if type(item) is Array:
+            return type(items)(y._native if type(y) is Array else y for y in items)
+    return items
+
+
+def _values(mapping: dict[str, Any]) -> dict[str, Any]:
+    return {key: value._native if type(value) is Array else value for key, value in mapping.items()}
+
+
+def _device(device: Any) -> Any:
+    """A device argument in arraylayer's vocabulary (framework device objects accepted)."""
+    return device if device is None else canonical_device(device)
+
+
+class _Wrapper:
+    """Wraps what a function of one backend's namespace returns: native arrays of the backend
+    become Arrays, NumPy scalars 0-d Arrays, arrays of another backend are moved over."""
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = backend
+        #: the exact native classes seen so far (the generated functions' one-probe check)
+        self.classes: set[type] = set()
+
+    def __call__(self, result: Any) -> Any:
+        cls = type(result)
+        if cls in self.classes:
+            return _new_array(result)
+        if result is None or cls in SCALAR_CLASSES or isinstance(result, (str, Dtype)):
+            return result
+        if isinstance(result, tuple):
+            items = [self(item) for item in result]
+            return cls(*items) if hasattr(result, "_fields") else cls(items)
+        if isinstance(result, list):
+            return [self(item) for item in result]
+        if type(result) is Array:
+            return result
+        backend = self.backend
+        if isinstance(result, backend.array_types):
+            self.classes.add(cls)
+            return _new_array(result)
+        if cls.__module__ == "numpy" and hasattr(result, "dtype") and hasattr(result, "shape"):
+            import numpy as np  # a NumPy scalar: a 0-d array of this backend
+
+            return _new_array(backend.asarray(np.asarray(result), backend.dtype_of(result)))
+        try:
+            source = backend_of(result)
+        except Exception:  # noqa: BLE001 - not an array at all (an Info object, a Python value)
+            return result
+        if isinstance(result, source.array_types):  # computed on the active backend: move it over
+            from ...interchange import to_backend
+
+            return self(to_backend(result, backend.name))
+        return result
+
+
+def _new_array(native: Any) -> Array:
+    array = object.__new__(Array)
+    array._native = native
+    return array
+
+
+def _parameter_role(parameter: inspect.Parameter) -> str:
+    """``"array"``, ``"sequence"``, ``"either"``, ``"device"`` or ``""`` (left as given)."""
+    if parameter.name == "device":
+        return "device"
+    annotation = str(parameter.annotation) if parameter.annotation is not parameter.empty else "Any"
+    if "Array" not in annotation and "Any" not in annotation:
+        return ""
+    if annotation == "Any" or any(word in annotation for word in ("Sequence", "list", "tuple")):
+        return "either"
+    return "array"
+
+
+def array_function(function: Callable[..., Any], backend: Any, name: str, wrap: _Wrapper) -> Callable[..., Any]:
+    """The namespace's version of ``function`` for ``backend``: generated source that unwraps
+    Arrays, calls ``function`` (with ``backend`` active, for functions that take no array) and
+    wraps the result."""
+    inner = getattr(function, "__wrapped__", function)  # our unwrapping replaces accepting_wrapped's
+    try:
+        signature = inspect.signature(inner)
+    except (TypeError, ValueError):
+        signature = None
+    namespace: dict[str, Any] = {"_f": inner, "_A": Array, "_new": object.__new__, "_T": wrap.classes,
+                                 "_wrap": wrap, "_items": _items, "_values": _values, "_seq": _SEQUENCES,
+                                 "_device": _device, "_V": BACKEND.var, "_B": backend}
+    if signature is None:
+        source = "def _public(*args, **kwargs):\n    args = _items(args)\n    kwargs = _values(kwargs)\n"
+        call = "_f(*args, **kwargs)"
+    else:
+        parameters, arguments, lines = [], [], []
+        marker = None
+        ordered = list(signature.parameters.values())
+        for index, p in enumerate(ordered):
+            if p.kind is p.KEYWORD_ONLY and marker is None:
+                parameters.append("*")
+                marker = "*"
+            default = ""
+            if p.default is not p.empty:
+                namespace[f"_d{index}"] = p.default
+                default = f"=_d{index}"
+            role = _parameter_role(p)
+            n = p.name
+            if p.kind is p.VAR_POSITIONAL:
+                parameters.append(f"*{n}")
+                marker = "*"
+                arguments.append(f"*{n}")
+                if role:
+                    lines.append(f"{n} = _items({n})")
+                continue
+            if p.kind is p.VAR_KEYWORD:
+                parameters.append(f"**{n}")
+                arguments.append(f"**{n}")
+                if role:
+                    lines.append(f"{n} = _values({n})")
+                continue
+            parameters.append(f"{n}{default}")
+            arguments.append(f"{n}={n}" if p.kind is p.KEYWORD_ONLY else n)
+            if p.kind is p.POSITIONAL_ONLY and (index + 1 == len(ordered) or ordered[index + 1].kind is not p.POSITIONAL_ONLY):
+                parameters.append("/")
+            if role == "array":
+                lines.append(f"if type({n}) is _A: {n} = {n}._native")
+            elif role == "either":
+                lines.append(f"if type({n}) is _A: {n} = {n}._native\n"
+                             f"    elif type({n}) in _seq: {n} = _items({n})")
+            elif role == "device":
+                lines.append(f"if {n} is not None: {n} = _device({n})")
+        source = f"def _public({', '.join(parameters)}):\n" + "".join(f"    {line}\n" for line in lines)
+        call = f"_f({', '.join(arguments)})"
+    if name in _BACKEND_CHOSEN:
+        source += f"    token = _V.set(_B)\n    try:\n        r = {call}\n    finally:\n        _V.reset(token)\n"
+    else:
+        source += f"    r = {call}\n"
+    source += "    if type(r) in _T:\n        a = _new(_A)\n        a._native = r\n        return a\n    return _wrap(r)\n"
+    exec(compile(source, f"<arraylayer.xp.arrays.{backend.name}.{name}>", "exec"), namespace)  # noqa: S102
+    public = namespace["_public"]
+    public.__name__ = public.__qualname__ = name
+    public.__doc__ = function.__doc__
+    public.__module__ = f"arraylayer.xp.arrays.{backend.name}"
+    public.__wrapped__ = function
+    return public
+
+
+def _asarray(asarray: Callable[..., Any], backend: Any, wrap: _Wrapper) -> Callable[..., Any]:
+    """The namespace's asarray: Arrays unwrapped, arrays of another backend moved to this one
+    (``to_backend``), then arraylayer's asarray with this backend active."""
+    from ...interchange import to_backend
+
+    name = backend.name
+
+    def asarray_(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | None = None) -> Array:
+        if type(obj) is Array:
+            obj = obj._native
+        elif type(obj) in _SEQUENCES:
+            obj = _items(obj)
+        if not isinstance(obj, backend.array_types) and hasattr(obj, "shape") and hasattr(obj, "dtype"):
+            try:
+                source = backend_of(obj)
+            except Exception:  # noqa: BLE001 - not an array of any backend: asarray judges it
+                source = None
+            if source is not None and source is not backend and isinstance(obj, source.array_types):
+                obj = to_backend(obj, name)
+        token = BACKEND.var.set(backend)
+        try:
+            result = asarray(obj, dtype=dtype, device=_device(device), copy=copy)
+        finally:
+            BACKEND.var.reset(token)
+        return wrap(result)  # type: ignore[no-any-return]
+
+    asarray_.__name__ = asarray_.__qualname__ = "asarray"
+    asarray_.__doc__ = asarray.__doc__
+    asarray_.__module__ = f"arraylayer.xp.arrays.{name}"
+    return asarray_
+
+
+def _functions(module: Any, backend: Any, wrap: _Wrapper) -> dict[str, Any]:
+    functions = {}
+    for name in module.__all__:
+        value = getattr(module, name)
+        if name == "__array_namespace_info__" or isinstance(value, type) or not callable(value):
+            continue
+        functions[name] = array_function(value, backend, name, wrap)
+    return functions
+
+
+def populate(namespace: dict[str, Any], backend_name: str) -> None:
+    """Fill a module's globals with the Array namespace of ``backend_name`` (imports its framework)."""
+    import importlib
+
+    import arraylayer
+    from ... import api
+
+    backend = get_backend(backend_name)
+    wrap = _Wrapper(backend)
+    for module in api.CATEGORIES:
+        namespace.update(_functions(module, backend, wrap))
+    namespace["asarray"] = _asarray(getattr(api.creation, "asarray"), backend, wrap)
+    namespace.update(namespace_dtypes(backend))
+    namespace.update(_CONSTANTS)
+    namespace["__array_namespace_info__"] = _info_function(backend_name)
+    for extension in _EXTENSIONS:
+        try:
+            module = importlib.import_module(f"arraylayer.api.{extension}")
+        except ModuleNotFoundError:
+            continue
+        submodule = ModuleType(f"{namespace['__name__']}.{extension}", module.__doc__)
+        submodule.__dict__.update(_functions(module, backend, wrap))
+        submodule.__dict__["__all__"] = sorted(n for n in submodule.__dict__ if not n.startswith("_"))
+        namespace[extension] = submodule
+    namespace["__array_api_version__"] = arraylayer.__array_api_version__
+    namespace.pop("populate", None)  # the module's own import of this function
+    namespace["__all__"] = sorted(n for n in namespace if not n.startswith("_") and n != "annotations")
+
+
+def _info_function(backend_name: str) -> Callable[[], ArrayInfo]:
+    def __array_namespace_info__() -> ArrayInfo:  # noqa: N807 - the Array API's name
+        """The Array API inspection object of this namespace's backend."""
+        return ArrayInfo(backend_name)
+
+    return __array_namespace_info__
