@@ -94,6 +94,100 @@ def _served_version() -> str:
 def _backend(native: Any) -> Backend:
     return backend_of(native)
 
+# -- the operators, generated once per operator ------------------------------------------------------
+
+_BINARY_SOURCE: Final = """
+def {name}(self, other, /{modulo}):
+    {check_modulo}cls = type(other)
+    if cls is Array:
+        other = other._native
+        cls = type(other)
+    elif cls not in _SCALAR_CLASSES:
+        other = _operand(other)
+        if other is NotImplemented:
+            return NotImplemented
+    native = self._native{planned}
+    array = _object_new(Array)
+    array._native = {function}({arguments})
+    return array
+"""
+# The planned path of an elementwise function (two arrays of one class and dtype: its cached
+# kernel, see arraylayer.api.elementwise), taken here directly: no second Python call.
+_PLANNED_SOURCE: Final = """
+    if cls is type(native):
+        try:
+            dtype = native.dtype
+            run = {plans}[cls][dtype] if dtype is other.dtype else None
+        except (AttributeError, KeyError):
+            run = None
+        if run is not None:
+            array = _object_new(Array)
+            array._native = run({arguments})
+            return array"""
+_UNARY_SOURCE: Final = """
+def {name}(self):
+    native = self._native
+    try:
+        run = {plans}[type(native)][native.dtype]
+    except (AttributeError, KeyError):
+        run = {function}
+    array = _object_new(Array)
+    array._native = run(native)
+    return array
+"""
+
+
+def _generated(source: str, name: str, doc: str) -> Callable[..., Any]:
+    """A method compiled from ``source`` in this module's globals: the functions it calls are
+    module globals (no closure cells, which torch.compile's Dynamo could not give a source)."""
+    defined: dict[str, Any] = {}
+    exec(compile(source, f"<arraylayer.Array.{name}>", "exec"), globals(), defined)  # noqa: S102
+    method = defined[name]
+    method.__doc__ = doc
+    return method  # type: ignore[no-any-return]
+
+
+def _binary_method(function: Callable[[Any, Any], Any], name: str, reflected: bool = False,
+                   takes_modulo: bool = False) -> Callable[..., Any]:
+    """``Array.<name>``: ``function(self, other)`` (``function(other, self)`` when reflected) on
+    the native arrays, wrapped; NotImplemented for an operand that is neither an array nor a
+    Python scalar (so Python tries the other operand's method, then raises TypeError)."""
+    fn = function.__name__
+    arguments = "other, native" if reflected else "native, other"
+    planned = ""
+    if hasattr(function, "plans"):
+        globals()[f"_PLANS_{fn}"] = function.plans
+        planned = _PLANNED_SOURCE.format(plans=f"_PLANS_{fn}", arguments=arguments)
+    source = _BINARY_SOURCE.format(
+        name=name, modulo=", modulo=None" if takes_modulo else "",
+        check_modulo="_no_modulo(modulo)\n    " if takes_modulo else "",
+        planned=planned, function=fn, arguments=arguments,
+    )
+    return _generated(source, name, f"arraylayer.{fn}({'other, self' if reflected else 'self, other'})")
+
+
+def _unary_method(function: Callable[[Any], Any], name: str) -> Callable[[Array], Array]:
+    fn = function.__name__
+    globals()[f"_PLANS_{fn}"] = function.plans  # type: ignore[attr-defined]
+    source = _UNARY_SOURCE.format(name=name, function=fn, plans=f"_PLANS_{fn}")
+    return _generated(source, name, f"arraylayer.{fn}(self)")
+
+
+def _inplace_method(function: Callable[[Any, Any], Any], symbol: str) -> Callable[[Array, Any], Any]:
+    def method(self: Array, other: Any, /) -> Any:
+        return _inplace(function, self, other, symbol)
+
+    method.__name__ = method.__qualname__ = f"__i{_INPLACE_NAMES[symbol]}__"
+    method.__doc__ = f"self {symbol} other: arraylayer.{function.__name__}, keeping self's dtype and shape"
+    return method
+
+
+_INPLACE_NAMES: Final = {"+=": "add", "-=": "sub", "*=": "mul", "/=": "truediv", "//=": "floordiv", "%=": "mod",
+                         "**=": "pow", "@=": "matmul", "&=": "and", "|=": "or", "^=": "xor", "<<=": "lshift",
+                         ">>=": "rshift"}
+_SCALAR_CLASSES: Final = frozenset(_PYTHON_SCALARS)
+_object_new: Final = object.__new__
+
 
 class Array:
     """One native array of one backend, with arraylayer's semantics for its operators.
@@ -355,157 +449,59 @@ class Array:
         else:
             native[key] = value
 
-    # -- arithmetic -------------------------------------------------------------------------------
-    def __add__(self, other: Any, /) -> Array:
-        return _binary(add, self, other)
-
-    def __radd__(self, other: Any, /) -> Array:
-        return _reflected(add, self, other)
-
-    def __iadd__(self, other: Any, /) -> Array:
-        return _inplace(add, self, other, "+=")
-
-    def __sub__(self, other: Any, /) -> Array:
-        return _binary(subtract, self, other)
-
-    def __rsub__(self, other: Any, /) -> Array:
-        return _reflected(subtract, self, other)
-
-    def __isub__(self, other: Any, /) -> Array:
-        return _inplace(subtract, self, other, "-=")
-
-    def __mul__(self, other: Any, /) -> Array:
-        return _binary(multiply, self, other)
-
-    def __rmul__(self, other: Any, /) -> Array:
-        return _reflected(multiply, self, other)
-
-    def __imul__(self, other: Any, /) -> Array:
-        return _inplace(multiply, self, other, "*=")
-
-    def __truediv__(self, other: Any, /) -> Array:
-        return _binary(divide, self, other)
-
-    def __rtruediv__(self, other: Any, /) -> Array:
-        return _reflected(divide, self, other)
-
-    def __itruediv__(self, other: Any, /) -> Array:
-        return _inplace(divide, self, other, "/=")
-
-    def __floordiv__(self, other: Any, /) -> Array:
-        return _binary(floor_divide, self, other)
-
-    def __rfloordiv__(self, other: Any, /) -> Array:
-        return _reflected(floor_divide, self, other)
-
-    def __ifloordiv__(self, other: Any, /) -> Array:
-        return _inplace(floor_divide, self, other, "//=")
-
-    def __mod__(self, other: Any, /) -> Array:
-        return _binary(remainder, self, other)
-
-    def __rmod__(self, other: Any, /) -> Array:
-        return _reflected(remainder, self, other)
-
-    def __imod__(self, other: Any, /) -> Array:
-        return _inplace(remainder, self, other, "%=")
-
-    def __pow__(self, other: Any, modulo: None = None, /) -> Array:
-        _no_modulo(modulo)
-        return _binary(pow, self, other)
-
-    def __rpow__(self, other: Any, modulo: None = None, /) -> Array:
-        _no_modulo(modulo)
-        return _reflected(pow, self, other)
-
-    def __ipow__(self, other: Any, /) -> Array:
-        return _inplace(pow, self, other, "**=")
-
-    def __matmul__(self, other: Any, /) -> Array:
-        return _binary(matmul, self, other)
-
-    def __rmatmul__(self, other: Any, /) -> Array:
-        return _reflected(matmul, self, other)
-
-    def __imatmul__(self, other: Any, /) -> Array:
-        return _inplace(matmul, self, other, "@=")
-
-    def __neg__(self) -> Array:
-        return _wrap(negative(self._native))
-
-    def __pos__(self) -> Array:
-        return _wrap(positive(self._native))
-
-    def __abs__(self) -> Array:
-        return _wrap(abs(self._native))
-
-    def __invert__(self) -> Array:
-        return _wrap(bitwise_invert(self._native))
-
-    # -- bitwise ------------------------------------------------------------------------------------
-    def __and__(self, other: Any, /) -> Array:
-        return _binary(bitwise_and, self, other)
-
-    def __rand__(self, other: Any, /) -> Array:
-        return _reflected(bitwise_and, self, other)
-
-    def __iand__(self, other: Any, /) -> Array:
-        return _inplace(bitwise_and, self, other, "&=")
-
-    def __or__(self, other: Any, /) -> Array:
-        return _binary(bitwise_or, self, other)
-
-    def __ror__(self, other: Any, /) -> Array:
-        return _reflected(bitwise_or, self, other)
-
-    def __ior__(self, other: Any, /) -> Array:
-        return _inplace(bitwise_or, self, other, "|=")
-
-    def __xor__(self, other: Any, /) -> Array:
-        return _binary(bitwise_xor, self, other)
-
-    def __rxor__(self, other: Any, /) -> Array:
-        return _reflected(bitwise_xor, self, other)
-
-    def __ixor__(self, other: Any, /) -> Array:
-        return _inplace(bitwise_xor, self, other, "^=")
-
-    def __lshift__(self, other: Any, /) -> Array:
-        return _binary(bitwise_left_shift, self, other)
-
-    def __rlshift__(self, other: Any, /) -> Array:
-        return _reflected(bitwise_left_shift, self, other)
-
-    def __ilshift__(self, other: Any, /) -> Array:
-        return _inplace(bitwise_left_shift, self, other, "<<=")
-
-    def __rshift__(self, other: Any, /) -> Array:
-        return _binary(bitwise_right_shift, self, other)
-
-    def __rrshift__(self, other: Any, /) -> Array:
-        return _reflected(bitwise_right_shift, self, other)
-
-    def __irshift__(self, other: Any, /) -> Array:
-        return _inplace(bitwise_right_shift, self, other, ">>=")
-
-    # -- comparisons (Arrays of bool; the reflected forms are Python's swapped operators) ----------
-    def __eq__(self, other: Any, /) -> Array:  # type: ignore[override]
-        return _binary(equal, self, other)
-
-    def __ne__(self, other: Any, /) -> Array:  # type: ignore[override]
-        return _binary(not_equal, self, other)
-
-    def __lt__(self, other: Any, /) -> Array:
-        return _binary(less, self, other)
-
-    def __le__(self, other: Any, /) -> Array:
-        return _binary(less_equal, self, other)
-
-    def __gt__(self, other: Any, /) -> Array:
-        return _binary(greater, self, other)
-
-    def __ge__(self, other: Any, /) -> Array:
-        return _binary(greater_equal, self, other)
+    # -- operators: each is arraylayer's function of the same meaning (generated once, see below) ----
+    # arithmetic
+    __add__ = _binary_method(add, "__add__")
+    __radd__ = _binary_method(add, "__radd__", reflected=True)
+    __iadd__ = _inplace_method(add, "+=")
+    __sub__ = _binary_method(subtract, "__sub__")
+    __rsub__ = _binary_method(subtract, "__rsub__", reflected=True)
+    __isub__ = _inplace_method(subtract, "-=")
+    __mul__ = _binary_method(multiply, "__mul__")
+    __rmul__ = _binary_method(multiply, "__rmul__", reflected=True)
+    __imul__ = _inplace_method(multiply, "*=")
+    __truediv__ = _binary_method(divide, "__truediv__")
+    __rtruediv__ = _binary_method(divide, "__rtruediv__", reflected=True)
+    __itruediv__ = _inplace_method(divide, "/=")
+    __floordiv__ = _binary_method(floor_divide, "__floordiv__")
+    __rfloordiv__ = _binary_method(floor_divide, "__rfloordiv__", reflected=True)
+    __ifloordiv__ = _inplace_method(floor_divide, "//=")
+    __mod__ = _binary_method(remainder, "__mod__")
+    __rmod__ = _binary_method(remainder, "__rmod__", reflected=True)
+    __imod__ = _inplace_method(remainder, "%=")
+    __pow__ = _binary_method(pow, "__pow__", takes_modulo=True)
+    __rpow__ = _binary_method(pow, "__rpow__", reflected=True, takes_modulo=True)
+    __ipow__ = _inplace_method(pow, "**=")
+    __matmul__ = _binary_method(matmul, "__matmul__")
+    __rmatmul__ = _binary_method(matmul, "__rmatmul__", reflected=True)
+    __imatmul__ = _inplace_method(matmul, "@=")
+    __neg__ = _unary_method(negative, "__neg__")
+    __pos__ = _unary_method(positive, "__pos__")
+    __abs__ = _unary_method(abs, "__abs__")
+    __invert__ = _unary_method(bitwise_invert, "__invert__")
+    # bitwise
+    __and__ = _binary_method(bitwise_and, "__and__")
+    __rand__ = _binary_method(bitwise_and, "__rand__", reflected=True)
+    __iand__ = _inplace_method(bitwise_and, "&=")
+    __or__ = _binary_method(bitwise_or, "__or__")
+    __ror__ = _binary_method(bitwise_or, "__ror__", reflected=True)
+    __ior__ = _inplace_method(bitwise_or, "|=")
+    __xor__ = _binary_method(bitwise_xor, "__xor__")
+    __rxor__ = _binary_method(bitwise_xor, "__rxor__", reflected=True)
+    __ixor__ = _inplace_method(bitwise_xor, "^=")
+    __lshift__ = _binary_method(bitwise_left_shift, "__lshift__")
+    __rlshift__ = _binary_method(bitwise_left_shift, "__rlshift__", reflected=True)
+    __ilshift__ = _inplace_method(bitwise_left_shift, "<<=")
+    __rshift__ = _binary_method(bitwise_right_shift, "__rshift__")
+    __rrshift__ = _binary_method(bitwise_right_shift, "__rrshift__", reflected=True)
+    __irshift__ = _inplace_method(bitwise_right_shift, ">>=")
+    # comparisons (Arrays of bool; the reflected forms are Python's swapped operators)
+    __eq__ = _binary_method(equal, "__eq__")  # type: ignore[assignment]
+    __ne__ = _binary_method(not_equal, "__ne__")  # type: ignore[assignment]
+    __lt__ = _binary_method(less, "__lt__")
+    __le__ = _binary_method(less_equal, "__le__")
+    __gt__ = _binary_method(greater, "__gt__")
+    __ge__ = _binary_method(greater_equal, "__ge__")
 
 
 # -- helpers of the operators -------------------------------------------------------------------------
@@ -539,20 +535,6 @@ def _operand(other: Any) -> Any:
     if isinstance(other, _PYTHON_SCALARS) or (hasattr(other, "dtype") and hasattr(other, "shape")):
         return other
     return NotImplemented
-
-
-def _binary(function: Callable[[Any, Any], Any], array: Array, other: Any) -> Any:
-    native = _operand(other)
-    if native is NotImplemented:
-        return NotImplemented
-    return _wrap(function(array._native, native))
-
-
-def _reflected(function: Callable[[Any, Any], Any], array: Array, other: Any) -> Any:
-    native = _operand(other)
-    if native is NotImplemented:
-        return NotImplemented
-    return _wrap(function(native, array._native))
 
 
 def _inplace(function: Callable[[Any, Any], Any], array: Array, other: Any, symbol: str) -> Any:

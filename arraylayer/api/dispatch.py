@@ -32,7 +32,7 @@ from ..support import kernel_unsupported_dtypes
 __all__ = [
     "kernel", "unsupported_error", "not_defined", "operand", "as_array", "index_dtype", "index_result",
     "native_dtype", "native_device", "array_input", "promoted_inputs", "PYTHON_SCALARS",
-    "WRAPPERS", "register_wrapper", "holds_wrapped", "call_unwrapped", "accepting_wrapped",
+    "WRAPPERS", "register_wrapper", "holds_wrapped", "call_unwrapped", "call_wrapped_planned", "accepting_wrapped",
 ]
 
 PYTHON_SCALARS: Final = (bool, int, float, complex)
@@ -181,6 +181,29 @@ def call_unwrapped(function: Callable[..., Any], args: tuple[Any, ...], kwargs: 
     native_kwargs = {key: unwrap(x) for key, x in kwargs.items()}
     result = function(*native_args, **native_kwargs)
     return result if wrap is None else _wrap_result(result, wrap)
+
+
+def call_wrapped_planned(function: Callable[..., Any], plans: dict[type, dict[Any, Any]], *xs: Any) -> Any:
+    """An elementwise ``function`` called with wrappers ``xs``; when they are all of one wrapper
+    class and one dtype, a plan is stored in ``plans[cls][dtype]`` (the function's own fast-path
+    cache), so the next such call is one look-up: unwrap, the native call, wrap."""
+    cls = type(xs[0])
+    pair = WRAPPERS.get(cls)
+    if pair is None or any(type(x) is not cls for x in xs):
+        return call_unwrapped(function, xs, {})
+    unwrap, wrap = pair
+    dtype = xs[0].dtype
+    if any(x.dtype is not dtype for x in xs):
+        return call_unwrapped(function, xs, {})
+    if len(xs) == 1:
+        def run(x: Any) -> Any:
+            return wrap(function(unwrap(x)))
+    else:
+        def run(x1: Any, x2: Any) -> Any:  # type: ignore[misc]
+            return wrap(function(unwrap(x1), unwrap(x2)))
+    result = run(*xs)
+    plans.setdefault(cls, {})[dtype] = run
+    return result
 
 
 def _unwrap_items(items: list[Any] | tuple[Any, ...]) -> tuple[Any, Callable[[Any], Any] | None]:

@@ -33,7 +33,7 @@ from .dispatch import (
     SCALAR_CLASSES,
     WRAPPERS,
     as_array,
-    call_unwrapped,
+    call_wrapped_planned,
     kernel,
     not_defined,
     operand,
@@ -209,7 +209,7 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
             if mix is not None and not (mix.weak_guard and (x1.weak_type or x2.weak_type)):
                 return mix.run(mix.cast1(x1), mix.cast2(x2))
         if type(x1) in WRAPPERS or type(x2) in WRAPPERS:  # arraylayer.Array in, Array out
-            return call_unwrapped(function, (x1, x2), {})
+            return call_wrapped_planned(function, same, x1, x2)
         return _plan_binary(name, spec, caches, x1, x2)
 
     def function(x1: Array | complex, x2: Array | complex, /) -> Array:
@@ -228,6 +228,7 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
         return planned(x1, x2)
 
     _describe(function, name, spec, "x1, x2")
+    function.plans = same  # type: ignore[attr-defined]  # for callers that unwrap first (see Plans.same)
     return function
 
 
@@ -249,7 +250,7 @@ class ScalarPlan(NamedTuple):
 class Plans(NamedTuple):
     """The plan caches of one binary function (see :func:`_binary`)."""
 
-    same: dict[type, dict[Any, Any]]
+    same: dict[type, dict[Any, Any]]  # also ``function.plans``: class -> dtype -> run(x1, x2)
     with_scalar: dict[type, dict[Any, Any]]
     mixed: dict[type, dict[Any, Any]]
     scalar_runs: dict[type, dict[Any, Any]]
@@ -352,11 +353,12 @@ def _unary(name: str, spec: Spec) -> Callable[[Any], Any]:
             run = fast[type(x)][x.dtype]
         except (AttributeError, KeyError):  # not planned yet, a Python scalar, or an arraylayer.Array
             if type(x) in WRAPPERS:
-                return call_unwrapped(function, (x,), {})
+                return call_wrapped_planned(function, fast, x)
             return _plan_unary(name, spec, fast, x)
         return run(x)
 
     _describe(function, name, spec, "x")
+    function.plans = fast  # type: ignore[attr-defined]  # for callers that unwrap first
     return function
 
 

@@ -103,6 +103,22 @@ def _new_array(native: Any) -> Array:
     return array
 
 
+# The planned path of an elementwise function (see arraylayer.api.elementwise): native arrays of
+# this backend (``_T``), one class and one dtype, whose kernel is already chosen.
+_PLANNED: Final = """    cls = type({first})
+    if {same_class}:
+        try:
+            dtype = {first}.dtype
+            run = _plans[cls][dtype] if {same_dtype} else None
+        except (AttributeError, KeyError):
+            run = None
+        if run is not None:
+            a = _new(_A)
+            a._native = run({arguments})
+            return a
+"""
+
+
 def _parameter_role(parameter: inspect.Parameter) -> str:
     """``"array"``, ``"sequence"``, ``"either"``, ``"device"`` or ``""`` (left as given)."""
     if parameter.name == "device":
@@ -170,6 +186,13 @@ def array_function(function: Callable[..., Any], backend: Any, name: str, wrap: 
                 lines.append(f"if {n} is not None: {n} = _device({n})")
         source = f"def _public({', '.join(parameters)}):\n" + "".join(f"    {line}\n" for line in lines)
         call = f"_f({', '.join(arguments)})"
+    positional = [p.name for p in signature.parameters.values()] if signature is not None else []
+    if hasattr(inner, "plans") and len(positional) in (1, 2):
+        # an elementwise function: its planned kernel for arrays of one class and dtype, directly
+        namespace["_plans"] = inner.plans
+        source += _PLANNED.format(arguments=", ".join(positional), same_class=" and ".join(
+            [f"cls is type({n})" for n in positional[1:]] + ["cls in _T"]), same_dtype=" and ".join(
+            f"dtype is {n}.dtype" for n in positional[1:]) or "True", first=positional[0])
     if name in _BACKEND_CHOSEN:
         source += f"    token = _V.set(_B)\n    try:\n        r = {call}\n    finally:\n        _V.reset(token)\n"
     else:
