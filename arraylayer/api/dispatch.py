@@ -32,7 +32,7 @@ from ..support import kernel_unsupported_dtypes
 __all__ = [
     "kernel", "unsupported_error", "not_defined", "operand", "as_array", "index_dtype", "index_result",
     "native_dtype", "native_device", "array_input", "promoted_inputs", "PYTHON_SCALARS",
-    "WRAPPERS", "register_wrapper", "holds_wrapped", "call_unwrapped", "call_wrapped_planned", "accepting_wrapped",
+    "WRAPPERS", "register_wrapper", "array_role", "source_signature", "holds_wrapped", "call_unwrapped", "call_wrapped_planned", "accepting_wrapped",
 ]
 
 PYTHON_SCALARS: Final = (bool, int, float, complex)
@@ -231,6 +231,48 @@ def _wrap_result(result: Any, wrap: Callable[[Any], Any]) -> Any:
     return wrap(result) if isinstance(result, backend.array_types) else result
 
 
+def array_role(parameter: inspect.Parameter) -> str:
+    """How a parameter may hold arrays, read from its annotation: ``"array"`` (one array),
+    ``"either"`` (an array, or a list/tuple of them; also for unannotated parameters) or ``""``
+    (no array: dtypes, axes, flags)."""
+    annotation = str(parameter.annotation) if parameter.annotation is not parameter.empty else "Any"
+    if "Array" not in annotation and "Any" not in annotation:
+        return ""
+    if annotation == "Any" or any(word in annotation for word in ("Sequence", "list", "tuple")):
+        return "either"
+    return "array"
+
+
+def source_signature(signature: inspect.Signature, prefix: str) -> tuple[list[str], list[str], dict[str, Any]]:
+    """The pieces of a generated function with ``signature``: its parameter list (defaults named
+    ``<prefix><index>``), the call that passes every parameter on, and the defaults by name."""
+    parameters, call, defaults = [], [], {}
+    ordered = list(signature.parameters.values())
+    star = False
+    for index, p in enumerate(ordered):
+        if p.kind is p.KEYWORD_ONLY and not star:
+            parameters.append("*")
+            star = True
+        default = ""
+        if p.default is not p.empty:
+            defaults[f"{prefix}{index}"] = p.default
+            default = f"={prefix}{index}"
+        name = p.name
+        if p.kind is p.VAR_POSITIONAL:
+            parameters.append(f"*{name}")
+            star = True
+            call.append(f"*{name}")
+        elif p.kind is p.VAR_KEYWORD:
+            parameters.append(f"**{name}")
+            call.append(f"**{name}")
+        else:
+            parameters.append(f"{name}{default}")
+            call.append(f"{name}={name}" if p.kind is p.KEYWORD_ONLY else name)
+        if p.kind is p.POSITIONAL_ONLY and (index + 1 == len(ordered) or ordered[index + 1].kind is not p.POSITIONAL_ONLY):
+            parameters.append("/")
+    return parameters, call, defaults
+
+
 def accepting_wrapped(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function`` made to accept and return wrappers, for functions without a native fast path.
 
@@ -247,48 +289,28 @@ def accepting_wrapped(function: Callable[..., Any]) -> Callable[..., Any]:
         signature = inspect.signature(function)
     except (TypeError, ValueError):  # no signature to copy: check every argument
         return _accepting_any(function)
-    parameters, call, packed, checks = [], [], [], []
     namespace: dict[str, Any] = {"_al_f": function, "_al_W": WRAPPERS, "_al_holds": _holds,
                                  "_al_call": call_unwrapped, "_al_seq": _SEQUENCES}
-    kwargs_packed = []
-    marker = None
-    for index, p in enumerate(signature.parameters.values()):
-        if p.kind is p.KEYWORD_ONLY and marker is None:
-            parameters.append("*")
-            marker = "*"
-        default = ""
-        if p.default is not p.empty:
-            namespace[f"_al_d{index}"] = p.default
-            default = f"=_al_d{index}"
-        name = p.name
+    parameters, call, defaults = source_signature(signature, "_al_d")
+    namespace.update(defaults)
+    packed, kwargs_packed, checks = [], [], []
+    for p in signature.parameters.values():
+        name, role = p.name, array_role(p)
         if p.kind is p.VAR_POSITIONAL:
-            parameters.append(f"*{name}")
-            marker = "*"
-            call.append(f"*{name}")
             packed.append(f"*{name}")
         elif p.kind is p.VAR_KEYWORD:
-            parameters.append(f"**{name}")
-            call.append(f"**{name}")
             kwargs_packed.append(f"**{name}")
         elif p.kind is p.KEYWORD_ONLY:
-            parameters.append(f"{name}{default}")
-            call.append(f"{name}={name}")
             kwargs_packed.append(f"{name!r}: {name}")
         else:
-            parameters.append(f"{name}{default}")
-            call.append(name)
             packed.append(name)
-        if p.kind is p.POSITIONAL_ONLY and (index + 1 == len(signature.parameters) or
-                                             list(signature.parameters.values())[index + 1].kind is not p.POSITIONAL_ONLY):
-            parameters.append("/")
-        annotation = str(p.annotation) if p.annotation is not p.empty else "Any"
-        if "Array" not in annotation and "Any" not in annotation:
+        if not role:
             continue
         if p.kind is p.VAR_POSITIONAL:
             checks.append(f"_al_holds({name})")
         elif p.kind is p.VAR_KEYWORD:
             checks.append(f"_al_holds(list({name}.values()))")
-        elif "Sequence" in annotation or "list" in annotation or "tuple" in annotation or annotation == "Any":
+        elif role == "either":
             checks.append(f"type({name}) in _al_W or (type({name}) in _al_seq and _al_holds({name}))")
         else:
             checks.append(f"type({name}) in _al_W")

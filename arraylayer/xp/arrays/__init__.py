@@ -21,7 +21,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Final
 
-from ...api.dispatch import SCALAR_CLASSES
+from ...api.dispatch import SCALAR_CLASSES, array_role, source_signature
 from ...array import Array
 from ...devices import canonical_device
 from ...dtypes import Dtype
@@ -119,18 +119,6 @@ _PLANNED: Final = """    cls = type({first})
 """
 
 
-def _parameter_role(parameter: inspect.Parameter) -> str:
-    """``"array"``, ``"sequence"``, ``"either"``, ``"device"`` or ``""`` (left as given)."""
-    if parameter.name == "device":
-        return "device"
-    annotation = str(parameter.annotation) if parameter.annotation is not parameter.empty else "Any"
-    if "Array" not in annotation and "Any" not in annotation:
-        return ""
-    if annotation == "Any" or any(word in annotation for word in ("Sequence", "list", "tuple")):
-        return "either"
-    return "array"
-
-
 def array_function(function: Callable[..., Any], backend: Any, name: str, wrap: _Wrapper) -> Callable[..., Any]:
     """The namespace's version of ``function`` for ``backend``: generated source that unwraps
     Arrays, calls ``function`` (with ``backend`` active, for functions that take no array) and
@@ -147,37 +135,16 @@ def array_function(function: Callable[..., Any], backend: Any, name: str, wrap: 
         source = "def _public(*args, **kwargs):\n    args = _items(args)\n    kwargs = _values(kwargs)\n"
         call = "_f(*args, **kwargs)"
     else:
-        parameters, arguments, lines = [], [], []
-        marker = None
-        ordered = list(signature.parameters.values())
-        for index, p in enumerate(ordered):
-            if p.kind is p.KEYWORD_ONLY and marker is None:
-                parameters.append("*")
-                marker = "*"
-            default = ""
-            if p.default is not p.empty:
-                namespace[f"_d{index}"] = p.default
-                default = f"=_d{index}"
-            role = _parameter_role(p)
-            n = p.name
-            if p.kind is p.VAR_POSITIONAL:
-                parameters.append(f"*{n}")
-                marker = "*"
-                arguments.append(f"*{n}")
-                if role:
-                    lines.append(f"{n} = _items({n})")
-                continue
-            if p.kind is p.VAR_KEYWORD:
-                parameters.append(f"**{n}")
-                arguments.append(f"**{n}")
-                if role:
-                    lines.append(f"{n} = _values({n})")
-                continue
-            parameters.append(f"{n}{default}")
-            arguments.append(f"{n}={n}" if p.kind is p.KEYWORD_ONLY else n)
-            if p.kind is p.POSITIONAL_ONLY and (index + 1 == len(ordered) or ordered[index + 1].kind is not p.POSITIONAL_ONLY):
-                parameters.append("/")
-            if role == "array":
+        parameters, arguments, defaults = source_signature(signature, "_d")
+        namespace.update(defaults)
+        lines = []
+        for p in signature.parameters.values():
+            n, role = p.name, "device" if p.name == "device" else array_role(p)
+            if p.kind is p.VAR_POSITIONAL and role:
+                lines.append(f"{n} = _items({n})")
+            elif p.kind is p.VAR_KEYWORD and role:
+                lines.append(f"{n} = _values({n})")
+            elif role == "array":
                 lines.append(f"if type({n}) is _A: {n} = {n}._native")
             elif role == "either":
                 lines.append(f"if type({n}) is _A: {n} = {n}._native\n"
