@@ -33,6 +33,7 @@ from .defaults import (
     use_default_int_dtype,
     use_default_uint_dtype,
 )
+from .context import narrow_64bit, set_narrow_64bit, use_narrow_64bit
 from .devices import default_device, set_default_device, use_device
 from .dtypes import (
     Dtype,
@@ -203,6 +204,7 @@ __all__ = [
     "available_backends", "installed_backends", "register_backend", "get_backend", "set_backend",
     "use_backend", "current_backend", "backend_of", "as_native_dtype", "as_arraylayer_dtype",
     "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
+    "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit",
     "linalg", "__array_api_version__", "__array_namespace_info__",
     "Array", "grad", "value_and_grad", "UnsupportedOperationError", "GradientError",
     "function_supported_dtypes", "function_unsupported_dtypes", "UnverifiedVersionWarning",

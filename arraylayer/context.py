@@ -19,7 +19,8 @@ from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["Setting", "SETTING_READERS", "reads_setting"]
+__all__ = ["Setting", "SETTING_READERS", "reads_setting", "NARROW_64BIT", "narrow_64bit", "set_narrow_64bit",
+           "use_narrow_64bit"]
 
 #: The functions that read a setting. A tracing compiler that cannot follow
 #: ``ContextVar.get`` (torch.compile's Dynamo) is told to call them at trace time and
@@ -65,3 +66,35 @@ class Setting(Generic[T]):
 
     def __repr__(self) -> str:
         return f"Setting({self.name}={self.get()!r})"
+
+
+# -- narrowing 64-bit requests (JAX without jax_enable_x64) ------------------------------------------
+
+def _flag(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"narrow_64bit takes True or False, got {value!r}.")
+    return value
+
+
+#: Off by default: a 64-bit dtype the backend cannot hold as configured (JAX without
+#: ``jax_enable_x64``) raises UnsupportedDtypeError naming the remedy. On: such a request is
+#: served with the 32-bit dtype of the same kind (int64 -> int32, uint64 -> uint32, float64 ->
+#: float32, complex128 -> complex64), with a one-time warning that says so.
+NARROW_64BIT: Setting[bool] = Setting("narrow_64bit", False, _flag)
+
+
+@reads_setting
+def narrow_64bit() -> bool:
+    """Whether requests for 64-bit dtypes a backend cannot hold are narrowed to 32 bits here."""
+    return NARROW_64BIT.var.get(NARROW_64BIT.process)
+
+
+def set_narrow_64bit(on: bool) -> bool:
+    """Narrow (True) or refuse (False, the default) 64-bit requests a backend cannot hold,
+    process-wide. Today only JAX without ``jax_enable_x64`` cannot hold them."""
+    return NARROW_64BIT.set_process(on)
+
+
+def use_narrow_64bit(on: bool = True):  # type: ignore[no-untyped-def]
+    """Context manager: :func:`set_narrow_64bit` for this thread or task, inside the block."""
+    return NARROW_64BIT.scope(on)

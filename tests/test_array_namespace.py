@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import warnings
 
 import array_api_compat
 import numpy as np
@@ -165,7 +166,7 @@ def test_dtype_attributes_are_array_dtypes(backend):
         assert made.dtype is attribute and made.dtype == attribute and hash(made.dtype) == hash(attribute)
         assert {attribute: "here"}[made.dtype] == "here"
         assert xp.isdtype(made.dtype, attribute)
-    assert {str(d) for d in valid} == {n for n in xp.__all__ if isinstance(getattr(xp, n), al.Dtype)}
+    assert {str(d) for d in valid} == {str(d) for d in al.all_dtypes if hasattr(xp, str(d))}
     x = xp.asarray([1.0], dtype=xp.float32)
     assert xp.result_type(x, xp.int8) is xp.float32
     assert xp.finfo(x.dtype).dtype == xp.float32 and xp.finfo(xp.float32).dtype == x.dtype
@@ -246,3 +247,74 @@ def test_functions_are_generated_with_the_signature(backend):
     assert xp.sum(xp.asarray([[1, 2], [3, 4]]), axis=0, keepdims=True).shape == (1, 2)
     with pytest.raises(TypeError):
         xp.add(x1=xp.asarray(1), x2=xp.asarray(2))
+
+
+# -- 64-bit dtypes on JAX without jax_enable_x64 ------------------------------------------------------
+_NARROWED = {"int64": "int32", "uint64": "uint32", "float64": "float32", "complex128": "complex64"}
+
+
+@pytest.fixture
+def narrowing_warning_reset():
+    """The one-time narrowing warning made due again, and narrow_64bit's process value restored."""
+    from arraylayer.backends.jax import JaxBackend
+    from arraylayer.context import NARROW_64BIT
+
+    saved = NARROW_64BIT.process
+    JaxBackend._warned_narrowing = False
+    yield
+    NARROW_64BIT.process = saved
+
+
+def test_jax_without_x64_refuses_64bit_by_default(x64_off):
+    xp = namespace("jax")
+    assert not any(hasattr(xp, name) for name in _NARROWED)
+    assert not set(_NARROWED) & set(xp.__array_namespace_info__().dtypes())
+    with pytest.raises(al.UnsupportedDtypeError, match="set_narrow_64bit"):
+        xp.zeros(2, dtype="float64")
+    with pytest.raises(AttributeError, match="jax_enable_x64"):
+        xp.float64  # noqa: B018
+
+
+def test_jax_narrowing_serves_32bit_and_warns_once(x64_off, narrowing_warning_reset):
+    xp = namespace("jax")
+    with al.use_narrow_64bit():
+        with pytest.warns(UserWarning, match="float64 is served as float32"):
+            made = xp.zeros(2, dtype="float64")
+        assert made.dtype is xp.float32
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # once per process: no second warning
+            for wide, narrow in _NARROWED.items():
+                assert getattr(xp, wide) is getattr(xp, narrow)
+                assert xp.asarray([1, 0], dtype=wide).dtype is getattr(xp, narrow)
+                assert xp.astype(xp.asarray([1, 0]), getattr(xp, wide)).dtype is getattr(xp, narrow)
+            assert xp.sum(xp.asarray([1, 2], dtype=xp.int8), dtype=xp.int64).dtype is xp.int32
+            assert xp.asarray(np.ones(2)).dtype is xp.float32  # a NumPy float64 array comes over as float32
+        # info still tells what JAX holds: no 64-bit dtype
+        assert not set(_NARROWED) & set(xp.__array_namespace_info__().dtypes())
+    with pytest.raises(al.UnsupportedDtypeError):  # the scope is over: refused again
+        xp.zeros(2, dtype="float64")
+    al.set_narrow_64bit(True)
+    assert al.narrow_64bit() and xp.ones(1, dtype="int64").dtype is xp.int32
+    al.set_narrow_64bit(False)
+    with pytest.raises(TypeError, match="True or False"):
+        al.set_narrow_64bit("yes")
+
+
+def test_jax_with_x64_holds_64bit_whatever_the_setting(x64_on, narrowing_warning_reset):
+    xp = namespace("jax")
+    with al.use_narrow_64bit():
+        for wide in _NARROWED:
+            assert getattr(xp, wide) == wide and xp.zeros(1, dtype=wide).dtype is getattr(xp, wide)
+        assert set(_NARROWED) <= set(xp.__array_namespace_info__().dtypes())
+
+
+def test_narrowing_leaves_backends_that_hold_64bit_alone(backend, narrowing_warning_reset):
+    if backend == "jax":
+        pytest.skip("JAX's 64-bit dtypes depend on jax_enable_x64: the tests above")
+    xp = namespace(backend)
+    held = [name for name in _NARROWED if hasattr(xp, name)]
+    assert "float64" in held and "int64" in held
+    with al.use_narrow_64bit(), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name in held:
+            assert xp.zeros(1, dtype=name).dtype is getattr(xp, name) == name

@@ -3,20 +3,29 @@
 JAX silently narrows a requested 64-bit dtype to 32 bits when x64 is off; this adapter
 refuses instead, naming the remedy. The flag is read on every check (it can change at
 run time, and ``with jax.enable_x64(True):`` scopes it), and never changed here.
+
+Opt-in: with :func:`arraylayer.set_narrow_64bit` (or ``use_narrow_64bit()``) on, a request
+for a 64-bit dtype while x64 is off is served with the 32-bit dtype of the same kind, and a
+warning says so once per process (for clients such as scikit-learn that ask for float64).
 """
 
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
 from ..backend import Backend
+from ..context import narrow_64bit
 from ..devices import DEVICE_KINDS, canonical_device
 from ..dtypes import Dtype, all_dtypes
 from ..errors import DeviceError
 
 _X64_ONLY: Final = frozenset(("int64", "uint64", "float64", "complex128"))
+#: the dtype a 64-bit request is narrowed to under narrow_64bit (same kind, 32 bits)
+NARROWED: Final = {Dtype("int64"): Dtype("int32"), Dtype("uint64"): Dtype("uint32"),
+                   Dtype("float64"): Dtype("float32"), Dtype("complex128"): Dtype("complex64")}
 _VALID_X64: Final = all_dtypes
 _VALID_X32: Final = tuple(d for d in all_dtypes if d not in _X64_ONLY)
 
@@ -29,6 +38,9 @@ class JaxBackend(Backend):
     extra: ClassVar[str] = "jax"
     type_roots: ClassVar[tuple[str, ...]] = ("jax", "jaxlib")
     narrows: ClassVar[bool] = True  # the 64-bit dtypes depend on jax_enable_x64
+    #: the dtypes whose validity changes at run time (with jax_enable_x64)
+    runtime_dtypes: ClassVar[frozenset[str]] = _X64_ONLY
+    _warned_narrowing: ClassVar[bool] = False
 
     def __init__(self) -> None:
         super().__init__()
@@ -55,12 +67,34 @@ class JaxBackend(Backend):
     def valid_dtypes(self) -> tuple[Dtype, ...]:
         return _VALID_X64 if self._x64() else _VALID_X32
 
+    def check_valid(self, dtype: Dtype) -> Dtype:
+        """``dtype``; while x64 is off, a 64-bit dtype raises the error naming the remedy, or,
+        under ``narrow_64bit``, becomes its 32-bit counterpart (warning once)."""
+        if dtype in _X64_ONLY and not self._x64():
+            if not narrow_64bit():
+                raise self.invalid_dtype_error(dtype)
+            return self.narrowed(dtype)
+        return super().check_valid(dtype)
+
+    def narrowed(self, dtype: Dtype) -> Dtype:
+        """The 32-bit dtype served for a 64-bit request under ``narrow_64bit`` (warns once)."""
+        if not JaxBackend._warned_narrowing:
+            JaxBackend._warned_narrowing = True
+            warnings.warn(
+                f"arraylayer.narrow_64bit is on and JAX runs without jax_enable_x64: a request for {dtype} is "
+                f"served as {NARROWED[dtype]} (and likewise int64 -> int32, uint64 -> uint32, complex128 -> "
+                "complex64). Results are computed in 32 bits. Turn on jax_enable_x64 for 64-bit results.",
+                UserWarning, stacklevel=4,
+            )
+        return NARROWED[dtype]
+
     def remedy(self, dtype: Dtype) -> str:
         if dtype in _X64_ONLY:
             return (
                 f"JAX holds {dtype} only with 64-bit mode on: call "
                 'jax.config.update("jax_enable_x64", True) at startup, set the environment variable '
-                "JAX_ENABLE_X64=1, or scope it with `with jax.enable_x64(True):`."
+                "JAX_ENABLE_X64=1, or scope it with `with jax.enable_x64(True):`; or let arraylayer serve "
+                "64-bit requests in 32 bits with arraylayer.set_narrow_64bit(True)."
             )
         return super().remedy(dtype)
 

@@ -26,7 +26,7 @@ from ...array import Array
 from ...devices import canonical_device
 from ...dtypes import Dtype
 from ...registry import BACKEND, backend_of, get_backend
-from .info import ArrayInfo, namespace_dtypes
+from .info import ArrayInfo, namespace_dtypes, runtime_dtype_getter
 
 __all__ = ["populate", "array_function"]
 
@@ -229,6 +229,8 @@ def populate(namespace: dict[str, Any], backend_name: str) -> None:
         namespace.update(_functions(module, backend, wrap))
     namespace["asarray"] = _asarray(getattr(api.creation, "asarray"), backend, wrap)
     namespace.update(namespace_dtypes(backend))
+    if getattr(backend, "runtime_dtypes", None):
+        namespace["__getattr__"] = runtime_dtype_getter(backend, namespace["__name__"])
     namespace.update(_CONSTANTS)
     namespace["__array_namespace_info__"] = _info_function(backend_name)
     for extension in _EXTENSIONS:

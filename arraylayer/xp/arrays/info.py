@@ -2,18 +2,46 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ...api.info import Info
+from ...context import narrow_64bit
 from ...dtypes import Dtype
 
-__all__ = ["ArrayInfo", "namespace_dtypes"]
+__all__ = ["ArrayInfo", "namespace_dtypes", "runtime_dtype_getter"]
 
 
 def namespace_dtypes(backend: Any) -> dict[str, Dtype]:
-    """The namespace's dtype attributes: the arraylayer dtypes ``backend`` can hold now, by name
-    (the very objects ``Array.dtype`` returns)."""
-    return {str(d): d for d in backend.valid_dtypes()}
+    """The namespace's fixed dtype attributes: the arraylayer dtypes ``backend`` can hold, by
+    name (the very objects ``Array.dtype`` returns), less those whose validity changes at run
+    time (``backend.runtime_dtypes``: JAX's 64-bit dtypes), which :func:`runtime_dtype_getter`
+    answers on each access."""
+    runtime = getattr(backend, "runtime_dtypes", ())
+    return {str(d): d for d in backend.valid_dtypes() if d not in runtime}
+
+
+def runtime_dtype_getter(backend: Any, module: str) -> Callable[[str], Dtype]:
+    """The module ``__getattr__`` of a namespace whose backend holds some dtypes only as
+    configured (JAX: the 64-bit ones with jax_enable_x64). Such a dtype is there while the
+    backend holds it; otherwise, under :func:`arraylayer.narrow_64bit`, the name gives the
+    32-bit dtype it is narrowed to (``xp.float64 is xp.float32``); otherwise it is absent."""
+    runtime = backend.runtime_dtypes
+
+    def __getattr__(name: str) -> Dtype:  # noqa: N807 - the module protocol's name
+        if name in runtime:
+            dtype = Dtype(name)
+            if dtype in backend.valid_dtypes():
+                return dtype
+            if narrow_64bit():
+                return backend.narrowed(dtype)  # type: ignore[no-any-return]
+            raise AttributeError(
+                f"{module}.{name} is absent: the {backend.name} backend cannot hold {name} as configured now. "
+                f"{backend.remedy(dtype)}"
+            )
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return __getattr__
 
 
 class ArrayInfo(Info):
