@@ -78,6 +78,8 @@ __all__ = ["Array"]
 # (each revision is a superset of the one before).
 # Only those up to ``arraylayer.__array_api_version__`` are accepted.
 _API_VERSIONS: Final = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+# native array class -> its backend's dtype_of (Array.dtype without finding the backend each time)
+_DTYPE_OF: dict[type, Callable[[Any], Dtype]] = {}
 # backend name -> its Array namespace module, imported on first use
 _NAMESPACES: dict[str, ModuleType] = {}
 _PYTHON_SCALARS: Final = (bool, int, float, complex)
@@ -198,7 +200,9 @@ class Array:
     the Array API standard; arraylayer's functions accept Arrays and return Arrays for them.
     """
 
-    __slots__ = ("_native",)
+    # _dtype: the dtype, read once (an Array's dtype never changes: in-place operators and item
+    # assignment keep it; anything else makes a new Array)
+    __slots__ = ("_native", "_dtype")
     # NumPy: return NotImplemented from ndarray's operators, so ``ndarray + Array`` reaches
     # Array.__radd__ (arraylayer's semantics) instead of making an object array.
     __array_ufunc__ = None
@@ -232,8 +236,15 @@ class Array:
     @property
     def dtype(self) -> Dtype:
         """The arraylayer dtype of the array."""
-        native = self._native
-        return _backend(native).dtype_of(native)
+        try:
+            return self._dtype
+        except AttributeError:  # the first read: from the native array, through a per-class cache
+            native = self._native
+            read = _DTYPE_OF.get(type(native))
+            if read is None:
+                read = _DTYPE_OF[type(native)] = _backend(native).dtype_of
+            dtype = self._dtype = read(native)
+            return dtype
 
     @property
     def shape(self) -> tuple[int | None, ...]:
@@ -330,6 +341,8 @@ class Array:
 
         native = self._native
         result = _backend(native).to_numpy(native)
+        if type(result) is not np.ndarray:  # a NumPy scalar (TensorFlow's 0-d tensors give one)
+            result = np.asarray(result)
         if dtype is not None:
             result = result.astype(dtype, copy=False)
         return np.array(result, copy=True) if copy else result

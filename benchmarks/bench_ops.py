@@ -3,7 +3,8 @@
 Prints a table (backend, case, native, arraylayer, ratio, target, ok) and writes
 benchmarks/results/ops.json.
 
-Run: python benchmarks/bench_ops.py [--quick] [--backend NAME ...] [--output PATH]
+Run: python benchmarks/bench_ops.py [--quick] [--backend NAME ...] [--only PREFIX ...] [--output PATH]
+(``--only "Array:"`` runs just the cases whose name starts so, and writes ops.partial.json.)
 
 How a case is timed. Each case is a native statement and an arraylayer statement that
 compute the same result from the same inputs; before timing, both run once and must give
@@ -21,6 +22,10 @@ Cases (per backend unless said):
   (``np.add(a, i.astype(np.float32))`` ...); float32 + a Python float vs the native add
   with the same Python float, which numpy 2, torch, jax and TensorFlow all keep float32
   (the scalar takes the array's dtype natively, so this measures the layer's planning).
+* Array (per backend, on ``arraylayer.Array`` wrappers of 1-element float32 arrays): the
+  Array namespace's ``xp.add(A, B)``, the operator ``A + B``, and ``al.add(A, B)``, each
+  against ``al.add(a, b)`` on the native arrays inside; ``xp.sum(A)`` and ``xp.mean(A)``
+  against ``al.sum(a)`` / ``al.mean(a)``: what the Array path adds to arraylayer's own call.
 * large: float32 adds of 1e6 and 1e7 elements; and how many result-sized arrays one add
   allocates (the ``allocations_*`` functions say how, per backend).
 * compiled: a 3-layer MLP (batch 64, width 512, relu as ``al.maximum(x, 0.0)``) written
@@ -63,6 +68,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 BACKENDS = ("numpy", "jax", "torch", "tensorflow")
 TINY_TARGET = {"numpy": 1.10, "jax": 1.10, "torch": 1.25, "tensorflow": 1.05}
 MIXED_TARGET = 1.5
+ARRAY_TARGET = 1.3
 LARGE_TARGET = 1.02
 COMPILED_TARGET = 1.02
 IMPORT_TARGET_S = 0.1
@@ -146,8 +152,10 @@ def same_result(env: dict[str, Any], native: str, ours: str, tolerance: float = 
     """Both statements give the same dtype and values, or AssertionError saying how they differ."""
     import numpy as np
 
+    from arraylayer import Dtype
+
     want, got = eval(native, env), eval(ours, env)
-    assert str(got.dtype) == str(want.dtype), f"dtype: arraylayer {got.dtype}, native {want.dtype}"
+    assert Dtype(got.dtype) == Dtype(want.dtype), f"dtype: arraylayer {got.dtype}, native {want.dtype}"
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=tolerance, atol=tolerance)
 
 
@@ -356,8 +364,14 @@ ALLOCATIONS: dict[str, Callable[..., tuple[int, dict[str, Any]]]] = {
 
 
 # -- the cases ------------------------------------------------------------------------------------
+#: --only: run just the cases whose name starts with one of these (all when empty)
+ONLY: list[str] = []
+
+
 def case(rows: list[Row], backend: str, name: str, run: Callable[[], Row | list[Row]]) -> None:
     """Run one case; a failure becomes a row saying so (the other cases still run)."""
+    if ONLY and not any(name.startswith(prefix) for prefix in ONLY):
+        return
     print(f"  {backend:<10} {name} ...", file=sys.stderr, flush=True)
     try:
         result = run()
@@ -401,6 +415,7 @@ def backend_cases(name: str, s: Settings, rows: list[Row]) -> None:
     case(rows, name, "tiny: add 1-element float32", tiny)
     case(rows, name, "mixed: float32 + int32", mixed_arrays)
     case(rows, name, "mixed: float32 + Python float", mixed_scalar)
+    array_cases(name, fw, env, s, rows)
 
     for n in s.large_sizes:
         def large(n: int = n) -> Row:
@@ -424,6 +439,30 @@ def backend_cases(name: str, s: Settings, rows: list[Row]) -> None:
 
     if fw.compile is not None:
         compiled_cases(fw, env, s, rows)
+
+
+def array_cases(name: str, fw: Native, env: dict[str, Any], s: Settings, rows: list[Row]) -> None:
+    """The Array path: each statement on Arrays against the arraylayer call on the natives inside."""
+    import importlib
+
+    import numpy as np
+
+    import arraylayer as al
+
+    def setup() -> None:
+        a, b = fw.array(np.array([1.5], np.float32)), fw.array(np.array([2.25], np.float32))
+        env.update(a=a, b=b, A=al.Array(a), B=al.Array(b), xp=importlib.import_module(f"arraylayer.xp.arrays.{name}"))
+
+    for label, native, ours in (("Array: xp.add(A, B)", "al.add(a, b)", "xp.add(A, B)"),
+                                ("Array: A + B", "al.add(a, b)", "A + B"),
+                                ("Array: al.add(A, B)", "al.add(a, b)", "al.add(A, B)"),
+                                ("Array: xp.sum(A)", "al.sum(a)", "xp.sum(A)"),
+                                ("Array: xp.mean(A)", "al.mean(a)", "xp.mean(A)")):
+        def run(label: str = label, native: str = native, ours: str = ours) -> Row:
+            setup()
+            return timed_row(name, label, env, native, ours, ARRAY_TARGET, s.min_time, s.repeats)
+
+        case(rows, name, label, run)
 
 
 def compiled_cases(fw: Native, env: dict[str, Any], s: Settings, rows: list[Row]) -> None:
@@ -620,9 +659,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes and few repeats (a smoke test)")
     parser.add_argument("--backend", action="append", choices=BACKENDS,
                         help="only this backend (repeatable); default: every installed one")
-    parser.add_argument("--output", type=Path, default=Path(__file__).parent / "results" / "ops.json")
+    parser.add_argument("--only", action="append", default=[], metavar="PREFIX",
+                        help="only the cases whose name starts with PREFIX (repeatable), e.g. 'Array:'")
+    parser.add_argument("--output", type=Path, default=None,
+                        help="default: benchmarks/results/ops.json (ops.partial.json with --only)")
     args = parser.parse_args(argv)
     s = QUICK if args.quick else FULL
+    ONLY[:] = args.only
+    if args.output is None:
+        args.output = Path(__file__).parent / "results" / ("ops.partial.json" if args.only else "ops.json")
 
     import arraylayer as al
 
