@@ -30,9 +30,9 @@ from .info import ArrayInfo, namespace_dtypes, runtime_dtype_getter
 
 __all__ = ["populate", "array_function"]
 
-# Functions that take no array, so the namespace's backend must be made the active one for them.
-_BACKEND_CHOSEN: Final = frozenset({"arange", "asarray", "empty", "eye", "from_dlpack", "full", "linspace", "ones",
-                                    "zeros", "meshgrid", "broadcast_shapes"})
+# Functions run with the namespace's backend made the active one: these, and every function
+# without an array parameter (zeros, arange, fft.fftfreq ...), which would use the active one.
+_BACKEND_CHOSEN: Final = frozenset({"asarray", "from_dlpack"})
 _CONSTANTS: Final = {"e": math.e, "inf": math.inf, "nan": math.nan, "pi": math.pi, "newaxis": None}
 _SEQUENCES: Final = (list, tuple)
 # The submodules of the standard's extensions, by the arraylayer.api module that holds them.
@@ -160,7 +160,8 @@ def array_function(function: Callable[..., Any], backend: Any, name: str, wrap: 
         source += _PLANNED.format(arguments=", ".join(positional), same_class=" and ".join(
             [f"cls is type({n})" for n in positional[1:]] + ["cls in _T"]), same_dtype=" and ".join(
             f"dtype is {n}.dtype" for n in positional[1:]) or "True", first=positional[0])
-    if name in _BACKEND_CHOSEN:
+    takes_arrays = signature is None or any(array_role(p) for p in signature.parameters.values())
+    if name in _BACKEND_CHOSEN or not takes_arrays:
         source += f"    token = _V.set(_B)\n    try:\n        r = {call}\n    finally:\n        _V.reset(token)\n"
     else:
         source += f"    r = {call}\n"
