@@ -196,7 +196,7 @@ class Array:
 
     ``Array(x)`` wraps ``x`` (a native array of an installed backend, or an Array) without
     copying. Operators, ``dtype`` (an arraylayer :class:`~arraylayer.Dtype`), ``device`` (an
-    arraylayer device string) and ``__array_namespace__`` (``arraylayer.xp.<backend>``) follow
+    arraylayer device string) and ``__array_namespace__`` (``arraylayer.xp.arrays.<backend>``) follow
     the Array API standard; arraylayer's functions accept Arrays and return Arrays for them.
     """
 

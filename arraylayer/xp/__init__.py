@@ -5,6 +5,10 @@ Each is a module with the whole Array API surface (``__array_api_version__`` inc
 dtype attributes are the framework's own dtype objects and whose creation functions always
 make that framework's arrays, whatever backend is active. Point a conformance suite at one:
 ``ARRAY_API_TESTS_MODULE=arraylayer.xp.torch pytest array-api-tests/``.
+
+These take and return *native* arrays (pass one as ``xp=`` to array-api-extra). The namespaces
+of :class:`arraylayer.Array`, whose functions take and return Arrays, are in
+``arraylayer.xp.arrays`` (see its docstring).
 """
 
 from __future__ import annotations

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from ...api.info import Info
 from ...context import narrow_64bit
 from ...dtypes import Dtype
 
-__all__ = ["ArrayInfo", "namespace_dtypes", "runtime_dtype_getter"]
+__all__ = ["ArrayInfo", "EXTENSION_DTYPES", "namespace_dtypes", "runtime_dtype_getter"]
 
 
 def namespace_dtypes(backend: Any) -> dict[str, Dtype]:
@@ -44,10 +44,20 @@ def runtime_dtype_getter(backend: Any, module: str) -> Callable[[str], Dtype]:
     return __getattr__
 
 
+#: arraylayer's dtypes beyond the standard's: attributes of the namespace where the backend holds
+#: them, but not listed by ``dtypes()``, whose names the standard fixes
+EXTENSION_DTYPES: Final = frozenset({"bfloat16"})
+
+
 class ArrayInfo(Info):
     """``__array_namespace_info__()`` of an Array namespace: the truth about one backend, with the
     namespace's own dtype objects; ``device=`` takes arraylayer device strings, the framework's
-    own device objects and whatever ``x.device`` returns."""
+    own device objects and whatever ``x.device`` returns. ``dtypes()`` lists the standard's
+    dtypes the backend holds (``bfloat16``, an extension, is an attribute only)."""
+
+    def dtypes(self, *, device: Any = None, kind: str | tuple[str, ...] | None = None) -> dict[str, Dtype]:
+        return {name: d for name, d in super().dtypes(device=device, kind=kind).items()
+                if name not in EXTENSION_DTYPES}
 
     def __repr__(self) -> str:
         return f"<arraylayer Array namespace info for {self._name!r}>"
