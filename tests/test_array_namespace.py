@@ -155,6 +155,7 @@ def test_reductions_give_0d_arrays(backend):
     for reduce in (xp.sum, xp.mean, xp.max, xp.prod, xp.std):
         result = reduce(a)
         assert is_array_of(result, xp) and result.shape == () and result.dtype is xp.float32
+        assert not isinstance(result.native, np.generic)  # a 0-d array, never a NumPy scalar
     assert float(xp.sum(a)) == 7.0 and float(xp.mean(a)) == pytest.approx(7 / 3)
 
 
@@ -215,10 +216,10 @@ def test_info_tells_the_truth(backend):
     b = al.get_backend(backend)
     info = xp.__array_namespace_info__()
     dtypes = info.dtypes()
-    standard = [d for d in b.valid_dtypes() if d != "bfloat16"]  # bfloat16: an attribute, not the standard's
+    standard = [d for d in b.valid_dtypes() if d not in ("bfloat16", "float16")]  # attributes, not the standard's
     assert set(dtypes) == {str(d) for d in standard}
     assert all(dtypes[name] is getattr(xp, name) for name in dtypes)
-    assert hasattr(xp, "bfloat16") == ("bfloat16" in b.valid_dtypes())
+    assert all(hasattr(xp, name) == (name in b.valid_dtypes()) for name in ("bfloat16", "float16"))
     assert set(info.dtypes(kind="real floating")) == {str(d) for d in standard if d.kind == "float"}
     assert set(info.dtypes(kind="integral")) == {str(d) for d in b.valid_dtypes() if d.kind in ("int", "uint")}
     assert set(info.dtypes(kind=("bool", "complex floating"))) == {

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import sys
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Final
@@ -76,16 +77,15 @@ class _Wrapper:
             return cls(*items) if hasattr(result, "_fields") else cls(items)
         if isinstance(result, list):
             return [self(item) for item in result]
-        if type(result) is Array:
+        if isinstance(result, Array):
             return result
         backend = self.backend
+        if cls.__module__ == "numpy" and isinstance(result, sys.modules["numpy"].generic):
+            native = sys.modules["numpy"].asarray(result)  # a NumPy scalar: a 0-d array of this backend
+            return _new_array(native if backend.name == "numpy" else backend.asarray(native, backend.dtype_of(native)))
         if isinstance(result, backend.array_types):
             self.classes.add(cls)
             return _new_array(result)
-        if cls.__module__ == "numpy" and hasattr(result, "dtype") and hasattr(result, "shape"):
-            import numpy as np  # a NumPy scalar: a 0-d array of this backend
-
-            return _new_array(backend.asarray(np.asarray(result), backend.dtype_of(result)))
         try:
             source = backend_of(result)
         except Exception:  # noqa: BLE001 - not an array at all (an Info object, a Python value)

@@ -46,14 +46,14 @@ def runtime_dtype_getter(backend: Any, module: str) -> Callable[[str], Dtype]:
 
 #: arraylayer's dtypes beyond the standard's: attributes of the namespace where the backend holds
 #: them, but not listed by ``dtypes()``, whose names the standard fixes
-EXTENSION_DTYPES: Final = frozenset({"bfloat16"})
+EXTENSION_DTYPES: Final = frozenset({"bfloat16", "float16"})
 
 
 class ArrayInfo(Info):
     """``__array_namespace_info__()`` of an Array namespace: the truth about one backend, with the
     namespace's own dtype objects; ``device=`` takes arraylayer device strings, the framework's
     own device objects and whatever ``x.device`` returns. ``dtypes()`` lists the standard's
-    dtypes the backend holds (``bfloat16``, an extension, is an attribute only)."""
+    dtypes the backend holds (``bfloat16`` and ``float16``, extensions, are attributes only)."""
 
     def dtypes(self, *, device: Any = None, kind: str | tuple[str, ...] | None = None) -> dict[str, Dtype]:
         return {name: d for name, d in super().dtypes(device=device, kind=kind).items()
