@@ -183,6 +183,16 @@ def test_asarray_moves_arrays_of_other_backends(backend):
     assert xp.asarray(source, dtype=xp.int16).dtype is xp.int16
 
 
+def test_asarray_of_nested_sequences_of_0d_arrays(backend):
+    """The conformance suite builds expected values so: asarray([[a[i, j] ...] ...], dtype=a.dtype)."""
+    xp = namespace(backend)
+    a = xp.asarray([[1.0, 2.0], [3.0, 4.5]], dtype=xp.float32)
+    transposed = xp.asarray([[a[i, j] for i in range(2)] for j in range(2)], dtype=a.dtype)
+    assert is_array_of(transposed, xp) and transposed.dtype is xp.float32
+    assert np.asarray(transposed).tolist() == [[1.0, 3.0], [2.0, 4.5]]
+    assert xp.asarray([xp.asarray(1, dtype=xp.int8), 2]).dtype is xp.int8
+
+
 def test_natives_and_python_scalars_are_accepted(backend):
     xp = namespace(backend)
     native = al.get_backend(backend).asarray([1.0, 2.0], al.float32)

@@ -48,6 +48,13 @@ def _items(items: Any) -> Any:
     return items
 
 
+def _nested(items: Any) -> Any:
+    """Nested lists/tuples with every Array in them replaced by its native array (``asarray([[a00,
+    a01], [a10, a11]])`` of 0-d Arrays)."""
+    return type(items)(item._native if type(item) is Array else _nested(item) if type(item) in _SEQUENCES else item
+                       for item in items)
+
+
 def _values(mapping: dict[str, Any]) -> dict[str, Any]:
     return {key: value._native if type(value) is Array else value for key, value in mapping.items()}
 
@@ -186,7 +193,7 @@ def _asarray(asarray: Callable[..., Any], backend: Any, wrap: _Wrapper) -> Calla
         if type(obj) is Array:
             obj = obj._native
         elif type(obj) in _SEQUENCES:
-            obj = _items(obj)
+            obj = _nested(obj)
         if not isinstance(obj, backend.array_types) and hasattr(obj, "shape") and hasattr(obj, "dtype"):
             try:
                 source = backend_of(obj)
