@@ -367,3 +367,22 @@ def test_narrowing_leaves_backends_that_hold_64bit_alone(backend, narrowing_warn
         warnings.simplefilter("error")
         for name in held:
             assert xp.zeros(1, dtype=name).dtype is getattr(xp, name) == name
+
+
+def test_namespace_functions_trace_under_the_compilers(backend):
+    """xp functions and Array operators inside jax.jit, tf.function, torch.compile(fullgraph=True)."""
+    if backend == "numpy":
+        pytest.skip("NumPy has no compiler")
+    from test_compile_and_grad import compiler
+
+    xp = namespace(backend)
+
+    def f(a, b):
+        return xp.sum(xp.add(a, b) * 2.0, axis=0), xp.matmul(a, b) - a
+
+    a = xp.asarray([[1.0, 2.0], [3.0, 4.0]], dtype=xp.float32)
+    eager = f(a, a)  # warm: the first call on a backend's arrays plans outside the trace
+    compiled = compiler(backend)(f)(a, a)
+    for got, want in zip(compiled, eager, strict=True):
+        assert is_array_of(got, xp) and got.dtype is want.dtype
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want))
