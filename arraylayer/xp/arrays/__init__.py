@@ -66,42 +66,70 @@ def _device(device: Any) -> Any:
 
 class _Wrapper:
     """Wraps what a function of one backend's namespace returns: native arrays of the backend
-    become Arrays, NumPy scalars 0-d Arrays, arrays of another backend are moved over."""
+    become Arrays, NumPy scalars 0-d Arrays, arrays of another backend are moved over.
+    ``wrapper.wrap`` is the function (a closure: cheaper to call than an instance)."""
 
     def __init__(self, backend: Any) -> None:
         self.backend = backend
         #: the exact native classes seen so far (the generated functions' one-probe check)
         self.classes: set[type] = set()
+        #: class of a NumPy scalar seen so far -> its conversion to a 0-d array of this backend
+        self.scalars: dict[type, Callable[[Any], Any]] = {}
+        self.wrap = self._wrap_function()
 
-    def __call__(self, result: Any) -> Any:
-        cls = type(result)
-        if cls in self.classes:
-            return _new_array(result)
-        if result is None or cls in SCALAR_CLASSES or isinstance(result, (str, Dtype)):
-            return result
-        if isinstance(result, tuple):
-            items = [self(item) for item in result]
-            return cls(*items) if hasattr(result, "_fields") else cls(items)
-        if isinstance(result, list):
-            return [self(item) for item in result]
-        if isinstance(result, Array):
-            return result
-        backend = self.backend
-        if cls.__module__ == "numpy" and isinstance(result, sys.modules["numpy"].generic):
-            native = sys.modules["numpy"].asarray(result)  # a NumPy scalar: a 0-d array of this backend
-            return _new_array(native if backend.name == "numpy" else backend.asarray(native, backend.dtype_of(native)))
-        if isinstance(result, backend.array_types):
-            self.classes.add(cls)
-            return _new_array(result)
+    def _wrap_function(self) -> Callable[[Any], Any]:
+        classes, scalars, backend = self.classes, self.scalars, self.backend
+
+        def wrap(result: Any) -> Any:
+            cls = type(result)
+            if cls in classes:
+                return _new_array(result)
+            convert = scalars.get(cls)
+            if convert is not None:
+                array = _new_object(Array)
+                array._native = convert(result)
+                return array
+            if result is None or cls in SCALAR_CLASSES or isinstance(result, (str, Dtype)):
+                return result
+            if isinstance(result, tuple):
+                items = [wrap(item) for item in result]
+                return cls(*items) if hasattr(result, "_fields") else cls(items)
+            if isinstance(result, list):
+                return [wrap(item) for item in result]
+            if isinstance(result, Array):
+                return result
+            if cls.__module__ == "numpy" and isinstance(result, sys.modules["numpy"].generic):
+                scalars[cls] = self._scalar_converter()  # a NumPy scalar: a 0-d array
+                return wrap(result)
+            if isinstance(result, backend.array_types):
+                classes.add(cls)
+                return _new_array(result)
+            return self._foreign(result)
+
+        return wrap
+
+    def _foreign(self, result: Any) -> Any:
+        """An array of another backend (computed where another backend is active and the call
+        had no array to choose this one) moved to this backend; anything else as it is."""
         try:
             source = backend_of(result)
         except Exception:  # noqa: BLE001 - not an array at all (an Info object, a Python value)
             return result
-        if isinstance(result, source.array_types):  # computed on the active backend: move it over
+        if isinstance(result, source.array_types):
             from ...interchange import to_backend
 
-            return self(to_backend(result, backend.name))
+            return self.wrap(to_backend(result, self.backend.name))
         return result
+
+    def _scalar_converter(self) -> Callable[[Any], Any]:
+        asarray = sys.modules["numpy"].asarray
+        backend = self.backend
+        if backend.name == "numpy":
+            return asarray  # type: ignore[no-any-return]
+        return lambda scalar: backend.asarray(asarray(scalar), backend.dtype_of(scalar))
+
+
+_new_object: Final = object.__new__
 
 
 def _new_array(native: Any) -> Array:
@@ -136,7 +164,7 @@ def array_function(function: Callable[..., Any], backend: Any, name: str, wrap: 
     except (TypeError, ValueError):
         signature = None
     namespace: dict[str, Any] = {"_f": inner, "_A": Array, "_new": object.__new__, "_T": wrap.classes,
-                                 "_wrap": wrap, "_items": _items, "_values": _values, "_seq": _SEQUENCES,
+                                 "_wrap": wrap.wrap, "_items": _items, "_values": _values, "_seq": _SEQUENCES,
                                  "_device": _device, "_V": BACKEND.var, "_B": backend}
     if signature is None:
         source = "def _public(*args, **kwargs):\n    args = _items(args)\n    kwargs = _values(kwargs)\n"
@@ -206,7 +234,7 @@ def _asarray(asarray: Callable[..., Any], backend: Any, wrap: _Wrapper) -> Calla
             result = asarray(obj, dtype=dtype, device=_device(device), copy=copy)
         finally:
             BACKEND.var.reset(token)
-        return wrap(result)  # type: ignore[no-any-return]
+        return wrap.wrap(result)
 
     asarray_.__name__ = asarray_.__qualname__ = "asarray"
     asarray_.__doc__ = asarray.__doc__
