@@ -16,6 +16,7 @@ from .api import linalg
 from .api.info import __array_namespace_info__
 from .array import Array
 from .autodiff import grad, value_and_grad
+from .context import narrow_64bit, set_narrow_64bit, use_narrow_64bit
 from .defaults import (
     default_complex_dtype,
     default_dtype,
@@ -33,7 +34,6 @@ from .defaults import (
     use_default_int_dtype,
     use_default_uint_dtype,
 )
-from .context import narrow_64bit, set_narrow_64bit, use_narrow_64bit
 from .devices import default_device, set_default_device, use_device
 from .dtypes import (
     Dtype,

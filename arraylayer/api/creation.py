@@ -12,8 +12,8 @@ from ..defaults import infer_dtype
 from ..devices import canonical_device, default_device
 from ..dtypes import Dtype, DtypeLike, as_dtype
 from ..errors import TypePromotionError
-from ..promotion import check_ints_fit, result_type
 from ..interchange import to_backend
+from ..promotion import check_ints_fit, result_type
 from ..registry import backend_of, chosen_backend
 from .dispatch import as_array, kernel, native_device, native_dtype
 

@@ -257,13 +257,14 @@ def populate(namespace: dict[str, Any], backend_name: str) -> None:
     import importlib
 
     import arraylayer
+
     from ... import api
 
     backend = get_backend(backend_name)
     wrap = _Wrapper(backend)
     for module in api.CATEGORIES:
         namespace.update(_functions(module, backend, wrap))
-    namespace["asarray"] = _asarray(getattr(api.creation, "asarray"), backend, wrap)
+    namespace["asarray"] = _asarray(api.creation.asarray, backend, wrap)
     namespace.update(namespace_dtypes(backend))
     if getattr(backend, "runtime_dtypes", None):
         namespace["__getattr__"] = runtime_dtype_getter(backend, namespace["__name__"])
