@@ -183,6 +183,23 @@ def test_asarray_moves_arrays_of_other_backends(backend):
     assert xp.asarray(source, dtype=xp.int16).dtype is xp.int16
 
 
+def test_asarray_without_copy_keeps_the_array(backend):
+    """asarray(A) (copy None or False, nothing to convert) is A itself, so that later item
+    assignment on A is seen through the result on every backend, JAX and TensorFlow included
+    (their Arrays rebind on assignment); copy=True and a conversion give a new Array."""
+    xp = namespace(backend)
+    a = xp.asarray([1, 2, 3], dtype=xp.int16)
+    for kw in ({}, {"copy": False}, {"copy": None, "dtype": xp.int16, "device": a.device}):
+        assert xp.asarray(a, **kw) is a
+    alias = xp.asarray(a, copy=False)
+    a[0] = 7
+    assert int(alias[0]) == 7
+    copied = xp.asarray(a, copy=True)
+    a[1] = 9
+    assert np.asarray(copied).tolist() == [7, 2, 3]
+    assert xp.asarray(a, dtype=xp.int32).dtype is xp.int32
+
+
 def test_asarray_of_nested_sequences_of_0d_arrays(backend):
     """The conformance suite builds expected values so: asarray([[a[i, j] ...] ...], dtype=a.dtype)."""
     xp = namespace(backend)

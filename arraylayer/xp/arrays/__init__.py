@@ -25,7 +25,7 @@ from typing import Any, Final
 from ...api.dispatch import SCALAR_CLASSES, array_role, source_signature
 from ...array import Array
 from ...devices import canonical_device
-from ...dtypes import Dtype
+from ...dtypes import Dtype, as_dtype
 from ...registry import BACKEND, backend_of, get_backend
 from .info import ArrayInfo, namespace_dtypes, runtime_dtype_getter
 
@@ -210,6 +210,12 @@ def array_function(function: Callable[..., Any], backend: Any, name: str, wrap: 
     return public
 
 
+def _already(array: Array, dtype: Any, device: Any) -> bool:
+    """True if ``array`` already has the requested dtype and device (None: any)."""
+    return (dtype is None or as_dtype(dtype) is array.dtype) and (
+        device is None or canonical_device(device) == array.device)
+
+
 def _asarray(asarray: Callable[..., Any], backend: Any, wrap: _Wrapper) -> Callable[..., Any]:
     """The namespace's asarray: Arrays unwrapped, arrays of another backend moved to this one
     (``to_backend``), then arraylayer's asarray with this backend active."""
@@ -219,6 +225,8 @@ def _asarray(asarray: Callable[..., Any], backend: Any, wrap: _Wrapper) -> Calla
 
     def asarray_(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | None = None) -> Array:
         if type(obj) is Array:
+            if not copy and _already(obj, dtype, device) and isinstance(obj._native, backend.array_types):
+                return obj  # itself: item assignment on it stays visible (JAX, TensorFlow rebind)
             obj = obj._native
         elif type(obj) in _SEQUENCES:
             obj = _nested(obj)
