@@ -254,6 +254,13 @@ def test_info_tells_the_truth(backend):
     for kind, dtype in info.default_dtypes().items():
         assert dtype is getattr(xp, str(dtype)), kind
         assert xp.zeros(1, dtype=dtype).dtype is dtype
+    for name in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
+                 "float64", "complex64", "complex128"):  # listed means it can be made; unlisted, refused
+        if name in dtypes:
+            assert xp.zeros(1, dtype=dtypes[name]).dtype is dtypes[name]
+        else:
+            with pytest.raises(al.UnsupportedDtypeError):
+                xp.zeros(1, dtype=name)
     assert xp.asarray(1.5).dtype is info.default_dtypes()["real floating"]
     assert xp.arange(3).dtype is info.default_dtypes()["integral"]
     assert info.devices() == list(b.devices())
