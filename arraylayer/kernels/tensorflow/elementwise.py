@@ -190,6 +190,8 @@ def _float_floor_divide(x1: Any, x2: Any) -> Any:
     div = tf.math.truediv(tf.math.subtract(x1, mod), x2)  # an integer up to rounding
     opposite = tf.math.less(tf.math.multiply(mod, tf.math.sign(x2)), 0.0)  # then the floor is one lower
     result = tf.math.round(tf.where(opposite, tf.math.subtract(div, 1.0), div))
+    # a zero quotient takes the sign of x1 / x2, as NumPy's (-0.0 // 2.0 is -0.0)
+    result = tf.where(tf.math.equal(result, 0.0), tf.math.multiply(tf.zeros_like(result), tf.math.truediv(x1, x2)), result)
     return tf.where(tf.math.equal(x2, 0.0), tf.math.truediv(x1, x2), result)
 
 
