@@ -196,10 +196,14 @@ def _float_floor_divide(x1: Any, x2: Any) -> Any:
 
 
 def remainder(x1: Any, x2: Any, /) -> Any:
-    """TF's ``floormod`` has Python's sign rule for integers and floats alike."""
+    """TF's ``floormod`` has Python's sign rule for integers and floats alike; a zero
+    remainder takes the sign of ``x2`` as NumPy's (TF gives ``0.0 % -2.0`` as ``+0.0``)."""
     x1, x2 = pair(x1, x2)
     if x1.dtype.is_floating:
-        return tf.math.floormod(x1, x2)
+        result = tf.math.floormod(x1, x2)
+        zero = tf.zeros_like(result)
+        signed_zero = tf.where(tf.math.less(x2, 0.0), tf.math.negative(zero), zero)
+        return tf.where(tf.math.equal(result, 0.0), signed_zero, result)
     return _integer_division(tf.math.floormod, x1, x2)
 
 
