@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 from typing import Any, Final
 
+from . import indexing
 from .api.dispatch import register_wrapper
 from .api.elementwise import (
     abs,
@@ -432,8 +433,13 @@ class Array:
 
     # -- indexing ---------------------------------------------------------------------------------
     def __getitem__(self, key: Any, /) -> Array:
-        """``native[key]`` (the framework's own indexing), wrapped; Arrays in ``key`` are unwrapped."""
-        return _wrap(self._native[_unwrap_key(key)])
+        """``native[key]`` with the standard's keys and NumPy's results and errors on every backend:
+        JAX and TensorFlow go through arraylayer.indexing (bounds checks, integer arrays and 0-d
+        masks on TensorFlow); Arrays in ``key`` are unwrapped."""
+        native = self._native
+        key = _unwrap_key(key)
+        standard = _STANDARD_GETITEM.get(_backend(native).name)
+        return _wrap(native[key] if standard is None else standard(native, key))
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         """Assign ``value`` (an array or Python scalar whose promotion with this array keeps its
@@ -452,9 +458,10 @@ class Array:
         value = backend.asarray(value, dtype)  # the value itself when it already is such an array
         key = _unwrap_key(key)
         if backend.name == "jax":
+            indexing.jax_check_set(native, key)
             self._native = native.at[key].set(value)
         elif backend.name == "tensorflow":
-            updated = _tensorflow_set(backend.module, native, key, value)
+            updated = indexing.tensorflow_set(backend.module, native, key, value)
             if hasattr(native, "assign"):  # a tf.Variable keeps its identity
                 native.assign(updated)
             else:
@@ -588,23 +595,33 @@ def _no_modulo(modulo: Any) -> None:
 
 
 def _unwrap_key(key: Any) -> Any:
+    """``key`` with Arrays as their native arrays and Array slice bounds as Python ints."""
     if isinstance(key, Array):
         return key._native
     if key.__class__ is tuple:
-        return tuple(k._native if isinstance(k, Array) else k for k in key)
-    return key
+        return tuple(_unwrap_key_part(k) for k in key)
+    return _unwrap_key_part(key)
 
 
-def _tensorflow_set(tf: Any, x: Any, key: Any, value: Any) -> Any:
-    """``x`` with ``x[key]`` replaced by ``value`` (broadcast), for any key TensorFlow's own
-    indexing takes: the positions come from indexing a grid of flat indices with ``key``."""
-    shape = tf.shape(x, out_type=tf.int64)
-    flat_positions = tf.reshape(tf.range(tf.reduce_prod(shape), dtype=tf.int64), shape)[key]
-    updates = tf.broadcast_to(value, tf.shape(flat_positions))
-    flat = tf.tensor_scatter_nd_update(
-        tf.reshape(x, [-1]), tf.reshape(flat_positions, [-1, 1]), tf.reshape(updates, [-1])
-    )
-    return tf.reshape(flat, shape)
+def _unwrap_key_part(k: Any) -> Any:
+    if isinstance(k, Array):
+        return k._native
+    if k.__class__ is slice and not indexing._plain_slice(k):
+        return slice(*(None if b is None else operator.index(b) for b in (k.start, k.stop, k.step)))
+    return k
+
+
+def _tensorflow_getitem(x: Any, key: Any) -> Any:
+    import tensorflow as tf
+
+    return indexing.tensorflow_getitem(tf, x, key)
+
+
+# Backends whose own indexing is not the standard's: name -> getitem(native, key).
+_STANDARD_GETITEM: dict[str, Callable[[Any, Any], Any]] = {
+    "jax": indexing.jax_getitem,
+    "tensorflow": _tensorflow_getitem,
+}
 
 
 register_wrapper(Array, _unwrap, _wrap)

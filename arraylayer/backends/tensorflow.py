@@ -10,6 +10,7 @@ devices, memory growth, virtual CPUs) for the rest of the process.
 from __future__ import annotations
 
 import functools
+import math
 import os
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
@@ -248,7 +249,13 @@ def _passes(tf: Any, check: Callable[[Any], bool], x: Any) -> bool:
 
 def _constant(tf: Any, obj: Any, native: Any) -> Any:
     """``tf.constant``; where TF refuses a Python value (``[1.5]`` as int32, ``[1, 0]`` as bool,
-    ``[[1], [2j]]`` with mixed types), NumPy converts it first, as the NumPy backend would."""
+    ``[[1], [2j]]`` with mixed types), NumPy converts it first, as the NumPy backend would.
+    A Python ``-0.0`` goes through NumPy too: TF's eager cache of scalar constants keys on the
+    value, where ``-0.0 == 0.0``, and would hand back a cached ``+0.0``."""
+    if obj.__class__ is float and obj == 0.0 and math.copysign(1.0, obj) < 0:
+        import numpy as np
+
+        return tf.constant(np.asarray(obj, dtype=native.as_numpy_dtype), native)
     try:
         return tf.constant(obj, native)
     except (TypeError, ValueError):

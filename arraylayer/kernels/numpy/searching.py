@@ -75,4 +75,5 @@ def unique_inverse(x: Any, /) -> tuple[Any, Any]:
 
 
 def unique_values(x: Any, /) -> Any:
-    return np.unique_values(_orderable(x)).astype(x.dtype, copy=False)
+    """Sorted, as on the other backends: numpy >= 2.3 hashes and leaves the order unspecified."""
+    return np.sort(np.unique_values(_orderable(x))).astype(x.dtype, copy=False)

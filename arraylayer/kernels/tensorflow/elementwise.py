@@ -190,14 +190,20 @@ def _float_floor_divide(x1: Any, x2: Any) -> Any:
     div = tf.math.truediv(tf.math.subtract(x1, mod), x2)  # an integer up to rounding
     opposite = tf.math.less(tf.math.multiply(mod, tf.math.sign(x2)), 0.0)  # then the floor is one lower
     result = tf.math.round(tf.where(opposite, tf.math.subtract(div, 1.0), div))
+    # a zero quotient takes the sign of x1 / x2, as NumPy's (-0.0 // 2.0 is -0.0)
+    result = tf.where(tf.math.equal(result, 0.0), tf.math.multiply(tf.zeros_like(result), tf.math.truediv(x1, x2)), result)
     return tf.where(tf.math.equal(x2, 0.0), tf.math.truediv(x1, x2), result)
 
 
 def remainder(x1: Any, x2: Any, /) -> Any:
-    """TF's ``floormod`` has Python's sign rule for integers and floats alike."""
+    """TF's ``floormod`` has Python's sign rule for integers and floats alike; a zero
+    remainder takes the sign of ``x2`` as NumPy's (TF gives ``0.0 % -2.0`` as ``+0.0``)."""
     x1, x2 = pair(x1, x2)
     if x1.dtype.is_floating:
-        return tf.math.floormod(x1, x2)
+        result = tf.math.floormod(x1, x2)
+        zero = tf.zeros_like(result)
+        signed_zero = tf.where(tf.math.less(x2, 0.0), tf.math.negative(zero), zero)
+        return tf.where(tf.math.equal(result, 0.0), signed_zero, result)
     return _integer_division(tf.math.floormod, x1, x2)
 
 

@@ -1,0 +1,127 @@
+"""Standard indexing for frameworks whose own indexing falls short of NumPy's.
+
+TensorFlow's ``tensor[key]`` has no integer-array indexing and no 0-d boolean masks, and it
+reports an out-of-bounds integer as an ``InvalidArgumentError``; JAX clamps an out-of-bounds
+integer to the edge. Here NumPy decides what a key selects: the key indexes a NumPy grid of
+flat positions, so results and errors are NumPy's by construction, and the framework then
+gathers (or scatters to) those positions. Keys of integers, slices, ``...`` and ``None`` only
+take the framework's own indexing (after a bounds check), which costs nothing extra.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+_BASIC = (int, slice, type(Ellipsis), type(None))
+
+
+def is_basic(key: Any) -> bool:
+    """Whether ``key`` holds only Python ints, slices of ints, ``...`` and ``None``."""
+    if key.__class__ is tuple:
+        return all(k.__class__ in _BASIC and _plain_slice(k) for k in key)
+    return key.__class__ in _BASIC and _plain_slice(key)
+
+
+def _plain_slice(k: Any) -> bool:
+    return k.__class__ is not slice or all(b is None or b.__class__ is int for b in (k.start, k.stop, k.step))
+
+
+def check_integer_bounds(shape: tuple[int, ...], key: Any) -> None:
+    """An IndexError, worded as NumPy's, for an out-of-bounds Python int in a basic ``key``."""
+    parts = key if key.__class__ is tuple else (key,)
+    if not any(k.__class__ is int for k in parts):
+        return
+    before = []
+    for k in parts:
+        if k is Ellipsis:
+            break
+        before.append(k)
+    after = list(parts[len(before) + 1:]) if len(before) < len(parts) else []
+    indexed = [k for k in before if k is not None]
+    tail = [k for k in after if k is not None]
+    axes = list(zip(indexed, range(len(indexed)))) + list(zip(tail, range(len(shape) - len(tail), len(shape))))
+    if len(indexed) + len(tail) > len(shape):
+        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, but "
+                         f"{len(indexed) + len(tail)} were indexed")
+    for k, axis in axes:
+        if k.__class__ is int and not -shape[axis] <= k < shape[axis]:
+            raise IndexError(f"index {k} is out of bounds for axis {axis} with size {shape[axis]}")
+
+
+def numpy_key(key: Any, to_numpy: Any) -> Any:
+    """``key`` with every array (and slice bound) as NumPy sees it."""
+    if key.__class__ is tuple:
+        return tuple(_numpy_part(k, to_numpy) for k in key)
+    return _numpy_part(key, to_numpy)
+
+
+def _numpy_part(k: Any, to_numpy: Any) -> Any:
+    if k.__class__ in _BASIC and k.__class__ is not slice or isinstance(k, (bool, np.ndarray, np.generic)):
+        return k
+    if k.__class__ is slice:
+        return slice(*(None if b is None else operator.index(b) for b in (k.start, k.stop, k.step)))
+    if isinstance(k, (list,)):
+        return np.asarray(k)
+    return to_numpy(k)
+
+
+def positions(shape: tuple[int, ...], key: Any) -> np.ndarray:
+    """The flat positions that ``key`` selects in an array of ``shape``, in NumPy's result layout;
+    NumPy's IndexError for a key it refuses."""
+    grid = np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
+    selected = grid[key]
+    return np.asarray(selected)
+
+
+def _host(x: Any) -> Any:
+    """A framework array as a NumPy array (TensorFlow's through ``.numpy()``)."""
+    return x.numpy() if hasattr(x, "numpy") else np.asarray(x)
+
+
+def checked_positions(shape: tuple[int, ...], key: Any) -> np.ndarray | None:
+    """``positions`` for a key whose arrays can be read on the host; None for traced keys (JAX
+    under ``jit``), which keep the framework's own semantics."""
+    try:
+        host_key = numpy_key(key, _host)
+    except Exception as error:  # a tracer refuses conversion: nothing concrete to check
+        if "Tracer" in type(error).__name__:
+            return None
+        raise
+    return positions(tuple(int(n) for n in shape), host_key)
+
+
+def jax_getitem(x: Any, key: Any) -> Any:
+    """JAX indexing with NumPy's IndexError where JAX would clamp an out-of-bounds index."""
+    if is_basic(key):
+        check_integer_bounds(x.shape, key)
+    else:
+        checked_positions(x.shape, key)
+    return x[key]
+
+
+def jax_check_set(x: Any, key: Any) -> None:
+    """NumPy's IndexError where ``.at[key].set`` would drop out-of-bounds updates."""
+    if is_basic(key):
+        check_integer_bounds(x.shape, key)
+    else:
+        checked_positions(x.shape, key)
+
+
+def tensorflow_getitem(tf: Any, x: Any, key: Any) -> Any:
+    """TensorFlow indexing with the standard's full key set and NumPy's results and errors."""
+    if is_basic(key):
+        check_integer_bounds(tuple(x.shape), key)
+        return x[key]
+    selected = positions(tuple(x.shape), numpy_key(key, _host))
+    return tf.reshape(tf.gather(tf.reshape(x, [-1]), selected.reshape(-1)), selected.shape)
+
+
+def tensorflow_set(tf: Any, x: Any, key: Any, value: Any) -> Any:
+    """``x`` with ``x[key]`` replaced by ``value`` (broadcast to the selection), as a new tensor."""
+    selected = positions(tuple(x.shape), numpy_key(key, _host))
+    updates = tf.broadcast_to(value, selected.shape)
+    flat = tf.tensor_scatter_nd_update(tf.reshape(x, [-1]), selected.reshape(-1, 1), tf.reshape(updates, [-1]))
+    return tf.reshape(flat, tf.shape(x))

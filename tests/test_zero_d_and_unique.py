@@ -1,0 +1,60 @@
+"""0-d results are 0-d arrays, and unique values come back sorted, on every backend.
+
+numpy's reductions return numpy scalars (``np.float64`` is no ndarray), and numpy >= 2.3's
+``unique_values`` hashes and leaves its order unspecified; NumPy (sorted) is the oracle here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import arraylayer as al
+
+REDUCTIONS = ["sum", "prod", "max", "min", "mean", "std", "var", "argmax", "argmin", "count_nonzero"]
+
+
+@pytest.mark.parametrize("name", REDUCTIONS)
+def test_full_reduction_is_zero_d_native_array(backend, name):
+    with al.use_backend(backend):
+        x = al.asarray([[3.0, 1.0, 2.0], [0.5, 4.0, 1.5]])
+        result = getattr(al, name)(x)
+        assert isinstance(result, type(x))
+        assert tuple(result.shape) == ()
+        assert float(np.asarray(result)) == pytest.approx(float(getattr(np, name)(np.asarray(x))))
+
+
+def test_boolean_and_linalg_reductions_are_zero_d_arrays(backend):
+    with al.use_backend(backend):
+        mask = al.asarray([True, False])
+        vector = al.asarray([3.0, 4.0])
+        matrix = al.asarray([[2.0, 0.0], [0.0, 3.0]])
+        results = [al.all(mask), al.any(mask), al.vecdot(vector, vector), al.linalg.vector_norm(vector),
+                   al.linalg.matrix_norm(matrix), al.linalg.det(matrix), al.linalg.trace(matrix),
+                   al.linalg.matrix_rank(matrix)]
+        for result in results:
+            assert isinstance(result, type(matrix))
+            assert tuple(result.shape) == ()
+        assert [float(np.asarray(r)) for r in results] == pytest.approx(
+            [0, 1, 25, 5, np.sqrt(13), 6, 5, 2])
+
+
+def test_unique_values_sorted_like_numpy_unique(backend):
+    values = np.random.default_rng(7).integers(0, 1000, 5000).astype(np.int32)
+    with al.use_backend(backend):
+        x = al.asarray(values)
+        expected = np.unique(values)  # sorted by definition
+        np.testing.assert_array_equal(np.asarray(al.unique_values(x)), expected)
+        np.testing.assert_array_equal(np.asarray(al.unique_counts(x).values), expected)
+        np.testing.assert_array_equal(np.asarray(al.unique_inverse(x).values), expected)
+        np.testing.assert_array_equal(np.asarray(al.unique_all(x).values), expected)
+
+
+def test_unique_keeps_each_nan_distinct(backend):
+    """The standard: NaNs compare unequal, so each is its own unique value (sorted last)."""
+    with al.use_backend(backend):
+        x = al.asarray([3.0, float("nan"), 1.0, 3.0, float("nan")])
+        values = np.asarray(al.unique_values(x))
+        np.testing.assert_array_equal(values, np.array([1.0, 3.0, np.nan, np.nan], np.float32))
+        counts = al.unique_counts(x)
+        np.testing.assert_array_equal(np.asarray(counts.counts), [1, 2, 1, 1])
