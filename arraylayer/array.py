@@ -76,7 +76,7 @@ __all__ = ["Array"]
 
 # The Array API versions whose namespace arraylayer.xp.<backend> serves (it implements 2024.12,
 # a superset of the earlier ones).
-_API_VERSIONS: Final = frozenset({None, "2021.12", "2022.12", "2023.12", "2024.12"})
+_API_VERSIONS: Final = frozenset({None, "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"})
 _PYTHON_SCALARS: Final = (bool, int, float, complex)
 # DLPack device types (dlpack.h) of arraylayer's device kinds, for backends without __dlpack_device__.
 _DLPACK_DEVICE_TYPE: Final = {"cpu": 1, "gpu": 2}

@@ -21,6 +21,7 @@ KERNEL_NAMES: Final[dict[str, tuple[str, ...]]] = {
         "nextafter", "not_equal", "positive", "pow", "real", "reciprocal", "remainder", "round",
         "sign", "signbit", "sin", "sinh", "square", "sqrt", "subtract", "tan", "tanh", "trunc",
     ),
+    "fft": ("fft", "fftn", "hfft", "ifft", "ifftn", "ihfft", "irfft", "irfftn", "rfft", "rfftn"),
     "indexing": ("take", "take_along_axis"),
     "linear_algebra": ("matmul", "matrix_transpose", "tensordot", "vecdot"),
     "linalg": (
@@ -55,5 +56,6 @@ def collect_kernels(modules: dict[str, Any]) -> dict[str, Callable[..., Any]]:
 
 
 def half_precision_decompositions_unsupported(version_range: str) -> dict[str, dict[str, tuple[str, ...]]]:
-    """The ``UNSUPPORTED`` entries for :data:`DECOMPOSITIONS` in float16/bfloat16 at ``version_range``."""
-    return {name: {version_range: ("bfloat16", "float16")} for name in DECOMPOSITIONS}
+    """The ``UNSUPPORTED`` entries for :data:`DECOMPOSITIONS` and the fft kernels in
+    float16/bfloat16 at ``version_range`` (no complex dtype of half precision holds an fft's result)."""
+    return {name: {version_range: ("bfloat16", "float16")} for name in (*DECOMPOSITIONS, *KERNEL_NAMES["fft"])}
