@@ -297,6 +297,7 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "vecdot": Uses(("vecdot",), _NUMERIC),
     # manipulation
     "broadcast_arrays": Uses(("broadcast_arrays",)),
+    "broadcast_shapes": Uses((), rule="independent"),
     "broadcast_to": Uses(("broadcast_to",)),
     "concat": Uses(("concat",)),
     "expand_dims": Uses(("expand_dims",)),
@@ -318,6 +319,7 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "searchsorted": Uses(("searchsorted",), _REAL),
     "where": Uses(("where",)),
     # sets, sorting
+    "isin": Uses(("equal", "any", "logical_not"), _REAL),
     "unique_all": Uses(("unique_all",), _REAL),
     "unique_counts": Uses(("unique_counts",), _REAL),
     "unique_inverse": Uses(("unique_inverse",), _REAL),
@@ -345,6 +347,8 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "linalg.cross": Uses(("cross",), _NUMERIC),
     "linalg.det": Uses(("det",), rule="inexact"),
     "linalg.diagonal": Uses(("diagonal",)),
+    "linalg.eig": Uses(("eig",), rule="inexact"),
+    "linalg.eigvals": Uses(("eigvals",), rule="inexact"),
     "linalg.eigh": Uses(("eigh",), rule="inexact"),
     "linalg.eigvalsh": Uses(("eigvalsh",), rule="inexact"),
     "linalg.inv": Uses(("inv",), rule="inexact"),

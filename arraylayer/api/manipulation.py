@@ -12,7 +12,7 @@ from .dispatch import array_input, kernel, promoted_inputs
 Array = Any
 
 __all__ = [
-    "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis", "permute_dims", "repeat",
+    "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis", "permute_dims", "repeat",
     "reshape", "roll", "squeeze", "stack", "tile", "unstack",
 ]
 
@@ -20,6 +20,19 @@ __all__ = [
 def _one(name: str, x: Array, *args: Any, **options: Any) -> Any:
     backend, x, dtype = array_input(x)
     return kernel(backend, name, dtype)(x, *args, **options)
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape the given shapes broadcast to (ValueError, naming them, when they do not)."""
+    ndim = max((len(s) for s in shapes), default=0)
+    result = []
+    for i in range(-ndim, 0):
+        sizes = {s[i] for s in shapes if len(s) >= -i and s[i] != 1}
+        if len(sizes) > 1:
+            raise ValueError(f"broadcast_shapes: shapes {', '.join(map(str, shapes))} do not broadcast "
+                             f"(sizes {sorted(sizes)} at axis {i}).")
+        result.append(sizes.pop() if sizes else 1)
+    return tuple(result)
 
 
 def broadcast_arrays(*arrays: Array) -> list[Array]:

@@ -25,7 +25,7 @@ KERNEL_NAMES: Final[dict[str, tuple[str, ...]]] = {
     "indexing": ("take", "take_along_axis"),
     "linear_algebra": ("matmul", "matrix_transpose", "tensordot", "vecdot"),
     "linalg": (
-        "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matrix_norm",
+        "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matrix_norm",
         "matrix_power", "matrix_rank", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
         "trace", "vector_norm",
     ),
@@ -45,7 +45,7 @@ ALL_KERNEL_NAMES: Final[tuple[str, ...]] = tuple(n for names in KERNEL_NAMES.val
 #: The factorisations and solves no framework computes in float16/bfloat16 (float32 work rounded
 #: back would not be exact); every backend declares them unsupported for those dtypes.
 DECOMPOSITIONS: Final[tuple[str, ...]] = (
-    "cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_rank", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
+    "cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matrix_rank", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
 )
 
 

@@ -121,3 +121,13 @@ def svd(x: Any, /, *, full_matrices: bool = True) -> tuple[Any, Any, Any]:
 
 def svdvals(x: Any, /) -> Any:
     return np.linalg.svdvals(_no_half(x))
+
+
+def eig(x: Any, /) -> tuple[Any, Any]:
+    """Eigenvalues and eigenvectors of general matrices (real when all eigenvalues are; the api
+    layer makes them complex)."""
+    return tuple(np.linalg.eig(_no_half(x)))
+
+
+def eigvals(x: Any, /) -> Any:
+    return np.linalg.eigvals(_no_half(x))
