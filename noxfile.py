@@ -74,3 +74,19 @@ def docs(session: nox.Session) -> None:
     """The documentation, into docs/_build/html; warnings are errors."""
     session.install(*CONSTRAINTS, "-e", ".[all,docs]")
     session.run("sphinx-build", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html", *session.posargs)
+
+
+CONFORMANCE_CONFIGS = ("numpy", "jax", "jax-no-x64", "torch", "tensorflow")
+
+
+@nox.session(python=PYTHON)
+def conformance(session: nox.Session) -> None:
+    """The official Array API suite (../shared/array-api-tests, or $ARRAY_API_TESTS_DIR) against each
+    backend's Array namespace, jax with and without x64, each with its committed xfails file
+    (tests/conformance/xfails-<config>.txt). ``nox -s conformance -- torch --no-xfails`` runs one
+    configuration without xfails; tests/conformance/run.py says more."""
+    session.install(*CONSTRAINTS, "-e", ".[all,test]", "pytest-json-report", "pytest-metadata", "ndindex")
+    configs = [a for a in session.posargs if a in CONFORMANCE_CONFIGS] or list(CONFORMANCE_CONFIGS)
+    options = [a for a in session.posargs if a not in CONFORMANCE_CONFIGS]
+    for config in configs:
+        session.run("python", "tests/conformance/run.py", config, *options)

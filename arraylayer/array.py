@@ -74,7 +74,7 @@ from .registry import backend_of
 
 __all__ = ["Array"]
 
-# The Array API versions whose namespace arraylayer.xp.<backend> serves (it implements 2024.12,
+# The Array API versions whose namespace arraylayer.xp.<backend> serves (it implements 2025.12,
 # a superset of the earlier ones).
 _API_VERSIONS: Final = frozenset({None, "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"})
 _PYTHON_SCALARS: Final = (bool, int, float, complex)

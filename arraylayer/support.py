@@ -319,7 +319,7 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "searchsorted": Uses(("searchsorted",), _REAL),
     "where": Uses(("where",)),
     # sets, sorting
-    "isin": Uses(("equal", "any", "logical_not"), _REAL),
+    "isin": Uses(("equal",), _REAL),  # then any and logical_not of the bool comparison
     "unique_all": Uses(("unique_all",), _REAL),
     "unique_counts": Uses(("unique_counts",), _REAL),
     "unique_inverse": Uses(("unique_inverse",), _REAL),

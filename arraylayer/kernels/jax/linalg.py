@@ -105,8 +105,7 @@ def svdvals(x: Any, /) -> Any:
 
 
 def eig(x: Any, /) -> tuple[Any, Any]:
-    """Eigenvalues and eigenvectors of general matrices (real when all eigenvalues are; the api
-    layer makes them complex)."""
+    """Eigenvalues and eigenvectors of general matrices, complex (jax's eig always is)."""
     return tuple(jnp.linalg.eig(_no_half(x)))
 
 

@@ -17,8 +17,8 @@ from typing import Any, Final
 
 import tensorflow as tf
 
-# norm -> scale of a forward transform of length n (an inverse one is scaled by n / that; TF's
-# inverse already divides by n).
+# norm -> scale of a forward transform of length n. An inverse one is scaled by 1 / n / that, and
+# TF's inverse already divides by n: it is multiplied by 1 / that.
 _FORWARD_SCALE: Final[dict[str, Callable[[int], float]]] = {
     "backward": lambda n: 1.0, "ortho": lambda n: 1.0 / math.sqrt(n), "forward": lambda n: 1.0 / n,
 }
@@ -28,8 +28,8 @@ _MIRRORED: Final = {"backward": "forward", "ortho": "ortho", "forward": "backwar
 def _scaled(x: Any, n: int, norm: str, inverse: bool) -> Any:
     scale = _FORWARD_SCALE[norm](n)
     if inverse:
-        scale *= n
-    return x if scale == 1.0 else x * tf.cast(scale, x.dtype)
+        scale = 1.0 / scale
+    return x if scale == 1.0 else x * tf.constant(scale, dtype=x.dtype)  # not tf.cast: float32 first
 
 
 def _innermost(x: Any, axis: int, transform: Callable[[Any], Any]) -> Any:
