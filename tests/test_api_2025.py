@@ -1,0 +1,75 @@
+"""What the 2024.12 and 2025.12 revisions of the Array API add, on every backend, against NumPy:
+``broadcast_shapes``, ``isin``, ``linalg.eig``/``eigvals``, the version strings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import arraylayer as al
+from tests.conftest import make_array
+from tests.oracles import assert_close, dtype_name, to_numpy
+
+
+@pytest.mark.parametrize("shapes", [(), ((2, 3),), ((2, 1), (3,)), ((1,), (4, 1, 5), (1, 5)), ((0, 1), (3,)),
+                                    ((2, 0), (1, 0))])
+def test_broadcast_shapes_is_numpys(shapes):
+    assert al.broadcast_shapes(*shapes) == np.broadcast_shapes(*shapes)
+    assert type(al.broadcast_shapes(*shapes)) is tuple
+
+
+def test_broadcast_shapes_error_names_the_shapes():
+    with pytest.raises(ValueError, match=r"\(2, 3\), \(4,\) do not broadcast"):
+        al.broadcast_shapes((2, 3), (4,))
+
+
+@pytest.mark.parametrize(("dtype1", "dtype2"), [("int32", "int32"), ("int8", "int64"), ("float32", "float32"),
+                                                ("uint8", "int16")])
+@pytest.mark.parametrize("invert", [False, True])
+def test_isin_matches_numpy(backend, dtype1, dtype2, invert):
+    v1, v2 = [[1, 5, 2], [0, 3, 7]], [2, 7, 9, 2]
+    result = al.isin(make_array(backend, dtype1, v1), make_array(backend, dtype2, v2), invert=invert)
+    assert dtype_name(backend, result) == "bool"
+    np.testing.assert_array_equal(to_numpy(backend, result), np.isin(v1, v2, invert=invert))
+
+
+def test_isin_with_scalars_and_nan(backend):
+    x2 = make_array(backend, "float32", [1.0, float("nan")])
+    scalar = al.isin(1.0, x2)
+    assert tuple(to_numpy(backend, scalar).shape) == () and bool(to_numpy(backend, scalar))
+    np.testing.assert_array_equal(to_numpy(backend, al.isin(x2, 1.0)), [True, False])  # NaN is in nothing
+
+
+_GENERAL = np.asarray([[2.0, -1.0, 0.0], [1.0, 2.0, 0.5], [0.0, 0.25, 3.0]])  # a complex pair, one real value
+
+
+def _sorted(values: np.ndarray) -> np.ndarray:
+    return values[np.lexsort((values.imag, np.round(values.real, 3)))]  # a conjugate pair: equal real parts
+
+
+@pytest.mark.parametrize(("dtype", "result"), [("float32", "complex64"), ("float64", "complex128"),
+                                               ("complex64", "complex64")])
+def test_eigvals_and_eig(backend, dtype, result):
+    x = make_array(backend, dtype, _GENERAL)
+    values = al.linalg.eigvals(x)
+    w, v = al.linalg.eig(x)
+    assert dtype_name(backend, values) == result and dtype_name(backend, w) == result == dtype_name(backend, v)
+    expected = _sorted(np.linalg.eigvals(_GENERAL).astype(np.complex128))
+    assert_close(_sorted(to_numpy(backend, values)), expected, result, "eigvals")
+    assert_close(_sorted(to_numpy(backend, w)), expected, result, "eig values")
+    w, v = to_numpy(backend, w), to_numpy(backend, v)
+    assert_close(_GENERAL @ v, v * w, result, "x @ v == v * w")  # each column an eigenvector
+
+
+def test_eig_of_a_non_square_matrix_is_refused(backend):
+    with pytest.raises(ValueError, match="square"):
+        al.linalg.eig(make_array(backend, "float32", [[1.0, 2.0]]))
+
+
+def test_versions():
+    assert al.__array_api_version__ == "2025.12"
+    x = al.Array(np.zeros(2))
+    for version in (None, "2023.12", "2024.12", "2025.12"):
+        assert x.__array_namespace__(api_version=version) is not None
+    with pytest.raises(ValueError, match="2025.12"):
+        x.__array_namespace__(api_version="2026.12")
