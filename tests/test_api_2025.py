@@ -73,3 +73,33 @@ def test_versions():
         assert x.__array_namespace__(api_version=version) is not None
     with pytest.raises(ValueError, match="2025.12"):
         x.__array_namespace__(api_version="2026.12")
+
+
+def test_multi_array_results_are_tuples(backend):
+    x, y = make_array(backend, "int32", [1, 2, 3]), make_array(backend, "int32", [4, 5])
+    assert type(al.meshgrid(x, y)) is tuple and len(al.meshgrid(x, y, indexing="ij")) == 2
+    assert type(al.broadcast_arrays(x, make_array(backend, "int32", [[1], [2]]))) is tuple
+    assert al.meshgrid() == () and al.broadcast_arrays() == ()
+
+
+@pytest.mark.parametrize("axis", [0, -1, (0, 2), (-1, 0), (1, -2)])
+def test_expand_dims_takes_tuples(backend, axis):
+    values = np.arange(6, dtype=np.int16).reshape(2, 3)
+    result = al.expand_dims(make_array(backend, "int16", values), axis=axis)
+    np.testing.assert_array_equal(to_numpy(backend, result), np.expand_dims(values, axis))
+
+
+@pytest.mark.parametrize(("axis", "error"), [((0, 0), ValueError), ((0, -4), ValueError), (4, IndexError),
+                                             ((0, 5), IndexError)])
+def test_expand_dims_refuses_repeated_or_out_of_range_axes(backend, axis, error):
+    with pytest.raises(error, match="expand_dims"):
+        al.expand_dims(make_array(backend, "int16", [[1, 2, 3]]), axis=axis)
+
+
+def test_empty_ranges_and_narrow_repeat_counts(backend):
+    with al.use_backend(backend):
+        assert tuple(to_numpy(backend, al.arange(5, 0, 1)).shape) == (0,)
+        assert tuple(to_numpy(backend, al.arange(0, 5, -2)).shape) == (0,)
+    counts = make_array(backend, "int8", [1, 0, 2])
+    result = al.repeat(make_array(backend, "int8", [4, 5, 6]), counts)
+    np.testing.assert_array_equal(to_numpy(backend, result), [4, 6, 6])

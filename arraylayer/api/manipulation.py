@@ -35,13 +35,13 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(result)
 
 
-def broadcast_arrays(*arrays: Array) -> list[Array]:
-    """The arrays broadcast to one shape; each keeps its dtype."""
+def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
+    """The arrays broadcast to one shape, as a tuple (2025.12); each keeps its dtype."""
     if not arrays:
-        return []
+        return ()
     backend = backend_of(*arrays)
     inputs = [array_input(x)[1] for x in arrays]
-    return list(backend.kernels["broadcast_arrays"](*inputs))
+    return tuple(backend.kernels["broadcast_arrays"](*inputs))
 
 
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
@@ -67,9 +67,21 @@ def stack(arrays: Sequence[Array], /, *, axis: int = 0) -> Array:
     return _joined("stack", arrays, axis)
 
 
-def expand_dims(x: Array, /, axis: int = 0) -> Array:
-    """x with a new axis of length one at ``axis``."""
-    return _one("expand_dims", x, axis=axis)
+def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
+    """x with a new axis of length one at ``axis`` (each of a tuple of axes, as 2025.12 allows;
+    axes count in the result, negative from its end)."""
+    backend, x, dtype = array_input(x)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    ndim = len(x.shape) + len(axes)
+    if any(not -ndim <= a < ndim for a in axes):
+        raise IndexError(f"expand_dims: axis {axis} is out of range for a result of {ndim} dimensions.")
+    positions = sorted(a % ndim for a in axes)
+    if len(set(positions)) != len(positions):
+        raise ValueError(f"expand_dims: axis {axis} names one result axis twice.")
+    expand = kernel(backend, "expand_dims", dtype)
+    for position in positions:  # ascending: each insertion leaves the earlier positions in place
+        x = expand(x, axis=position)
+    return x
 
 
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
