@@ -103,3 +103,18 @@ def test_empty_ranges_and_narrow_repeat_counts(backend):
     counts = make_array(backend, "int8", [1, 0, 2])
     result = al.repeat(make_array(backend, "int8", [4, 5, 6]), counts)
     np.testing.assert_array_equal(to_numpy(backend, result), [4, 6, 6])
+
+
+def test_complex_expm1_has_the_standards_special_values(backend):
+    if backend == "jax":
+        pytest.xfail("jax.numpy's complex exp (and so exp(x) - 1) is nan at these infinities: not yet built exactly")
+    inf, nan = float("inf"), float("nan")
+    values = [complex(inf, 0), complex(-inf, inf), complex(inf, inf), complex(-inf, nan), complex(nan, 0),
+              complex(0.5, -1.0)]
+    expected = [complex(inf, 0), complex(-1, 0), complex(inf, nan), complex(-1, 0), complex(nan, 0),
+                complex(np.expm1(0.5 - 1j))]
+    result = to_numpy(backend, al.expm1(make_array(backend, "complex128", values)))
+    np.testing.assert_allclose(result.real, [e.real for e in expected], rtol=1e-12)
+    for got, want in zip(result.imag[[0, 1, 3, 4]], [0.0, 0.0, 0.0, 0.0]):
+        assert got == want
+    assert np.isnan(result.imag[2])

@@ -123,7 +123,6 @@ cos = jnp.cos
 cosh = jnp.cosh
 divide = jnp.divide
 exp = jnp.exp
-expm1 = jnp.expm1
 floor = jnp.floor
 hypot = jnp.hypot
 imag = jnp.imag
@@ -170,3 +169,11 @@ minimum = _weak(jnp.minimum)
 multiply = _weak(jnp.multiply)
 not_equal = _weak(jnp.not_equal)
 subtract = _weak(jnp.subtract)
+
+
+def expm1(x: Any, /) -> Any:
+    """Complex input at infinities and NaN: exp(x) - 1, which has the standard's special values
+    there (the framework's complex expm1 gives nan + nanj for all of them)."""
+    if not jnp.iscomplexobj(x):
+        return jnp.expm1(x)
+    return jnp.where(jnp.isfinite(x), jnp.expm1(x), jnp.exp(x) - 1)

@@ -62,7 +62,6 @@ conj = np.conj
 cos = np.cos
 cosh = np.cosh
 exp = np.exp
-expm1 = np.expm1
 floor = np.floor
 imag = np.imag
 isfinite = np.isfinite
@@ -111,3 +110,12 @@ not_equal = _weak(np.not_equal)
 pow = _weak(np.pow)
 remainder = _weak(np.remainder)
 subtract = _weak(np.subtract)
+
+
+def expm1(x: Any, /) -> Any:
+    """Complex input at infinities and NaN: exp(x) - 1, which has the standard's special values
+    there (the framework's complex expm1 gives nan + nanj for all of them)."""
+    if x.dtype.kind != "c":
+        return np.expm1(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.where(np.isfinite(x), np.expm1(x), np.exp(x) - 1)

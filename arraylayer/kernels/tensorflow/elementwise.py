@@ -32,7 +32,6 @@ atanh = tf.math.atanh
 cos = tf.math.cos
 cosh = tf.math.cosh
 exp = tf.math.exp
-expm1 = tf.math.expm1
 log = tf.math.log
 log1p = tf.math.log1p
 logical_not = tf.math.logical_not
@@ -383,3 +382,12 @@ def _bound(value: Any, dtype: Any) -> Any:
     if dtype.is_integer:
         value = dtype.min if value < dtype.min else dtype.max if value > dtype.max else int(value)
     return tf.constant(value, dtype)
+
+
+def expm1(x: Any, /) -> Any:
+    """Complex input at infinities and NaN: exp(x) - 1, which has the standard's special values
+    there (the framework's complex expm1 gives nan + nanj for all of them)."""
+    if not x.dtype.is_complex:
+        return tf.math.expm1(x)
+    finite = tf.math.logical_and(tf.math.is_finite(tf.math.real(x)), tf.math.is_finite(tf.math.imag(x)))
+    return tf.where(finite, tf.math.expm1(x), tf.math.exp(x) - tf.constant(1, dtype=x.dtype))

@@ -31,7 +31,6 @@ conj = torch.conj_physical  # not torch.conj: its lazy conjugate bit makes .nump
 cos = torch.cos
 cosh = torch.cosh
 exp = torch.exp
-expm1 = torch.expm1
 floor = torch.floor
 isfinite = torch.isfinite
 isinf = torch.isinf
@@ -216,3 +215,11 @@ def greater(x1: Any, x2: Any, /) -> Any:
 
 def greater_equal(x1: Any, x2: Any, /) -> Any:
     return torch.ge(x1, x2) if isinstance(x1, Tensor) else torch.le(x2, x1)
+
+
+def expm1(x: Any, /) -> Any:
+    """Complex input at infinities and NaN: exp(x) - 1, which has the standard's special values
+    there (the framework's complex expm1 gives nan + nanj for all of them)."""
+    if not x.is_complex():
+        return torch.expm1(x)
+    return torch.where(torch.isfinite(x), torch.expm1(x), torch.exp(x) - 1)
