@@ -118,3 +118,14 @@ def test_complex_expm1_has_the_standards_special_values(backend):
     for got, want in zip(result.imag[[0, 1, 3, 4]], [0.0, 0.0, 0.0, 0.0]):
         assert got == want
     assert np.isnan(result.imag[2])
+
+
+def test_floor_divide_at_infinities_has_the_standards_values(backend):
+    inf = float("inf")
+    x1 = [inf, inf, -inf, 1.0, -1.0, 1.0, -1.0, -5.0, 7.0]
+    x2 = [2.0, -2.0, 2.0, inf, inf, -inf, -inf, 3.0, -3.0]
+    expected = [inf, -inf, -inf, 0.0, -0.0, -0.0, 0.0, -2.0, -3.0]  # the last two: Python's //
+    result = to_numpy(backend, al.floor_divide(make_array(backend, "float32", x1), make_array(backend, "float32", x2)))
+    np.testing.assert_array_equal(result, expected)
+    np.testing.assert_array_equal(np.signbit(result), np.signbit(expected))
+    assert np.isnan(to_numpy(backend, al.floor_divide(make_array(backend, "float32", [inf]), inf)))

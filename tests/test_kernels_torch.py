@@ -24,6 +24,7 @@ import numpy as np  # noqa: E402
 from arraylayer.kernels.names import ALL_KERNEL_NAMES, KERNEL_NAMES  # noqa: E402
 from arraylayer.kernels.torch import KERNELS, UNSUPPORTED  # noqa: E402
 from arraylayer.registry import get_backend  # noqa: E402
+from oracles import standard_floor_divide  # noqa: E402
 
 B = get_backend("torch").load()
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -47,6 +48,8 @@ def _np_function(name: str):
     namesakes, e.g. numpy.diagonal, work on other axes), numpy.fft's for the fft ones."""
     if name in KERNEL_NAMES["fft"]:
         return getattr(np.fft, name)
+    if name == "floor_divide":
+        return standard_floor_divide  # numpy's, but the standard's values at infinities
     linalg = name in KERNEL_NAMES["linalg"] or name in KERNEL_NAMES["linear_algebra"]
     return getattr(np.linalg, name) if linalg else getattr(np, name)
 

@@ -57,7 +57,9 @@ _float_remainder = jax.jit(_signed_remainder)
 @jax.jit
 def _float_floor_divide(x1: Any, x2: Any) -> Any:
     q = jnp.floor_divide(x1, x2)
-    return jnp.where(q == 0, jnp.copysign(q, jnp.divide(x1, x2)), q)  # a zero quotient: the true one's sign
+    q = jnp.where(q == 0, jnp.copysign(q, jnp.divide(x1, x2)), q)  # a zero quotient: the true one's sign
+    # at infinities, the standard's values: the floor of the true quotient (+-inf, +-0, nan)
+    return jnp.where(jnp.isinf(x1) | jnp.isinf(x2), jnp.floor(jnp.divide(x1, x2)), q)
 
 
 @jax.jit

@@ -189,8 +189,10 @@ def _float_floor_divide(x1: Any, x2: Any) -> Any:
     div = tf.math.truediv(tf.math.subtract(x1, mod), x2)  # an integer up to rounding
     opposite = tf.math.less(tf.math.multiply(mod, tf.math.sign(x2)), 0.0)  # then the floor is one lower
     result = tf.math.round(tf.where(opposite, tf.math.subtract(div, 1.0), div))
-    return tf.where(tf.math.equal(x2, 0.0), tf.math.truediv(x1, x2), result)
-
+    result = tf.where(tf.math.equal(x2, 0.0), tf.math.truediv(x1, x2), result)
+    # at infinities, the standard's values: the floor of the true quotient (+-inf, +-0, nan)
+    infinite = tf.math.logical_or(tf.math.is_inf(x1), tf.math.is_inf(x2))
+    return tf.where(infinite, tf.math.floor(tf.math.truediv(x1, x2)), result)
 
 def remainder(x1: Any, x2: Any, /) -> Any:
     """TF's ``floormod`` has Python's sign rule for integers and floats alike."""

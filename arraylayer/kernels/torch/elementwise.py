@@ -115,8 +115,9 @@ def floor_divide(x1: Any, x2: Any, /) -> Any:
     """Python's sign rules (torch.floor_divide; for floats numpy's algorithm, -0.0 included);
     integer division by zero gives 0."""
     x1, x2 = both(x1, x2)
-    if x1.is_floating_point():
-        return torch.floor_divide(x1, x2)
+    if x1.is_floating_point():  # at infinities, the standard's values: the floor of the true quotient
+        infinite = torch.isinf(x1) | torch.isinf(x2)
+        return torch.where(infinite, torch.floor(torch.true_divide(x1, x2)), torch.floor_divide(x1, x2))
     zero = x2 == 0
     return torch.where(zero, 0, torch.floor_divide(x1, torch.where(zero, 1, x2)))
 
