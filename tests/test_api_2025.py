@@ -129,3 +129,13 @@ def test_floor_divide_at_infinities_has_the_standards_values(backend):
     np.testing.assert_array_equal(result, expected)
     np.testing.assert_array_equal(np.signbit(result), np.signbit(expected))
     assert np.isnan(to_numpy(backend, al.floor_divide(make_array(backend, "float32", [inf]), inf)))
+
+
+def test_complex_log1p_has_the_standards_special_values(backend):
+    if backend == "jax":
+        pytest.xfail("jax.numpy's complex log (and so log(1 + x)) is nan at these infinities: not yet built exactly")
+    inf, nan = float("inf"), float("nan")
+    values = [complex(inf, nan), complex(-inf, nan), complex(nan, inf), complex(0.5, -1.0)]
+    result = to_numpy(backend, al.log1p(make_array(backend, "complex128", values)))
+    assert result.real[:3].tolist() == [inf, inf, inf] and np.isnan(result.imag[:3]).all()
+    np.testing.assert_allclose(result[3], np.log1p(0.5 - 1j), rtol=1e-12)

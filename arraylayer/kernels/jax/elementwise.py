@@ -132,7 +132,6 @@ isfinite = jnp.isfinite
 isinf = jnp.isinf
 isnan = jnp.isnan
 log = jnp.log
-log1p = jnp.log1p
 log2 = jnp.log2
 log10 = jnp.log10
 logaddexp = jnp.logaddexp
@@ -179,3 +178,11 @@ def expm1(x: Any, /) -> Any:
     if not jnp.iscomplexobj(x):
         return jnp.expm1(x)
     return jnp.where(jnp.isfinite(x), jnp.expm1(x), jnp.exp(x) - 1)
+
+
+def log1p(x: Any, /) -> Any:
+    """Complex input at infinities and NaN: log(1 + x), which has the standard's special values
+    there (the framework's complex log1p does not)."""
+    if not jnp.iscomplexobj(x):
+        return jnp.log1p(x)
+    return jnp.where(jnp.isfinite(x), jnp.log1p(x), jnp.log(1 + x))

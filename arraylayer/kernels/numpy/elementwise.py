@@ -68,7 +68,6 @@ isfinite = np.isfinite
 isinf = np.isinf
 isnan = np.isnan
 log = np.log
-log1p = np.log1p
 log2 = np.log2
 log10 = np.log10
 logical_and = np.logical_and
@@ -142,3 +141,12 @@ def floor_divide(x1: Any, x2: Any, /) -> Any:
 
 
 floor_divide.arrays_only = lambda x1, x2: _standard_at_infinities(x1, x2, np.floor_divide(x1, x2))  # type: ignore[attr-defined]
+
+
+def log1p(x: Any, /) -> Any:
+    """Complex input at infinities and NaN: log(1 + x), which has the standard's special values
+    there (the framework's complex log1p does not)."""
+    if x.dtype.kind != "c":
+        return np.log1p(x)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.isfinite(x), np.log1p(x), np.log(1 + x))

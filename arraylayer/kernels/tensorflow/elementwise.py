@@ -33,7 +33,6 @@ cos = tf.math.cos
 cosh = tf.math.cosh
 exp = tf.math.exp
 log = tf.math.log
-log1p = tf.math.log1p
 logical_not = tf.math.logical_not
 sin = tf.math.sin
 sinh = tf.math.sinh
@@ -393,3 +392,12 @@ def expm1(x: Any, /) -> Any:
         return tf.math.expm1(x)
     finite = tf.math.logical_and(tf.math.is_finite(tf.math.real(x)), tf.math.is_finite(tf.math.imag(x)))
     return tf.where(finite, tf.math.expm1(x), tf.math.exp(x) - tf.constant(1, dtype=x.dtype))
+
+
+def log1p(x: Any, /) -> Any:
+    """Complex input at infinities and NaN: log(1 + x), which has the standard's special values
+    there (the framework's complex log1p does not)."""
+    if not x.dtype.is_complex:
+        return tf.math.log1p(x)
+    finite = tf.math.logical_and(tf.math.is_finite(tf.math.real(x)), tf.math.is_finite(tf.math.imag(x)))
+    return tf.where(finite, tf.math.log1p(x), tf.math.log(x + tf.constant(1, dtype=x.dtype)))

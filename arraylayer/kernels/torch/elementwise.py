@@ -36,7 +36,6 @@ isfinite = torch.isfinite
 isinf = torch.isinf
 isnan = torch.isnan
 log = torch.log
-log1p = torch.log1p
 log2 = torch.log2
 log10 = torch.log10
 logical_not = torch.logical_not
@@ -224,3 +223,11 @@ def expm1(x: Any, /) -> Any:
     if not x.is_complex():
         return torch.expm1(x)
     return torch.where(torch.isfinite(x), torch.expm1(x), torch.exp(x) - 1)
+
+
+def log1p(x: Any, /) -> Any:
+    """Complex input at infinities and NaN: log(1 + x), which has the standard's special values
+    there (the framework's complex log1p does not)."""
+    if not x.is_complex():
+        return torch.log1p(x)
+    return torch.where(torch.isfinite(x), torch.log1p(x), torch.log(1 + x))
