@@ -411,6 +411,14 @@ FFT: list[Case] = [
            ref=np.fft.irfftn, label=str(kw)) for kw in _FFTN_KW),
 ]
 
+# float16/bfloat16 are declared unsupported for the fft kernels and the general eigen-solvers: they raise.
+FFT += [Case(name, HALVES, lambda d: ((arr(d),), {**_FFT_1D}), label="half") for name in
+        ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")]
+FFT += [Case(name, HALVES, lambda d: ((arr(d),), {"s": None, "axes": (0, 1), "norm": "backward"}), label="half")
+        for name in ("fftn", "ifftn", "rfftn", "irfftn")]
+LINALG += [Case(name, HALVES, lambda d: ((np.asarray(_DIAGONAL, numpy_dtype(d)),), {}), label="half")
+           for name in ("eig", "eigvals")]
+
 FAMILIES: dict[str, list[Case]] = {"elementwise": ELEMENTWISE, "creation": CREATION, "manipulation": MANIPULATION,
                                    "searching": SEARCHING, "statistical": STATISTICAL, "linalg": LINALG, "fft": FFT}
 _LINALG_NAMES = frozenset(KERNEL_NAMES["linalg"])

@@ -1,6 +1,7 @@
 """The fft extension's kernels: np.fft's own functions, which keep single precision
 (complex64 in, complex64 out; float32 rfft input gives complex64). The api layer passes
-non-negative axes, lengths or None, and a valid norm; float16/bfloat16 are declared unsupported."""
+non-negative axes, lengths or None, and a valid norm; float16/bfloat16 are declared unsupported and
+refused here (the framework would widen them silently)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,18 @@ from typing import Any
 
 import numpy as np
 
+from ._common import is_half
+
+
+def _no_half(x: Any) -> Any:
+    if is_half(x.dtype):
+        raise TypeError(f"np.fft would widen {x.dtype}; no complex dtype of half precision holds the result.")
+    return x
+
 
 def _one(transform: Any) -> Any:
     def kernel(x: Any, /, *, n: int | None, axis: int, norm: str) -> Any:
-        return transform(x, n=n, axis=axis, norm=norm)
+        return transform(_no_half(x), n=n, axis=axis, norm=norm)
 
     kernel.__name__ = transform.__name__
     return kernel
@@ -19,7 +28,7 @@ def _one(transform: Any) -> Any:
 
 def _many(transform: Any) -> Any:
     def kernel(x: Any, /, *, s: tuple[int, ...] | None, axes: tuple[int, ...], norm: str) -> Any:
-        return transform(x, s=s, axes=axes, norm=norm)
+        return transform(_no_half(x), s=s, axes=axes, norm=norm)
 
     kernel.__name__ = transform.__name__
     return kernel

@@ -33,7 +33,10 @@ def _scaled(x: Any, n: int, norm: str, inverse: bool) -> Any:
 
 
 def _innermost(x: Any, axis: int, transform: Callable[[Any], Any]) -> Any:
-    """``transform`` (an innermost-axis function) applied along ``axis``."""
+    """``transform`` (an innermost-axis function) applied along ``axis``; TypeError for float16 and
+    bfloat16 (declared unsupported: no complex dtype of half precision holds the result)."""
+    if x.dtype in (tf.float16, tf.bfloat16):
+        raise TypeError(f"tf.signal has no {x.dtype.name} transforms; wider work would change the result dtype.")
     rank = len(x.shape)
     if axis == rank - 1:
         return transform(x)

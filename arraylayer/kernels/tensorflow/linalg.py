@@ -270,8 +270,8 @@ _MATRIX_NORMS: dict[Any, Any] = {
 
 
 def eig(x: Any, /) -> tuple[Any, Any]:
-    return tuple(tf.linalg.eig(x))
+    return tuple(tf.linalg.eig(_decomposable(x)))
 
 
 def eigvals(x: Any, /) -> Any:
-    return tf.linalg.eigvals(x)
+    return tf.linalg.eigvals(_decomposable(x))
