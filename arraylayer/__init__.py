@@ -12,7 +12,7 @@ from typing import Any
 
 from . import errors
 from .api import CATEGORIES as _CATEGORIES
-from .api import linalg
+from .api import fft, linalg
 from .api.info import __array_namespace_info__
 from .array import Array
 from .autodiff import grad, value_and_grad
@@ -96,7 +96,7 @@ from .registry import (
 from .support import UnverifiedVersionWarning, function_supported_dtypes, function_unsupported_dtypes
 
 __version__ = "0.1.0"
-__array_api_version__ = "2024.12"
+__array_api_version__ = "2025.12"
 
 # The Array API functions: every public name of each category module (arraylayer/api/<category>.py).
 _FUNCTIONS: dict[str, Any] = {name: getattr(module, name) for module in _CATEGORIES for name in module.__all__}
@@ -205,7 +205,7 @@ __all__ = [
     "use_backend", "current_backend", "backend_of", "as_native_dtype", "as_arraylayer_dtype",
     "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
     "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit",
-    "linalg", "__array_api_version__", "__array_namespace_info__",
+    "linalg", "fft", "__array_api_version__", "__array_namespace_info__",
     "Array", "grad", "value_and_grad", "UnsupportedOperationError", "GradientError",
     "function_supported_dtypes", "function_unsupported_dtypes", "UnverifiedVersionWarning",
     *sorted(_FUNCTIONS.keys() - {"can_cast", "finfo", "iinfo", "result_type", "__array_namespace_info__"}),

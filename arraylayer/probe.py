@@ -149,7 +149,7 @@ class Case(NamedTuple):
     that must pass too (accumulating kernels also take bool input, as ``sum(bool_array)`` sends
     them). ``result``: ``"same"`` (the dtype
     the kernel was called with), ``"bool"``, ``"real"`` (the real dtype of a complex one),
-    ``"index"`` (any integer dtype), a tuple of those for a tuple result, or ``"*<spec>"`` for
+    ``"complex"`` (the complex dtype of a real one), ``"index"`` (any integer dtype), a tuple of those for a tuple result, or ``"*<spec>"`` for
     a sequence of any length. A spec ending in ``~`` checks dtype and shape only (results that
     are not unique, such as eigenvectors). ``verify(result, reference_args)``: an extra check
     on the wide NumPy values of the result, for those.
@@ -224,6 +224,12 @@ def _cases() -> dict[str, Case]:
         "meshgrid": Case(lambda m: ((m.array(), m.array("y")[:2]), {"indexing": "xy"}), "*same"),
         "tril": Case(lambda m: ((m.array("mat"),), {"k": 0})),
         "triu": Case(lambda m: ((m.array("mat"),), {"k": 0})),
+        # fft: one axis (cropped to n=2), several axes (padded)
+        **{name: Case(lambda m: ((m.array("mat"),), {"n": 2, "axis": 0, "norm": "ortho"}), result)
+           for name, result in (("fft", "same"), ("ifft", "same"), ("rfft", "complex"), ("ihfft", "complex"),
+                                ("irfft", "real"), ("hfft", "real"))},
+        **{name: Case(lambda m: ((m.array("mat"),), {"s": (3, 4), "axes": (0, 1), "norm": "backward"}), result)
+           for name, result in (("fftn", "same"), ("ifftn", "same"), ("rfftn", "complex"), ("irfftn", "real"))},
         # indexing
         "take": Case(lambda m: ((m.array(), m.index([2, 0])), {"axis": 0})),
         "take_along_axis": Case(lambda m: ((m.array("mat"), m.index([[1, 0], [0, 1]])), {"axis": -1})),
@@ -236,6 +242,8 @@ def _cases() -> dict[str, Case]:
         "cross": Case(lambda m: ((m.array(), m.array("vec3b")), {"axis": -1})),
         "det": Case(lambda m: ((m.array("spd"),), {})),
         "diagonal": Case(lambda m: ((m.array("mat"),), {"offset": 0})),
+        "eig": Case(lambda m: ((m.array("spd"),), {}), ("complex~", "complex~")),
+        "eigvals": Case(lambda m: ((m.array("spd"),), {}), "complex~"),
         "eigh": Case(lambda m: ((m.array("spd"),), {}), ("real", "same~")),
         "eigvalsh": Case(lambda m: ((m.array("spd"),), {}), "real"),
         "inv": Case(lambda m: ((m.array("spd"),), {})),
@@ -320,6 +328,7 @@ class _Mismatch(Exception):
 
 
 _REAL_OF: Final = {"complex64": "float32", "complex128": "float64"}
+_COMPLEX_OF: Final = {"float32": "complex64", "float64": "complex128"}
 
 
 def _expected(spec: str, dtype: Dtype) -> str | None:
@@ -330,6 +339,8 @@ def _expected(spec: str, dtype: Dtype) -> str | None:
         return "bool"
     if base == "real":
         return _REAL_OF.get(dtype, str(dtype))
+    if base == "complex":
+        return _COMPLEX_OF.get(dtype, str(dtype))
     return None  # index: any integer dtype
 
 

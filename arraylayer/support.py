@@ -246,6 +246,7 @@ class Uses(NamedTuple):
 RULES: Final[dict[str, str]] = {
     "same": "the input dtype (promoted, for several inputs)",
     "inexact": "the input dtype; bool and integers run in the default float dtype",
+    "complex": "the input dtype; real floating input runs in the complex dtype of its precision",
     "logical": "bool (inputs are read as bool)",
     "accumulator": "the accumulator dtype of sum (bool and narrow integers: the default int or uint)",
     "none": "no kernel: the dtype is only held or converted",
@@ -296,6 +297,7 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "vecdot": Uses(("vecdot",), _NUMERIC),
     # manipulation
     "broadcast_arrays": Uses(("broadcast_arrays",)),
+    "broadcast_shapes": Uses((), rule="independent"),
     "broadcast_to": Uses(("broadcast_to",)),
     "concat": Uses(("concat",)),
     "expand_dims": Uses(("expand_dims",)),
@@ -317,6 +319,7 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "searchsorted": Uses(("searchsorted",), _REAL),
     "where": Uses(("where",)),
     # sets, sorting
+    "isin": Uses(("equal",), _REAL),  # then any and logical_not of the bool comparison
     "unique_all": Uses(("unique_all",), _REAL),
     "unique_counts": Uses(("unique_counts",), _REAL),
     "unique_inverse": Uses(("unique_inverse",), _REAL),
@@ -344,6 +347,8 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "linalg.cross": Uses(("cross",), _NUMERIC),
     "linalg.det": Uses(("det",), rule="inexact"),
     "linalg.diagonal": Uses(("diagonal",)),
+    "linalg.eig": Uses(("eig",), rule="inexact"),
+    "linalg.eigvals": Uses(("eigvals",), rule="inexact"),
     "linalg.eigh": Uses(("eigh",), rule="inexact"),
     "linalg.eigvalsh": Uses(("eigvalsh",), rule="inexact"),
     "linalg.inv": Uses(("inv",), rule="inexact"),
@@ -359,6 +364,21 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "linalg.svdvals": Uses(("svdvals",), rule="inexact"),
     "linalg.trace": Uses(("trace",), rule="accumulator"),
     "linalg.vector_norm": Uses(("vector_norm",), rule="inexact"),
+    # the fft extension: complex transforms take real input as its complex dtype (see api/fft.py)
+    "fft.fft": Uses(("fft",), "fc", "complex"),
+    "fft.ifft": Uses(("ifft",), "fc", "complex"),
+    "fft.fftn": Uses(("fftn",), "fc", "complex"),
+    "fft.ifftn": Uses(("ifftn",), "fc", "complex"),
+    "fft.rfft": Uses(("rfft",), "f"),
+    "fft.rfftn": Uses(("rfftn",), "f"),
+    "fft.ihfft": Uses(("ihfft",), "f"),
+    "fft.irfft": Uses(("irfft",), "c"),
+    "fft.irfftn": Uses(("irfftn",), "c"),
+    "fft.hfft": Uses(("hfft",), "c"),
+    "fft.fftfreq": Uses((), "f", "none"),
+    "fft.rfftfreq": Uses((), "f", "none"),
+    "fft.fftshift": Uses(("roll",)),
+    "fft.ifftshift": Uses(("roll",)),
 }
 
 #: Public functions that are not array functions (dtypes, promotion, defaults, backends,
@@ -406,10 +426,10 @@ def public_functions() -> dict[str, Callable[..., Any]]:
     if not _PUBLIC:
         import arraylayer
 
-        from .api import linalg
+        from .api import fft, linalg
 
         found: dict[str, Callable[..., Any]] = {}
-        for prefix, module in (("", arraylayer), ("linalg.", linalg)):
+        for prefix, module in (("", arraylayer), ("linalg.", linalg), ("fft.", fft)):
             for name in module.__all__:
                 obj = getattr(module, name)
                 if callable(obj) and not isinstance(obj, type):
@@ -464,6 +484,8 @@ def kernel_dtype(rule: str, dtype: Dtype) -> Dtype:
 
             return default_float_dtype()
         return dtype
+    if rule == "complex":
+        return _COMPLEX_OF.get(dtype, dtype)
     if rule == "logical":
         return Dtype("bool")
     if rule == "accumulator":
@@ -492,6 +514,8 @@ def kernel_domain(name: str) -> tuple[Dtype, ...]:
                 reached.add(Dtype("bool"))
             elif uses.rule == "inexact" and dtype.kind in ("bool", "int", "uint"):
                 reached.update(all_float_dtypes)  # the default float: any float dtype
+            elif uses.rule == "complex":
+                reached.add(_COMPLEX_OF.get(dtype, dtype))
             else:
                 reached.add(dtype)
     if not used:
@@ -499,6 +523,7 @@ def kernel_domain(name: str) -> tuple[Dtype, ...]:
     return tuple(d for d in all_dtypes if d in reached)
 
 
+_COMPLEX_OF: Final = {Dtype("float32"): Dtype("complex64"), Dtype("float64"): Dtype("complex128")}
 _KIND_LETTER: Final = {"bool": "b", "int": "i", "uint": "u", "float": "f", "complex": "c"}
 _KIND_WORDS: Final = {"b": "bool", "i": "signed integer", "u": "unsigned integer", "f": "real floating-point",
                       "c": "complex"}

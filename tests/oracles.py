@@ -59,3 +59,13 @@ def assert_close(actual: np.ndarray, expected: np.ndarray, dtype: str, what: str
                                    atol=FLOAT_TOLERANCE[dtype], equal_nan=True, err_msg=what)
     else:
         np.testing.assert_array_equal(actual, expected, err_msg=what)
+
+
+def standard_floor_divide(a, b):
+    """The standard's floor_divide: Python's ``//`` (numpy's) for finite operands; where either is
+    infinite, the floor of the true quotient (``inf // 2`` is inf, ``-5 // inf`` is -0.0)."""
+    with np.errstate(all="ignore"):
+        quotient = np.floor_divide(a, b)
+        if np.asarray(quotient).dtype.kind in "biu":
+            return quotient
+        return np.where(np.isinf(a) | np.isinf(b), np.floor(np.true_divide(a, b)), quotient).astype(quotient.dtype)

@@ -304,4 +304,4 @@ def test_namespace_info(backend):
         assert info.default_dtypes()["real floating"] == "float32"
         assert "cpu" in info.devices() and info.default_device() == "cpu"
         assert set(info.capabilities()) == {"boolean indexing", "data-dependent shapes", "max dimensions"}
-    assert al.__array_api_version__ == "2024.12"
+    assert al.__array_api_version__ == "2025.12"

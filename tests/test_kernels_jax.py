@@ -109,6 +109,11 @@ def test_linalg(case: Case, dtype: str) -> None:
     run(BACKEND, case, dtype, jitted("linalg", dtype))
 
 
+@pytest.mark.parametrize(("case", "dtype"), params("fft"))
+def test_fft(case: Case, dtype: str) -> None:
+    run(BACKEND, case, dtype, jitted("fft", dtype))
+
+
 def test_kernel_names_and_unsupported_declarations() -> None:
     backend = al.get_backend(BACKEND).load()
     assert set(backend.kernels) == set(ALL_KERNEL_NAMES)

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import ml_dtypes
 import numpy as np
 import pytest
-from oracles import assert_close, numpy_dtype
+from oracles import assert_close, numpy_dtype, standard_floor_divide
 
 import arraylayer as al
 from arraylayer.kernels.names import ALL_KERNEL_NAMES, KERNEL_NAMES
@@ -201,7 +201,7 @@ ELEMENTWISE: list[Case] = [
     *binary("maximum", BOOL + REAL, "special", "any"),
     *binary("minimum", BOOL + REAL, "special", "any"),
     *binary("pow", NUMERIC, "base", "exponent"),
-    *binary("floor_divide", REAL, "special", exact=True),
+    *binary("floor_divide", REAL, "special", exact=True, ref=standard_floor_divide),
     *binary("remainder", REAL, "special", exact=True),
     *(Case(n, INT, lambda d: ((arr(d), np.zeros(3, numpy_dtype(d))), {}), label="by_zero", exact=True)
       for n in ("floor_divide", "remainder")),  # unspecified by the Array API; 0 as numpy gives
@@ -383,8 +383,44 @@ LINALG: list[Case] = [
     Case("vector_norm", INEXACT, lambda d: ((np.full(3, 300, numpy_dtype(d)),), {}), out="real", label="large"),
 ]
 
+_COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
+_DIAGONAL = [[2.0, 1.0, 0.0], [0.0, -1.0, 0.5], [0.0, 0.0, 3.0]]  # triangular: eigenvalues in diagonal order
+LINALG += [
+    *(Case("eigvals", (d,), lambda d: ((np.asarray(_DIAGONAL, numpy_dtype(d)),), {}), out=_COMPLEX_OF[d], label=d)
+      for d in ("float32", "float64")),
+    Case("eigvals", COMPLEX, lambda d: ((np.asarray(_DIAGONAL, numpy_dtype(d)),), {})),
+    *(Case("eig", (d,), lambda d: ((np.asarray(_DIAGONAL, numpy_dtype(d)),), {}), out=(_COMPLEX_OF[d],) * 2,
+           ref=lambda x: tuple(np.asarray(r, np.complex128) for r in np.linalg.eig(x)), label=d) for d in ("float32", "float64")),
+]
+# The fft kernels: complex transforms on complex input; rfft-like on real floats, the inverses on complex.
+_FFT_KW = ({}, {"n": 4, "norm": "ortho"}, {"n": 2, "norm": "forward"})
+_FFT_1D = {"n": None, "axis": 1, "norm": "backward"}
+_FFTN_KW = ({"s": None, "axes": (0, 1)}, {"s": (3, 4), "axes": (1, 0), "norm": "ortho"})
+FFT: list[Case] = [
+    *(Case(name, COMPLEX, lambda d, kw=kw: ((arr(d),), {**_FFT_1D, **kw}), ref=getattr(np.fft, name), label=str(kw))
+      for name in ("fft", "ifft") for kw in _FFT_KW),
+    *(Case(name, COMPLEX, lambda d, kw=kw: ((arr(d),), {"norm": "backward", **kw}), ref=getattr(np.fft, name),
+           label=str(kw)) for name in ("fftn", "ifftn") for kw in _FFTN_KW),
+    *(Case(name, (d,), lambda d, kw=kw: ((arr(d),), {**_FFT_1D, **kw}), out=_COMPLEX_OF[d], ref=getattr(np.fft, name),
+           label=f"{d},{kw}") for name in ("rfft", "ihfft") for d in ("float32", "float64") for kw in _FFT_KW),
+    *(Case("rfftn", (d,), lambda d, kw=kw: ((arr(d),), {"norm": "backward", **kw}), out=_COMPLEX_OF[d],
+           ref=np.fft.rfftn, label=f"{d},{kw}") for d in ("float32", "float64") for kw in _FFTN_KW),
+    *(Case(name, COMPLEX, lambda d, kw=kw: ((arr(d),), {**_FFT_1D, **kw}), out="real", ref=getattr(np.fft, name),
+           label=str(kw)) for name in ("irfft", "hfft") for kw in _FFT_KW),
+    *(Case("irfftn", COMPLEX, lambda d, kw=kw: ((arr(d),), {"norm": "backward", **kw}), out="real",
+           ref=np.fft.irfftn, label=str(kw)) for kw in _FFTN_KW),
+]
+
+# float16/bfloat16 are declared unsupported for the fft kernels and the general eigen-solvers: they raise.
+FFT += [Case(name, HALVES, lambda d: ((arr(d),), {**_FFT_1D}), label="half") for name in
+        ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")]
+FFT += [Case(name, HALVES, lambda d: ((arr(d),), {"s": None, "axes": (0, 1), "norm": "backward"}), label="half")
+        for name in ("fftn", "ifftn", "rfftn", "irfftn")]
+LINALG += [Case(name, HALVES, lambda d: ((np.asarray(_DIAGONAL, numpy_dtype(d)),), {}), label="half")
+           for name in ("eig", "eigvals")]
+
 FAMILIES: dict[str, list[Case]] = {"elementwise": ELEMENTWISE, "creation": CREATION, "manipulation": MANIPULATION,
-                                   "searching": SEARCHING, "statistical": STATISTICAL, "linalg": LINALG}
+                                   "searching": SEARCHING, "statistical": STATISTICAL, "linalg": LINALG, "fft": FFT}
 _LINALG_NAMES = frozenset(KERNEL_NAMES["linalg"])
 
 
@@ -524,6 +560,11 @@ def test_statistical_and_utility(case: Case, dtype: str) -> None:
 
 @pytest.mark.parametrize(("case", "dtype"), params("linalg"))
 def test_linalg(case: Case, dtype: str) -> None:
+    run(BACKEND, case, dtype)
+
+
+@pytest.mark.parametrize(("case", "dtype"), params("fft"))
+def test_fft(case: Case, dtype: str) -> None:
     run(BACKEND, case, dtype)
 
 

@@ -24,6 +24,7 @@ import numpy as np  # noqa: E402
 from arraylayer.kernels.names import ALL_KERNEL_NAMES, KERNEL_NAMES  # noqa: E402
 from arraylayer.kernels.torch import KERNELS, UNSUPPORTED  # noqa: E402
 from arraylayer.registry import get_backend  # noqa: E402
+from oracles import standard_floor_divide  # noqa: E402
 
 B = get_backend("torch").load()
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -44,7 +45,11 @@ RTOL = {"bfloat16": 1e-2, "float16": 1e-3, "float32": 1e-5, "float64": 1e-12, "c
 # -- the two sides ----------------------------------------------------------------------------
 def _np_function(name: str):
     """numpy's function of that name; numpy.linalg's for the linear algebra ones (their numpy.*
-    namesakes, e.g. numpy.diagonal, work on other axes)."""
+    namesakes, e.g. numpy.diagonal, work on other axes), numpy.fft's for the fft ones."""
+    if name in KERNEL_NAMES["fft"]:
+        return getattr(np.fft, name)
+    if name == "floor_divide":
+        return standard_floor_divide  # numpy's, but the standard's values at infinities
     linalg = name in KERNEL_NAMES["linalg"] or name in KERNEL_NAMES["linear_algebra"]
     return getattr(np.linalg, name) if linalg else getattr(np, name)
 
@@ -198,6 +203,10 @@ def _unsupported_cases():
 
 
 PROBE_ARGS = {"solve": lambda m: (m, m)}
+# the fft kernels take their options by keyword, as the api layer passes them
+PROBE_KWARGS = {**{n: {"n": None, "axis": 1, "norm": "backward"} for n in ("fft", "ifft", "rfft", "irfft", "hfft",
+                                                                        "ihfft")},
+                **{n: {"s": None, "axes": (0, 1), "norm": "backward"} for n in ("fftn", "ifftn", "rfftn", "irfftn")}}
 
 
 @pytest.mark.parametrize(("name", "spec", "dtype"), list(_unsupported_cases()))
@@ -206,9 +215,11 @@ def test_declared_unsupported_really_is(name, spec, dtype):
     assert _version_in(torch.__version__, spec), f"{spec} does not hold torch {torch.__version__}"
     matrix = (np.eye(3) * 2 + 0.1).astype("float32")
     args = PROBE_ARGS.get(name, lambda m: (m,))
-    KERNELS[name](*args(B.asarray(matrix, "float32")))  # the probe itself is valid
+    kwargs = PROBE_KWARGS.get(name, {})
+    valid = "complex64" if name in ("irfft", "hfft", "irfftn") else "float32"
+    KERNELS[name](*args(B.asarray(matrix, valid)), **kwargs)  # the probe itself is valid
     with pytest.raises((RuntimeError, TypeError, NotImplementedError)):
-        KERNELS[name](*args(B.asarray(matrix, dtype)))
+        KERNELS[name](*args(B.asarray(matrix, dtype)), **kwargs)
 
 
 # -- elementwise ------------------------------------------------------------------------------

@@ -142,6 +142,7 @@ def test_every_installed_backends_declarations_are_well_formed(backend):
 def _public_function_names():
     names = [n for n in al.__all__ if callable(getattr(al, n)) and not isinstance(getattr(al, n), type)]
     names += ["linalg." + n for n in al.linalg.__all__ if not isinstance(getattr(al.linalg, n), type)]
+    names += ["fft." + n for n in al.fft.__all__]
     return names
 
 

@@ -1,7 +1,7 @@
 """The Array API functions, one module per category of the standard.
 
 Each public function promotes and infers dtypes the same way on every backend, then calls
-the backend's kernel (see ``arraylayer/kernels``). ``linalg`` is the extension namespace.
+the backend's kernel (see ``arraylayer/kernels``). ``linalg`` and ``fft`` are the extension namespaces.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from . import (
     creation,
     data_types,
     elementwise,
+    fft,
     indexing,
     info,
     linalg,
@@ -33,7 +34,7 @@ CATEGORIES = (creation, data_types, elementwise, indexing, info, linear_algebra,
 _READ_DTYPE_ONLY = frozenset({"result_type", "can_cast", "finfo", "iinfo", "isdtype"})
 # A function exported by two modules (matmul in the main namespace and in linalg) gets one wrapper.
 _wrapped: dict[int, object] = {}
-for _module in (*CATEGORIES, linalg):
+for _module in (*CATEGORIES, linalg, fft):
     for _name in _module.__all__:
         _function = getattr(_module, _name)
         if callable(_function) and not isinstance(_function, type) and _name not in _READ_DTYPE_ONLY:
@@ -42,4 +43,4 @@ for _module in (*CATEGORIES, linalg):
             setattr(_module, _name, _wrapped[id(_function)])
 del _module, _name, _function, _wrapped
 
-__all__ = ["CATEGORIES", "linalg"]
+__all__ = ["CATEGORIES", "fft", "linalg"]

@@ -206,16 +206,16 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DtypeLi
     )
 
 
-def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
-    """Coordinate matrices from 1-d arrays, all in their promoted dtype."""
+def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
+    """Coordinate matrices from 1-d arrays, all in their promoted dtype (a tuple, as 2025.12 says)."""
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid indexing must be 'xy' or 'ij', got {indexing!r}.")
     if not arrays:
-        return []
+        return ()
     backend = backend_of(*arrays)
     dtype = result_type(*arrays)
     cast = [as_array(backend, x, dtype) for x in arrays]
-    return list(kernel(backend, "meshgrid", dtype)(*cast, indexing=indexing))
+    return tuple(kernel(backend, "meshgrid", dtype)(*cast, indexing=indexing))
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:

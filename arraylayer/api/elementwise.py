@@ -107,7 +107,7 @@ BINARY: Final[dict[str, Spec]] = {
     "copysign": Spec("biuf", "inexact", "", "|x1| with the sign of x2."),
     "divide": Spec("biufc", "inexact", "divide", "True division; integers give the default float."),
     "equal": Spec("biufc", "bool", "logic", "x1 == x2."),
-    "floor_divide": Spec("iuf", "same", "common", "Floor of x1 / x2 (Python's //)."),
+    "floor_divide": Spec("iuf", "same", "common", "Floor of x1 / x2 (Python's //; at infinities the floor of the true quotient, as the standard says)."),
     "greater": Spec("biuf", "bool", "logic", "x1 > x2."),
     "greater_equal": Spec("biuf", "bool", "logic", "x1 >= x2."),
     "hypot": Spec("biuf", "inexact", "", "sqrt(x1**2 + x2**2) without overflow."),

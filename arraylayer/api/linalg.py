@@ -19,11 +19,16 @@ from .statistical import accumulator_dtype
 Array = Any
 
 __all__ = [
-    "EighResult", "QRResult", "SlogdetResult", "SVDResult",
-    "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power",
+    "EigResult", "EighResult", "QRResult", "SlogdetResult", "SVDResult",
+    "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power",
     "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot",
     "trace", "vecdot", "vector_norm",
 ]
+
+
+class EigResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
 
 
 class EighResult(NamedTuple):
@@ -75,6 +80,28 @@ def det(x: Array, /) -> Array:
     """The determinant of each square matrix."""
     backend, x, dtype = _square("det", x)
     return kernel(backend, "det", dtype)(x)
+
+
+_COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
+
+
+def _as_complex(backend: Any, result: Array, dtype: Dtype) -> Array:
+    """A general eigen-result in the complex dtype of ``dtype``'s precision (frameworks return
+    real arrays when every eigenvalue happens to be real)."""
+    return backend.astype(result, Dtype(_COMPLEX_OF.get(str(dtype), str(dtype))))
+
+
+def eig(x: Array, /) -> EigResult:
+    """Eigenvalues and (unit-norm) eigenvectors of general square matrices, always complex."""
+    backend, x, dtype = _square("eig", x)
+    values, vectors = kernel(backend, "eig", dtype)(x)
+    return EigResult(_as_complex(backend, values, dtype), _as_complex(backend, vectors, dtype))
+
+
+def eigvals(x: Array, /) -> Array:
+    """Eigenvalues of general square matrices, always complex."""
+    backend, x, dtype = _square("eigvals", x)
+    return _as_complex(backend, kernel(backend, "eigvals", dtype)(x), dtype)
 
 
 def eigh(x: Array, /) -> EighResult:

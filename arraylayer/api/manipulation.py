@@ -12,7 +12,7 @@ from .dispatch import array_input, kernel, promoted_inputs
 Array = Any
 
 __all__ = [
-    "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis", "permute_dims", "repeat",
+    "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis", "permute_dims", "repeat",
     "reshape", "roll", "squeeze", "stack", "tile", "unstack",
 ]
 
@@ -22,13 +22,26 @@ def _one(name: str, x: Array, *args: Any, **options: Any) -> Any:
     return kernel(backend, name, dtype)(x, *args, **options)
 
 
-def broadcast_arrays(*arrays: Array) -> list[Array]:
-    """The arrays broadcast to one shape; each keeps its dtype."""
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape the given shapes broadcast to (ValueError, naming them, when they do not)."""
+    ndim = max((len(s) for s in shapes), default=0)
+    result = []
+    for i in range(-ndim, 0):
+        sizes = {s[i] for s in shapes if len(s) >= -i and s[i] != 1}
+        if len(sizes) > 1:
+            raise ValueError(f"broadcast_shapes: shapes {', '.join(map(str, shapes))} do not broadcast "
+                             f"(sizes {sorted(sizes)} at axis {i}).")
+        result.append(sizes.pop() if sizes else 1)
+    return tuple(result)
+
+
+def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
+    """The arrays broadcast to one shape, as a tuple (2025.12); each keeps its dtype."""
     if not arrays:
-        return []
+        return ()
     backend = backend_of(*arrays)
     inputs = [array_input(x)[1] for x in arrays]
-    return list(backend.kernels["broadcast_arrays"](*inputs))
+    return tuple(backend.kernels["broadcast_arrays"](*inputs))
 
 
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
@@ -54,9 +67,21 @@ def stack(arrays: Sequence[Array], /, *, axis: int = 0) -> Array:
     return _joined("stack", arrays, axis)
 
 
-def expand_dims(x: Array, /, axis: int = 0) -> Array:
-    """x with a new axis of length one at ``axis``."""
-    return _one("expand_dims", x, axis=axis)
+def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
+    """x with a new axis of length one at ``axis`` (each of a tuple of axes, as 2025.12 allows;
+    axes count in the result, negative from its end)."""
+    backend, x, dtype = array_input(x)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    ndim = len(x.shape) + len(axes)
+    if any(not -ndim <= a < ndim for a in axes):
+        raise IndexError(f"expand_dims: axis {axis} is out of range for a result of {ndim} dimensions.")
+    positions = sorted(a % ndim for a in axes)
+    if len(set(positions)) != len(positions):
+        raise ValueError(f"expand_dims: axis {axis} names one result axis twice.")
+    expand = kernel(backend, "expand_dims", dtype)
+    for position in positions:  # ascending: each insertion leaves the earlier positions in place
+        x = expand(x, axis=position)
+    return x
 
 
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:

@@ -1,4 +1,4 @@
-"""Set functions: ``unique_all``, ``unique_counts``, ``unique_inverse``, ``unique_values``.
+"""Set functions: ``isin``, ``unique_all``, ``unique_counts``, ``unique_inverse``, ``unique_values``.
 
 Inputs are flattened, as the Array API says; NaNs are each distinct. Indices and counts have
 the default index dtype on every backend. Results are named tuples with the standard's
@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from ..dtypes import Dtype
 from .dispatch import index_result, kernel
 from .searching import _real
 
 Array = Any
 
-__all__ = ["UniqueAllResult", "UniqueCountsResult", "UniqueInverseResult", "unique_all", "unique_counts",
+__all__ = ["isin", "UniqueAllResult", "UniqueCountsResult", "UniqueInverseResult", "unique_all", "unique_counts",
            "unique_inverse", "unique_values"]
 
 
@@ -65,3 +66,17 @@ def unique_values(x: Array, /) -> Array:
     """The sorted unique values of x."""
     backend, x, dtype = _real("unique_values", x)
     return kernel(backend, "unique_values", dtype)(x)
+
+
+def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
+    """For each element of x1, whether it equals some element of x2 (``equal``'s promotion and
+    comparison: NaN is in nothing); the shape of x1 (0-d for a scalar x1), bool."""
+    from .dispatch import promoted_inputs
+
+    backend, dtype, (a1, a2) = promoted_inputs(x1, x2)
+    flat = backend.kernels["reshape"](a2, (-1,), copy=None)
+    equal = kernel(backend, "equal", dtype)(backend.kernels["expand_dims"](a1, axis=-1), flat)
+    found = kernel(backend, "any", Dtype("bool"))(equal, axis=-1, keepdims=False)
+    if not isinstance(found, backend.array_types):  # numpy reduces a 0-d x1 to a scalar
+        found = backend.asarray(found, Dtype("bool"))
+    return kernel(backend, "logical_not", Dtype("bool"))(found) if invert else found

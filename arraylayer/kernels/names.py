@@ -21,10 +21,11 @@ KERNEL_NAMES: Final[dict[str, tuple[str, ...]]] = {
         "nextafter", "not_equal", "positive", "pow", "real", "reciprocal", "remainder", "round",
         "sign", "signbit", "sin", "sinh", "square", "sqrt", "subtract", "tan", "tanh", "trunc",
     ),
+    "fft": ("fft", "fftn", "hfft", "ifft", "ifftn", "ihfft", "irfft", "irfftn", "rfft", "rfftn"),
     "indexing": ("take", "take_along_axis"),
     "linear_algebra": ("matmul", "matrix_transpose", "tensordot", "vecdot"),
     "linalg": (
-        "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matrix_norm",
+        "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matrix_norm",
         "matrix_power", "matrix_rank", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
         "trace", "vector_norm",
     ),
@@ -44,7 +45,7 @@ ALL_KERNEL_NAMES: Final[tuple[str, ...]] = tuple(n for names in KERNEL_NAMES.val
 #: The factorisations and solves no framework computes in float16/bfloat16 (float32 work rounded
 #: back would not be exact); every backend declares them unsupported for those dtypes.
 DECOMPOSITIONS: Final[tuple[str, ...]] = (
-    "cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_rank", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
+    "cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matrix_rank", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
 )
 
 
@@ -55,5 +56,6 @@ def collect_kernels(modules: dict[str, Any]) -> dict[str, Callable[..., Any]]:
 
 
 def half_precision_decompositions_unsupported(version_range: str) -> dict[str, dict[str, tuple[str, ...]]]:
-    """The ``UNSUPPORTED`` entries for :data:`DECOMPOSITIONS` in float16/bfloat16 at ``version_range``."""
-    return {name: {version_range: ("bfloat16", "float16")} for name in DECOMPOSITIONS}
+    """The ``UNSUPPORTED`` entries for :data:`DECOMPOSITIONS` and the fft kernels in
+    float16/bfloat16 at ``version_range`` (no complex dtype of half precision holds an fft's result)."""
+    return {name: {version_range: ("bfloat16", "float16")} for name in (*DECOMPOSITIONS, *KERNEL_NAMES["fft"])}

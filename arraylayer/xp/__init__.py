@@ -59,7 +59,7 @@ def populate(namespace: dict[str, Any], backend: str) -> None:
     """Fill a module's globals with the Array API namespace of ``backend`` (imports its framework)."""
     import arraylayer
 
-    from ..api import CATEGORIES, linalg
+    from ..api import CATEGORIES, fft, linalg
     from ..registry import get_backend
 
     native = get_backend(backend).load()
@@ -69,7 +69,11 @@ def populate(namespace: dict[str, Any], backend: str) -> None:
     namespace["asarray"] = _asarray_into(names["asarray"], backend)
     namespace.update({str(d): native.native_dtypes[d] for d in native.valid_dtypes()})
     namespace.update(_CONSTANTS)
-    linalg_namespace = ModuleType(f"{namespace['__name__']}.linalg", linalg.__doc__)
-    linalg_namespace.__dict__.update({name: getattr(linalg, name) for name in linalg.__all__})
-    namespace["linalg"] = linalg_namespace
+    for extension in (linalg, fft):
+        short = extension.__name__.rsplit(".", 1)[1]
+        module = ModuleType(f"{namespace['__name__']}.{short}", extension.__doc__)
+        module.__dict__.update({name: getattr(extension, name) for name in extension.__all__})
+        namespace[short] = module
+    for name in ("fftfreq", "rfftfreq"):  # they take no array: the namespace's backend makes them
+        namespace["fft"].__dict__[name] = _bound(getattr(fft, name), backend)
     namespace["__array_api_version__"] = arraylayer.__array_api_version__

@@ -11,11 +11,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ..names import collect_kernels, half_precision_decompositions_unsupported
-from . import creation, elementwise, linalg, manipulation, searching, statistical
+from . import creation, elementwise, fft, linalg, manipulation, searching, statistical
 
 _MODULES = {
     "creation": creation,
     "elementwise": elementwise,
+    "fft": fft,
     "indexing": manipulation,
     "linear_algebra": linalg,
     "linalg": linalg,

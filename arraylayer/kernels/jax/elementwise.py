@@ -57,7 +57,9 @@ _float_remainder = jax.jit(_signed_remainder)
 @jax.jit
 def _float_floor_divide(x1: Any, x2: Any) -> Any:
     q = jnp.floor_divide(x1, x2)
-    return jnp.where(q == 0, jnp.copysign(q, jnp.divide(x1, x2)), q)  # a zero quotient: the true one's sign
+    q = jnp.where(q == 0, jnp.copysign(q, jnp.divide(x1, x2)), q)  # a zero quotient: the true one's sign
+    # at infinities, the standard's values: the floor of the true quotient (+-inf, +-0, nan)
+    return jnp.where(jnp.isinf(x1) | jnp.isinf(x2), jnp.floor(jnp.divide(x1, x2)), q)
 
 
 @jax.jit
@@ -123,7 +125,6 @@ cos = jnp.cos
 cosh = jnp.cosh
 divide = jnp.divide
 exp = jnp.exp
-expm1 = jnp.expm1
 floor = jnp.floor
 hypot = jnp.hypot
 imag = jnp.imag
@@ -131,7 +132,6 @@ isfinite = jnp.isfinite
 isinf = jnp.isinf
 isnan = jnp.isnan
 log = jnp.log
-log1p = jnp.log1p
 log2 = jnp.log2
 log10 = jnp.log10
 logaddexp = jnp.logaddexp
@@ -170,3 +170,19 @@ minimum = _weak(jnp.minimum)
 multiply = _weak(jnp.multiply)
 not_equal = _weak(jnp.not_equal)
 subtract = _weak(jnp.subtract)
+
+
+def expm1(x: Any, /) -> Any:
+    """Complex input at infinities and NaN: exp(x) - 1, which has the standard's special values
+    there (the framework's complex expm1 gives nan + nanj for all of them)."""
+    if not jnp.iscomplexobj(x):
+        return jnp.expm1(x)
+    return jnp.where(jnp.isfinite(x), jnp.expm1(x), jnp.exp(x) - 1)
+
+
+def log1p(x: Any, /) -> Any:
+    """Complex input at infinities and NaN: log(1 + x), which has the standard's special values
+    there (the framework's complex log1p does not)."""
+    if not jnp.iscomplexobj(x):
+        return jnp.log1p(x)
+    return jnp.where(jnp.isfinite(x), jnp.log1p(x), jnp.log(1 + x))

@@ -102,3 +102,12 @@ def svd(x: Any, /, *, full_matrices: bool = True) -> tuple[Any, Any, Any]:
 
 def svdvals(x: Any, /) -> Any:
     return jnp.linalg.svdvals(_no_half(x))
+
+
+def eig(x: Any, /) -> tuple[Any, Any]:
+    """Eigenvalues and eigenvectors of general matrices, complex (jax's eig always is)."""
+    return tuple(jnp.linalg.eig(_no_half(x)))
+
+
+def eigvals(x: Any, /) -> Any:
+    return jnp.linalg.eigvals(_no_half(x))

@@ -13,11 +13,12 @@ from typing import Any
 import numpy as np
 
 from ..names import collect_kernels, half_precision_decompositions_unsupported
-from . import creation, elementwise, linalg, manipulation, searching, statistical
+from . import creation, elementwise, fft, linalg, manipulation, searching, statistical
 
 _MODULES = {
     "creation": creation,
     "elementwise": elementwise,
+    "fft": fft,
     "indexing": manipulation,
     "linear_algebra": linalg,
     "linalg": linalg,

@@ -62,14 +62,12 @@ conj = np.conj
 cos = np.cos
 cosh = np.cosh
 exp = np.exp
-expm1 = np.expm1
 floor = np.floor
 imag = np.imag
 isfinite = np.isfinite
 isinf = np.isinf
 isnan = np.isnan
 log = np.log
-log1p = np.log1p
 log2 = np.log2
 log10 = np.log10
 logical_and = np.logical_and
@@ -96,7 +94,6 @@ atan2 = _weak(np.atan2)
 copysign = _weak(np.copysign)
 divide = _weak(np.divide)
 equal = _weak(np.equal)
-floor_divide = _weak(np.floor_divide)
 greater = _weak(np.greater)
 greater_equal = _weak(np.greater_equal)
 hypot = _weak(np.hypot)
@@ -111,3 +108,45 @@ not_equal = _weak(np.not_equal)
 pow = _weak(np.pow)
 remainder = _weak(np.remainder)
 subtract = _weak(np.subtract)
+
+
+def expm1(x: Any, /) -> Any:
+    """Complex input at infinities and NaN: exp(x) - 1, which has the standard's special values
+    there (the framework's complex expm1 gives nan + nanj for all of them)."""
+    if x.dtype.kind != "c":
+        return np.expm1(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.where(np.isfinite(x), np.expm1(x), np.exp(x) - 1)
+
+
+def _standard_at_infinities(x1: Any, x2: Any, quotient: Any) -> Any:
+    """A floating ``floor_divide`` quotient with the standard's values where x1 or x2 is infinite:
+    the floor of the true quotient (+-inf, +-0 or nan), where Python's ``//`` (numpy's) gives nan
+    for ``inf // 2`` and -1 for ``-5 // inf``."""
+    if quotient.dtype.kind in "biu":
+        return quotient
+    infinite = np.isinf(x1) | np.isinf(x2)
+    if not infinite.any():
+        return quotient
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(infinite, np.floor(np.true_divide(x1, x2)), quotient).astype(quotient.dtype)
+
+
+_floor_divide_weak = _weak(np.floor_divide)
+
+
+def floor_divide(x1: Any, x2: Any, /) -> Any:
+    """numpy.floor_divide (Python's signs, -0.0 included), with the standard's values at infinities."""
+    return _standard_at_infinities(x1, x2, _floor_divide_weak(x1, x2))
+
+
+floor_divide.arrays_only = lambda x1, x2: _standard_at_infinities(x1, x2, np.floor_divide(x1, x2))  # type: ignore[attr-defined]
+
+
+def log1p(x: Any, /) -> Any:
+    """Complex input at infinities and NaN: log(1 + x), which has the standard's special values
+    there (the framework's complex log1p does not)."""
+    if x.dtype.kind != "c":
+        return np.log1p(x)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.isfinite(x), np.log1p(x), np.log(1 + x))

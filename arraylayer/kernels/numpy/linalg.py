@@ -121,3 +121,18 @@ def svd(x: Any, /, *, full_matrices: bool = True) -> tuple[Any, Any, Any]:
 
 def svdvals(x: Any, /) -> Any:
     return np.linalg.svdvals(_no_half(x))
+
+
+def eig(x: Any, /) -> tuple[Any, Any]:
+    """Eigenvalues and eigenvectors of general matrices, complex."""
+    values, vectors = np.linalg.eig(_no_half(x))
+    return _complex(values), _complex(vectors)
+
+
+def eigvals(x: Any, /) -> Any:
+    return _complex(np.linalg.eigvals(_no_half(x)))
+
+
+def _complex(x: Any) -> Any:
+    """x in the complex dtype of its precision (numpy's eig is real when every eigenvalue is)."""
+    return x.astype(np.result_type(x.dtype, np.complex64))

@@ -17,6 +17,7 @@ from ..names import collect_kernels, half_precision_decompositions_unsupported
 from . import (
     creation,
     elementwise,
+    fft,
     indexing,
     linalg,
     manipulation,
@@ -28,7 +29,7 @@ from . import (
 )
 
 _MODULES: dict[str, Any] = {
-    "creation": creation, "elementwise": elementwise, "indexing": indexing, "linear_algebra": linalg,
+    "creation": creation, "elementwise": elementwise, "fft": fft, "indexing": indexing, "linear_algebra": linalg,
     "linalg": linalg, "manipulation": manipulation, "searching": searching, "sets": sets, "sorting": sorting,
     "statistical": statistical, "utility": utility,
 }

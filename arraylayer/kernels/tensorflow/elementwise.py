@@ -32,9 +32,7 @@ atanh = tf.math.atanh
 cos = tf.math.cos
 cosh = tf.math.cosh
 exp = tf.math.exp
-expm1 = tf.math.expm1
 log = tf.math.log
-log1p = tf.math.log1p
 logical_not = tf.math.logical_not
 sin = tf.math.sin
 sinh = tf.math.sinh
@@ -192,7 +190,10 @@ def _float_floor_divide(x1: Any, x2: Any) -> Any:
     result = tf.math.round(tf.where(opposite, tf.math.subtract(div, 1.0), div))
     # a zero quotient takes the sign of x1 / x2, as NumPy's (-0.0 // 2.0 is -0.0)
     result = tf.where(tf.math.equal(result, 0.0), tf.math.multiply(tf.zeros_like(result), tf.math.truediv(x1, x2)), result)
-    return tf.where(tf.math.equal(x2, 0.0), tf.math.truediv(x1, x2), result)
+    result = tf.where(tf.math.equal(x2, 0.0), tf.math.truediv(x1, x2), result)
+    # at infinities, the standard's values: the floor of the true quotient (+-inf, +-0, nan)
+    infinite = tf.math.logical_or(tf.math.is_inf(x1), tf.math.is_inf(x2))
+    return tf.where(infinite, tf.math.floor(tf.math.truediv(x1, x2)), result)
 
 
 def remainder(x1: Any, x2: Any, /) -> Any:
@@ -389,3 +390,21 @@ def _bound(value: Any, dtype: Any) -> Any:
     if dtype.is_integer:
         value = dtype.min if value < dtype.min else dtype.max if value > dtype.max else int(value)
     return tf.constant(value, dtype)
+
+
+def expm1(x: Any, /) -> Any:
+    """Complex input at infinities and NaN: exp(x) - 1, which has the standard's special values
+    there (the framework's complex expm1 gives nan + nanj for all of them)."""
+    if not x.dtype.is_complex:
+        return tf.math.expm1(x)
+    finite = tf.math.logical_and(tf.math.is_finite(tf.math.real(x)), tf.math.is_finite(tf.math.imag(x)))
+    return tf.where(finite, tf.math.expm1(x), tf.math.exp(x) - tf.constant(1, dtype=x.dtype))
+
+
+def log1p(x: Any, /) -> Any:
+    """Complex input at infinities and NaN: log(1 + x), which has the standard's special values
+    there (the framework's complex log1p does not)."""
+    if not x.dtype.is_complex:
+        return tf.math.log1p(x)
+    finite = tf.math.logical_and(tf.math.is_finite(tf.math.real(x)), tf.math.is_finite(tf.math.imag(x)))
+    return tf.where(finite, tf.math.log1p(x), tf.math.log(x + tf.constant(1, dtype=x.dtype)))

@@ -267,3 +267,11 @@ _MATRIX_NORMS: dict[Any, Any] = {
     math.inf: lambda x: tf.math.reduce_max(_sum_abs(x, -1), -1),
     -math.inf: lambda x: tf.math.reduce_min(_sum_abs(x, -1), -1),
 }
+
+
+def eig(x: Any, /) -> tuple[Any, Any]:
+    return tuple(tf.linalg.eig(_decomposable(x)))
+
+
+def eigvals(x: Any, /) -> Any:
+    return tf.linalg.eigvals(_decomposable(x))

@@ -10,11 +10,12 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from ..names import collect_kernels, half_precision_decompositions_unsupported
-from . import creation, elementwise, linalg, manipulation, searching, sets, statistical
+from . import creation, elementwise, fft, linalg, manipulation, searching, sets, statistical
 
 _MODULES: Final = {
     "creation": creation,
     "elementwise": elementwise,
+    "fft": fft,
     "indexing": manipulation,
     "linear_algebra": linalg,
     "linalg": linalg,

@@ -16,6 +16,8 @@ _ARANGE_IN: Final = {torch.complex64: torch.float32, torch.complex128: torch.flo
 def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None) -> Any:
     if stop is None:
         start, stop = 0, start
+    if step != 0 and (stop - start) / step <= 0:  # an empty range; torch refuses bounds "against" the step
+        return torch.empty(0, dtype=dtype, device=device)
     if dtype is torch.bool:
         ints = all(isinstance(v, int) for v in (start, stop, step))
         return torch.arange(start, stop, step, dtype=torch.int64 if ints else torch.float64, device=device) != 0

@@ -31,13 +31,11 @@ conj = torch.conj_physical  # not torch.conj: its lazy conjugate bit makes .nump
 cos = torch.cos
 cosh = torch.cosh
 exp = torch.exp
-expm1 = torch.expm1
 floor = torch.floor
 isfinite = torch.isfinite
 isinf = torch.isinf
 isnan = torch.isnan
 log = torch.log
-log1p = torch.log1p
 log2 = torch.log2
 log10 = torch.log10
 logical_not = torch.logical_not
@@ -116,8 +114,9 @@ def floor_divide(x1: Any, x2: Any, /) -> Any:
     """Python's sign rules (torch.floor_divide; for floats numpy's algorithm, -0.0 included);
     integer division by zero gives 0."""
     x1, x2 = both(x1, x2)
-    if x1.is_floating_point():
-        return torch.floor_divide(x1, x2)
+    if x1.is_floating_point():  # at infinities, the standard's values: the floor of the true quotient
+        infinite = torch.isinf(x1) | torch.isinf(x2)
+        return torch.where(infinite, torch.floor(torch.true_divide(x1, x2)), torch.floor_divide(x1, x2))
     zero = x2 == 0
     return torch.where(zero, 0, torch.floor_divide(x1, torch.where(zero, 1, x2)))
 
@@ -216,3 +215,19 @@ def greater(x1: Any, x2: Any, /) -> Any:
 
 def greater_equal(x1: Any, x2: Any, /) -> Any:
     return torch.ge(x1, x2) if isinstance(x1, Tensor) else torch.le(x2, x1)
+
+
+def expm1(x: Any, /) -> Any:
+    """Complex input at infinities and NaN: exp(x) - 1, which has the standard's special values
+    there (the framework's complex expm1 gives nan + nanj for all of them)."""
+    if not x.is_complex():
+        return torch.expm1(x)
+    return torch.where(torch.isfinite(x), torch.expm1(x), torch.exp(x) - 1)
+
+
+def log1p(x: Any, /) -> Any:
+    """Complex input at infinities and NaN: log(1 + x), which has the standard's special values
+    there (the framework's complex log1p does not)."""
+    if not x.is_complex():
+        return torch.log1p(x)
+    return torch.where(torch.isfinite(x), torch.log1p(x), torch.log(1 + x))

@@ -18,6 +18,7 @@ import torch
 cholesky = torch.linalg.cholesky  # (x, *, upper=False)
 det = torch.linalg.det
 eigvalsh = torch.linalg.eigvalsh
+eigvals = torch.linalg.eigvals
 inv = torch.linalg.inv
 matrix_power = torch.linalg.matrix_power
 outer = torch.outer  # bool: logical and, as numpy
@@ -112,3 +113,7 @@ def matrix_rank(x: Any, /, *, rtol: Any = None) -> Any:
 
 def pinv(x: Any, /, *, rtol: Any = None) -> Any:
     return torch.linalg.pinv(x, rtol=rtol)
+
+
+def eig(x: Any, /) -> tuple[Any, Any]:
+    return tuple(torch.linalg.eig(x))

@@ -70,6 +70,9 @@ def roll(x: Any, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...]
 
 
 def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
+    """Repeat counts of any integer dtype (torch's repeat_interleave takes int64 counts only)."""
+    if isinstance(repeats, torch.Tensor) and repeats.dtype != torch.int64:
+        repeats = repeats.to(torch.int64)
     return torch.repeat_interleave(x, repeats, dim=axis)
 
 
