@@ -12,6 +12,7 @@ from typing import Any, Literal, NamedTuple
 
 from ..defaults import default_float_dtype
 from ..dtypes import Dtype, DtypeLike
+from ..errors import InvalidArgumentError
 from .dispatch import array_input, index_result, kernel, native_dtype, not_defined, promoted_inputs
 from .linear_algebra import matmul, matrix_transpose, numeric_pair, tensordot, vecdot
 from .statistical import accumulator_dtype
@@ -54,14 +55,14 @@ def _floating(name: str, x: Array, *, matrix: bool = True) -> tuple[Any, Array, 
         dtype = default_float_dtype()
         x = backend.astype(x, dtype)
     if matrix and len(x.shape) < 2:
-        raise ValueError(f"linalg.{name} needs a (stack of) matrices: at least 2 dimensions, got {len(x.shape)}.")
+        raise InvalidArgumentError(f"linalg.{name} needs a (stack of) matrices: at least 2 dimensions, got {len(x.shape)}.")
     return backend, x, dtype
 
 
 def _square(name: str, x: Array) -> tuple[Any, Array, Dtype]:
     backend, x, dtype = _floating(name, x)
     if x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"linalg.{name} needs square matrices, got shape {tuple(x.shape)}.")
+        raise InvalidArgumentError(f"linalg.{name} needs square matrices, got shape {tuple(x.shape)}.")
     return backend, x, dtype
 
 
@@ -110,7 +111,7 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
 def qr(x: Array, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
     """The QR decomposition of each matrix."""
     if mode not in ("reduced", "complete"):
-        raise ValueError(f"qr mode must be 'reduced' or 'complete', got {mode!r}.")
+        raise InvalidArgumentError(f"qr mode must be 'reduced' or 'complete', got {mode!r}.")
     backend, x, dtype = _floating("qr", x)
     return QRResult(*kernel(backend, "qr", dtype)(x, mode=mode))
 
@@ -128,7 +129,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
         dtype = default_float_dtype()
         a1, a2 = backend.astype(a1, dtype), backend.astype(a2, dtype)
     if len(a1.shape) < 2 or a1.shape[-1] != a1.shape[-2]:
-        raise ValueError(f"linalg.solve needs square matrices as x1, got shape {tuple(a1.shape)}.")
+        raise InvalidArgumentError(f"linalg.solve needs square matrices as x1, got shape {tuple(a1.shape)}.")
     return kernel(backend, "solve", dtype)(a1, a2)
 
 
@@ -162,7 +163,7 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """The cross product of 3-element vectors along ``axis``, in the promoted dtype."""
     backend, dtype, a1, a2 = numeric_pair("cross", x1, x2)
     if a1.shape[axis] != 3 or a2.shape[axis] != 3:
-        raise ValueError("linalg.cross needs vectors of 3 elements along axis.")
+        raise InvalidArgumentError("linalg.cross needs vectors of 3 elements along axis.")
     return kernel(backend, "cross", dtype)(a1, a2, axis=axis)
 
 
@@ -170,7 +171,7 @@ def outer(x1: Array, x2: Array, /) -> Array:
     """The outer product of two 1-d arrays, in the promoted dtype."""
     backend, dtype, a1, a2 = numeric_pair("outer", x1, x2)
     if len(a1.shape) != 1 or len(a2.shape) != 1:
-        raise ValueError("linalg.outer needs two 1-d arrays.")
+        raise InvalidArgumentError("linalg.outer needs two 1-d arrays.")
     return kernel(backend, "outer", dtype)(a1, a2)
 
 
@@ -183,7 +184,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
     if n < 0 and dtype.kind in ("int", "uint"):
         raise not_defined("linalg.matrix_power with n < 0", (dtype,), "floating-point arrays")
     if len(x.shape) < 2 or x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"linalg.matrix_power needs square matrices, got shape {tuple(x.shape)}.")
+        raise InvalidArgumentError(f"linalg.matrix_power needs square matrices, got shape {tuple(x.shape)}.")
     return kernel(backend, "matrix_power", dtype)(x, int(n))
 
 
@@ -191,7 +192,7 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """The ``offset`` diagonal of each matrix."""
     backend, x, dtype = array_input(x)
     if len(x.shape) < 2:
-        raise ValueError(f"linalg.diagonal needs at least 2 dimensions, got {len(x.shape)}.")
+        raise InvalidArgumentError(f"linalg.diagonal needs at least 2 dimensions, got {len(x.shape)}.")
     return kernel(backend, "diagonal", dtype)(x, offset=offset)
 
 
@@ -200,6 +201,6 @@ def trace(x: Array, /, *, offset: int = 0, dtype: DtypeLike | None = None) -> Ar
     :func:`~arraylayer.sum`."""
     backend, x, source = array_input(x)
     if len(x.shape) < 2:
-        raise ValueError(f"linalg.trace needs at least 2 dimensions, got {len(x.shape)}.")
+        raise InvalidArgumentError(f"linalg.trace needs at least 2 dimensions, got {len(x.shape)}.")
     accumulator = accumulator_dtype(source, dtype)
     return kernel(backend, "trace", accumulator)(x, offset=offset, dtype=native_dtype(backend, accumulator))
