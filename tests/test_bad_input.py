@@ -208,6 +208,8 @@ def outcome(backend: str, name: str, parameter: str, value: Any) -> tuple[str, s
 
 
 def _module_of(filename: str) -> str:
+    if "/arraylayer/" in filename.replace("\\", "/"):
+        return "arraylayer"
     for part in reversed(filename.replace("\\", "/").split("/")):
         if part in FRAMEWORKS:
             return part

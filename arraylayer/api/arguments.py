@@ -20,7 +20,7 @@ from typing import Any, Final
 from ..errors import AxisError, InvalidArgumentError, InvalidArgumentTypeError, OutOfBoundsIndexError, TypePromotionError
 
 __all__ = [
-    "MAX_ELEMENTS", "array_like", "convertible", "axes", "axis", "broadcast_shapes", "count", "indices_in_bounds", "integer",
+    "MAX_ELEMENTS", "array_like", "convertible", "flag", "real_scalar", "axes", "axis", "broadcast_shapes", "count", "indices_in_bounds", "integer",
     "shape", "no_narrowing",
 ]
 
@@ -106,6 +106,23 @@ def _leaves(obj: Any) -> Iterable[Any]:
             yield from _leaves(item)
     else:
         yield obj
+
+
+def flag(value: Any, parameter: str) -> bool:
+    """``value`` must be a bool (``keepdims=``, ``stable=``, ...): 2 or "yes" would be read as True
+    by some frameworks and refused by others."""
+    if value.__class__ is not bool:
+        raise InvalidArgumentTypeError(f"{parameter}={_shown(value)} must be True or False.")
+    return value
+
+
+def real_scalar(value: Any, parameter: str) -> Any:
+    """``value`` must be a Python bool, int or float (a bound or a fill value)."""
+    if value.__class__ not in (bool, int, float) and not (hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0):
+        raise InvalidArgumentTypeError(
+            f"{parameter}={_shown(value)} ({type(value).__name__}) must be a real Python number; pass an int or float."
+        )
+    return value
 
 
 # -- integers, counts, shapes -----------------------------------------------------------------------

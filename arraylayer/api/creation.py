@@ -78,6 +78,9 @@ def _check_fill(value: Any, dtype: Dtype, what: str) -> None:
     """A Python scalar must fit ``dtype`` exactly: no kind narrowing, no integer overflow."""
     rank = _SCALAR_RANK.get(value.__class__)
     if rank is None:
+        if not hasattr(value, "dtype"):
+            raise arguments.InvalidArgumentTypeError(
+                f"{what}={value!r} ({type(value).__name__}) must be a Python number (bool, int, float, complex).")
         return
     if rank > _RANK[dtype.kind] and not (rank == 1 and dtype.kind == "bool" and value in (0, 1)):
         raise TypePromotionError(
@@ -167,6 +170,9 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     """Evenly spaced values in [start, stop). Without ``dtype``: the default int when all of
     start, stop and step are ints, else the default float."""
     backend = backend_of()
+    for name, value in (("start", start), ("stop", stop), ("step", step)):
+        if value is not None:
+            arguments.real_scalar(value, name)
     resolved = infer_dtype(dtype, start, stop, step)
     for value in (start, stop, step):
         if value is not None:
@@ -190,6 +196,10 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     or the default complex when start or stop is complex (integers give floats here, as the
     Array API says)."""
     backend = backend_of()
+    for name, value in (("start", start), ("stop", stop)):
+        if value.__class__ is not complex:
+            arguments.real_scalar(value, name)
+    arguments.flag(endpoint, "endpoint")
     resolved = infer_dtype(dtype, start, stop, 1.0)
     if resolved.kind not in ("float", "complex"):
         raise TypePromotionError(f"linspace makes floating-point arrays; {resolved} cannot hold its steps. "

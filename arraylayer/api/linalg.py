@@ -13,6 +13,7 @@ from typing import Any, Literal, NamedTuple
 from ..defaults import default_float_dtype
 from ..dtypes import Dtype, DtypeLike
 from ..errors import InvalidArgumentError
+from . import arguments
 from .dispatch import array_input, index_result, kernel, native_dtype, not_defined, promoted_inputs
 from .linear_algebra import matmul, matrix_transpose, numeric_pair, tensordot, vecdot
 from .statistical import accumulator_dtype
@@ -156,12 +157,18 @@ def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepd
                 ord: int | float = 2) -> Array:  # noqa: A002
     """The vector norm over ``axis`` (all elements when None); real for complex input."""
     backend, x, dtype = _floating("vector_norm", x, matrix=False)
-    return kernel(backend, "vector_norm", dtype)(x, axis=axis, keepdims=keepdims, ord=ord)
+    if ord.__class__ not in (int, float) or (ord != ord):
+        raise arguments.InvalidArgumentTypeError(f"ord={ord!r} must be an int or float (1, 2, inf, -inf, 0, ...).")
+    return kernel(backend, "vector_norm", dtype)(x, axis=arguments.axes(axis, len(x.shape)),
+                                                 keepdims=arguments.flag(keepdims, "keepdims"), ord=ord)
 
 
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """The cross product of 3-element vectors along ``axis``, in the promoted dtype."""
     backend, dtype, a1, a2 = numeric_pair("cross", x1, x2)
+    if len(a1.shape) != len(a2.shape) or not a1.shape:
+        raise InvalidArgumentError(f"linalg.cross needs arrays of one rank, got {tuple(a1.shape)} and {tuple(a2.shape)}.")
+    axis = arguments.axis(axis, len(a1.shape))
     if a1.shape[axis] != 3 or a2.shape[axis] != 3:
         raise InvalidArgumentError("linalg.cross needs vectors of 3 elements along axis.")
     return kernel(backend, "cross", dtype)(a1, a2, axis=axis)
@@ -179,6 +186,9 @@ def matrix_power(x: Array, n: int, /) -> Array:
     """x raised to the integer power ``n`` by repeated matrix products (negative ``n`` inverts;
     that needs a floating dtype)."""
     backend, x, dtype = array_input(x)
+    n = arguments.integer(n, "n")
+    if abs(n) > 2**31:
+        raise InvalidArgumentError(f"linalg.matrix_power needs |n| <= 2**31, got {n}.")
     if dtype.kind == "bool":
         raise not_defined("linalg.matrix_power", (dtype,), "numeric arrays")
     if n < 0 and dtype.kind in ("int", "uint"):

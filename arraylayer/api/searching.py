@@ -29,6 +29,7 @@ def _arg_extreme(name: str, x: Array, axis: int | None, keepdims: bool) -> Array
     backend, x, dtype = _real(name, x)
     if axis is not None:
         axis = arguments.axis(axis, len(x.shape))
+    arguments.flag(keepdims, "keepdims")
     if 0 in x.shape:
         raise InvalidArgumentError(f"{name} of an empty array has no answer; pass a non-empty array.")
     return index_result(backend, kernel(backend, name, dtype)(x, axis=axis, keepdims=keepdims))
@@ -47,7 +48,8 @@ def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> A
 def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """The number of non-zero elements along ``axis``, in the default index dtype."""
     backend, x, dtype = array_input(x)
-    return index_result(backend, kernel(backend, "count_nonzero", dtype)(x, axis=arguments.axes(axis, len(x.shape)), keepdims=keepdims))
+    return index_result(backend, kernel(backend, "count_nonzero", dtype)(x, axis=arguments.axes(axis, len(x.shape)),
+                                                                              keepdims=arguments.flag(keepdims, "keepdims")))
 
 
 def nonzero(x: Array, /) -> tuple[Array, ...]:
@@ -65,6 +67,14 @@ def searchsorted(x1: Array, x2: Array, /, *, side: str = "left", sorter: Array |
     backend, dtype, (x1, x2) = promoted_inputs(x1, x2)
     if dtype.kind == "complex":
         raise not_defined("searchsorted", (dtype,), "real-valued arrays")
+    if len(x1.shape) != 1:
+        raise InvalidArgumentError(f"searchsorted needs a 1-d x1, got shape {tuple(x1.shape)}.")
+    if sorter is not None:
+        _, sorter, kind = array_input(sorter)
+        if kind.kind not in ("int", "uint") or tuple(sorter.shape) != tuple(x1.shape):
+            raise InvalidArgumentError(f"sorter must be an integer array of x1's shape {tuple(x1.shape)}, got {kind} "
+                                       f"of shape {tuple(sorter.shape)}.")
+        arguments.indices_in_bounds(backend, sorter, int(x1.shape[0]), "sorter")
     return index_result(backend, kernel(backend, "searchsorted", dtype)(x1, x2, side=side, sorter=sorter))
 
 

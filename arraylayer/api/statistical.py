@@ -58,12 +58,12 @@ def _accumulate(name: str, x: Array, axis: Any, dtype: DtypeLike | None, **optio
 
 def sum(x: Array, /, *, axis: Axis = None, dtype: DtypeLike | None = None, keepdims: bool = False) -> Array:  # noqa: A001
     """Sum over ``axis`` (all axes by default), in the accumulator dtype (see module docs)."""
-    return _accumulate("sum", x, axis, dtype, keepdims=keepdims)
+    return _accumulate("sum", x, axis, dtype, keepdims=arguments.flag(keepdims, "keepdims"))
 
 
 def prod(x: Array, /, *, axis: Axis = None, dtype: DtypeLike | None = None, keepdims: bool = False) -> Array:
     """Product over ``axis`` (all axes by default), in the accumulator dtype (see module docs)."""
-    return _accumulate("prod", x, axis, dtype, keepdims=keepdims)
+    return _accumulate("prod", x, axis, dtype, keepdims=arguments.flag(keepdims, "keepdims"))
 
 
 def _cumulative_axis(x: Any, axis: int | None, name: str) -> int:
@@ -80,7 +80,7 @@ def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DtypeLike | N
     ``include_initial`` prepends the zero."""
     backend, x, _ = array_input(x)
     return _accumulate("cumulative_sum", x, _cumulative_axis(x, axis, "cumulative_sum"), dtype,
-                       include_initial=include_initial)
+                       include_initial=arguments.flag(include_initial, "include_initial"))
 
 
 def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: DtypeLike | None = None,
@@ -89,7 +89,7 @@ def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: DtypeLike | 
     ``include_initial`` prepends the one."""
     backend, x, _ = array_input(x)
     return _accumulate("cumulative_prod", x, _cumulative_axis(x, axis, "cumulative_prod"), dtype,
-                       include_initial=include_initial)
+                       include_initial=arguments.flag(include_initial, "include_initial"))
 
 
 def _extreme(name: str, x: Array, axis: Axis, keepdims: bool) -> Array:
@@ -97,6 +97,7 @@ def _extreme(name: str, x: Array, axis: Axis, keepdims: bool) -> Array:
     if dtype.kind == "complex":
         raise not_defined(name, (dtype,), "real-valued arrays (complex numbers have no order)")
     axis = arguments.axes(axis, len(x.shape))
+    arguments.flag(keepdims, "keepdims")
     if 0 in x.shape and (axis is None or any(x.shape[a] == 0 for a in ((axis,) if isinstance(axis, int) else axis))):
         raise InvalidArgumentError(f"{name} of an empty array (or along an empty axis) has no value; pass a non-empty array.")
     return kernel(backend, name, dtype)(x, axis=axis, keepdims=keepdims)
@@ -133,6 +134,7 @@ def _correction(correction: Any) -> float:
 def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     """Arithmetic mean over ``axis``; integer and bool input give the default float dtype."""
     backend, x, dtype = _floating("mean", x, complex_ok=True)
+    arguments.flag(keepdims, "keepdims")
     return kernel(backend, "mean", dtype)(x, axis=arguments.axes(axis, len(x.shape)), keepdims=keepdims)
 
 
@@ -140,6 +142,7 @@ def std(x: Array, /, *, axis: Axis = None, correction: int | float = 0.0, keepdi
     """Standard deviation over ``axis`` with ``correction`` (1 for the sample estimate); integer
     and bool input give the default float dtype."""
     backend, x, dtype = _floating("std", x, complex_ok=False)
+    arguments.flag(keepdims, "keepdims")
     return kernel(backend, "std", dtype)(x, axis=arguments.axes(axis, len(x.shape)), correction=_correction(correction), keepdims=keepdims)
 
 
@@ -147,4 +150,5 @@ def var(x: Array, /, *, axis: Axis = None, correction: int | float = 0.0, keepdi
     """Variance over ``axis`` with ``correction`` (1 for the sample estimate); integer and bool
     input give the default float dtype."""
     backend, x, dtype = _floating("var", x, complex_ok=False)
+    arguments.flag(keepdims, "keepdims")
     return kernel(backend, "var", dtype)(x, axis=arguments.axes(axis, len(x.shape)), correction=_correction(correction), keepdims=keepdims)

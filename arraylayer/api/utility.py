@@ -17,13 +17,15 @@ __all__ = ["all", "any", "diff"]
 def all(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
     """True where every element along ``axis`` is non-zero (bool result)."""
     backend, x, dtype = array_input(x)
-    return kernel(backend, "all", dtype)(x, axis=arguments.axes(axis, len(x.shape)), keepdims=keepdims)
+    return kernel(backend, "all", dtype)(x, axis=arguments.axes(axis, len(x.shape)),
+                                         keepdims=arguments.flag(keepdims, "keepdims"))
 
 
 def any(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
     """True where some element along ``axis`` is non-zero (bool result)."""
     backend, x, dtype = array_input(x)
-    return kernel(backend, "any", dtype)(x, axis=arguments.axes(axis, len(x.shape)), keepdims=keepdims)
+    return kernel(backend, "any", dtype)(x, axis=arguments.axes(axis, len(x.shape)),
+                                         keepdims=arguments.flag(keepdims, "keepdims"))
 
 
 def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = None,
