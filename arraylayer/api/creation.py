@@ -171,8 +171,10 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     start, stop and step are ints, else the default float."""
     backend = backend_of()
     for name, value in (("start", start), ("stop", stop), ("step", step)):
-        if value is not None:
+        if value is not None or name != "stop":
             arguments.real_scalar(value, name)
+            if not math.isfinite(value):
+                raise InvalidArgumentError(f"arange needs finite bounds, got {name}={value!r}.")
     resolved = infer_dtype(dtype, start, stop, step)
     for value in (start, stop, step):
         if value is not None:
