@@ -56,7 +56,7 @@ BAD: Final[dict[str, list[Any]]] = {
     "arrays": [[], [[[1], [2, 3]]], "ab", None, [None], [VECTOR, MATRIX], 3],
     "axis": [5, -5, 1.5, (0, 0), "a", 2**70, (0, 5), [0], True],
     "shape": [(2.5, 3), (-1,), "x", (2**31,) * 3, 2**70, None, (True, 2), -3, (2, None), 2.0],
-    "count": [-1, 2**31, 1.5, None, "2", 2**70],
+    "count": [-1, 2**50, 1.5, None, "2", 2**70, True],
     "dtype": ["flaot32", [1], _Obj(), "int8", 3, "bool", "complex64"],
     "device": ["gpu:99", 3, "nope", _Obj()],
     "scalar": [None, "a", _Obj(), 2**70, float("nan"), 1.5, True],

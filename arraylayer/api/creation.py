@@ -91,6 +91,11 @@ def _check_fill(value: Any, dtype: Dtype, what: str) -> None:
         check_ints_fit((value,), dtype)
 
 
+def _exact(value: Any, dtype: Dtype) -> Any:
+    """A Python int fill value for a float dtype as a float (torch cannot convert 2**70)."""
+    return float(value) if value.__class__ is int and dtype.kind in ("float", "complex") else value
+
+
 def _shape(shape: Shape) -> tuple[int, ...]:
     return arguments.shape(shape)
 
@@ -127,7 +132,7 @@ def full(shape: Shape, fill_value: bool | int | float | complex, *, dtype: Dtype
     resolved = infer_dtype(dtype, fill_value)
     _check_fill(fill_value, resolved, "fill_value")
     return kernel(backend, "full", resolved)(
-        _shape(shape), fill_value, dtype=native_dtype(backend, resolved),
+        _shape(shape), _exact(fill_value, resolved), dtype=native_dtype(backend, resolved),
         device=native_device(backend, _place(device)),
     )
 
@@ -137,6 +142,7 @@ def _like(name: str, x: Array, dtype: DtypeLike | None, device: str | None, *fil
     resolved = own if dtype is None else as_dtype(dtype)
     if fill:
         _check_fill(fill[0], resolved, "fill_value")
+        fill = (_exact(fill[0], resolved),)
     place = backend.device_of(x) if device is None else device
     return kernel(backend, name, resolved)(
         tuple(x.shape), *fill, dtype=native_dtype(backend, resolved), device=native_device(backend, place)
@@ -202,6 +208,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
         if value.__class__ is not complex:
             arguments.real_scalar(value, name)
     arguments.flag(endpoint, "endpoint")
+    start, stop = (float(v) if v.__class__ is int else v for v in (start, stop))
     resolved = infer_dtype(dtype, start, stop, 1.0)
     if resolved.kind not in ("float", "complex"):
         raise TypePromotionError(f"linspace makes floating-point arrays; {resolved} cannot hold its steps. "
@@ -239,6 +246,8 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
     backend = backend_of(*arrays)
     dtype = result_type(*arrays)
     cast = [as_array(backend, x, dtype) for x in arrays]
+    if any(len(x.shape) != 1 for x in cast):
+        raise InvalidArgumentError(f"meshgrid takes 1-d arrays, got shapes {[tuple(x.shape) for x in cast]}.")
     return list(kernel(backend, "meshgrid", dtype)(*cast, indexing=indexing))
 
 

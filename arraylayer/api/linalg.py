@@ -8,7 +8,7 @@ named tuples with the standard's field names.
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
+from typing import Any, Final, Literal, NamedTuple
 
 from ..defaults import default_float_dtype
 from ..dtypes import Dtype, DtypeLike
@@ -97,15 +97,25 @@ def inv(x: Array, /) -> Array:
     return kernel(backend, "inv", dtype)(x)
 
 
+def _rtol(rtol: Any) -> Any:
+    if rtol is None or hasattr(rtol, "dtype"):
+        return rtol
+    if rtol.__class__ not in (int, float) or not rtol >= 0:
+        raise arguments.InvalidArgumentTypeError(f"rtol={rtol!r} must be a non-negative float (or None).")
+    return float(rtol)
+
+
 def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """The Moore-Penrose pseudo-inverse; singular values below ``rtol`` times the largest are zero."""
     backend, x, dtype = _floating("pinv", x)
+    rtol = _rtol(rtol)
     return kernel(backend, "pinv", dtype)(x, rtol=rtol)
 
 
 def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """The rank of each matrix (singular values above ``rtol`` times the largest), as an index."""
     backend, x, dtype = _floating("matrix_rank", x)
+    rtol = _rtol(rtol)
     return index_result(backend, kernel(backend, "matrix_rank", dtype)(x, rtol=rtol))
 
 
@@ -131,6 +141,9 @@ def solve(x1: Array, x2: Array, /) -> Array:
         a1, a2 = backend.astype(a1, dtype), backend.astype(a2, dtype)
     if len(a1.shape) < 2 or a1.shape[-1] != a1.shape[-2]:
         raise InvalidArgumentError(f"linalg.solve needs square matrices as x1, got shape {tuple(a1.shape)}.")
+    if len(a2.shape) == 0 or a2.shape[0 if len(a2.shape) == 1 else -2] != a1.shape[-1]:
+        raise InvalidArgumentError(f"linalg.solve needs x2 of {a1.shape[-1]} rows for x1 of shape {tuple(a1.shape)}, got "
+                                   f"shape {tuple(a2.shape)}.")
     return kernel(backend, "solve", dtype)(a1, a2)
 
 
@@ -150,7 +163,12 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False,
                 ord: int | float | Literal["fro", "nuc"] | None = "fro") -> Array:  # noqa: A002
     """The matrix norm of each matrix (Frobenius by default); real for complex input."""
     backend, x, dtype = _floating("matrix_norm", x)
-    return kernel(backend, "matrix_norm", dtype)(x, keepdims=keepdims, ord=ord)
+    if ord.__class__ not in (int, float, str) or ord not in _MATRIX_ORDS:
+        raise InvalidArgumentError(f"matrix_norm ord={ord!r} is not a matrix norm; pass one of {sorted(map(str, _MATRIX_ORDS))}.")
+    return kernel(backend, "matrix_norm", dtype)(x, keepdims=arguments.flag(keepdims, "keepdims"), ord=ord)
+
+
+_MATRIX_ORDS: Final = frozenset({"fro", "nuc", 1, -1, 2, -2, float("inf"), float("-inf")})
 
 
 def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False,
@@ -198,12 +216,18 @@ def matrix_power(x: Array, n: int, /) -> Array:
     return kernel(backend, "matrix_power", dtype)(x, int(n))
 
 
+def _offset(x: Array, offset: Any) -> int:
+    """``offset`` as an int, clamped to just beyond the matrix (the same empty diagonal)."""
+    rows, cols = int(x.shape[-2]), int(x.shape[-1])
+    return min(max(arguments.integer(offset, "offset"), -rows), cols)
+
+
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """The ``offset`` diagonal of each matrix."""
     backend, x, dtype = array_input(x)
     if len(x.shape) < 2:
         raise InvalidArgumentError(f"linalg.diagonal needs at least 2 dimensions, got {len(x.shape)}.")
-    return kernel(backend, "diagonal", dtype)(x, offset=offset)
+    return kernel(backend, "diagonal", dtype)(x, offset=_offset(x, offset))
 
 
 def trace(x: Array, /, *, offset: int = 0, dtype: DtypeLike | None = None) -> Array:
@@ -213,4 +237,4 @@ def trace(x: Array, /, *, offset: int = 0, dtype: DtypeLike | None = None) -> Ar
     if len(x.shape) < 2:
         raise InvalidArgumentError(f"linalg.trace needs at least 2 dimensions, got {len(x.shape)}.")
     accumulator = accumulator_dtype(source, dtype)
-    return kernel(backend, "trace", accumulator)(x, offset=offset, dtype=native_dtype(backend, accumulator))
+    return kernel(backend, "trace", accumulator)(x, offset=_offset(x, offset), dtype=native_dtype(backend, accumulator))

@@ -135,6 +135,8 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     """x with a new shape (one entry may be -1). copy=True always copies; copy=False raises
     when a view is impossible."""
     backend, x, dtype = array_input(x)
+    if copy is not None:
+        arguments.flag(copy, "copy")
     target = tuple(shape) if isinstance(shape, (list, tuple)) else shape
     if isinstance(target, tuple) and target.count(-1) == 1:
         known = arguments.shape(tuple(1 if d == -1 else d for d in target))

@@ -84,4 +84,6 @@ def where(condition: Array, x1: Array | complex, x2: Array | complex, /) -> Arra
     backend = backend_of(condition, x1, x2)
     dtype = result_type(x1, x2)
     condition = as_array(backend, condition, Dtype("bool"))
-    return kernel(backend, "where", dtype)(condition, as_array(backend, x1, dtype), as_array(backend, x2, dtype))
+    x1, x2 = as_array(backend, x1, dtype), as_array(backend, x2, dtype)
+    arguments.broadcast_shapes(tuple(condition.shape), tuple(x1.shape), tuple(x2.shape))
+    return kernel(backend, "where", dtype)(condition, x1, x2)

@@ -128,7 +128,7 @@ def _correction(correction: Any) -> float:
     if correction.__class__ not in (int, float) or correction < 0:
         raise arguments.InvalidArgumentTypeError(
             f"correction={correction!r} must be a non-negative int or float (0 or 1, usually).")
-    return correction
+    return float(correction) if correction > 2**53 else correction
 
 
 def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
