@@ -27,6 +27,7 @@ from ..dtypes import Dtype, as_dtype, iinfo
 from ..errors import TypePromotionError
 from ..promotion import current_policy, get_dtype_promotion, result_type
 from ..registry import backend_of
+from .arguments import broadcast_shapes
 from .dispatch import (
     PYTHON_SCALARS,
     PYTHON_TYPE_OF_KIND,
@@ -288,6 +289,8 @@ def _plan_binary(name: str, spec: Spec, caches: Plans, x1: Any, x2: Any) -> Any:
     first_is_array = isinstance(x1, arrays)
     a1 = operand(backend, x1, compute, scalar_ok=isinstance(x2, arrays))
     a2 = operand(backend, x2, compute, scalar_ok=True) if first_is_array else as_array(backend, x2, compute)
+    if hasattr(a1, "shape") and hasattr(a2, "shape"):  # planning path only: one error naming both shapes
+        broadcast_shapes(tuple(a1.shape), tuple(a2.shape))
     result = run(a1, a2)
     if a1 is x1 and a2 is x2 and type(x1) is type(x2) and backend.dtype_of(x1) is compute:
         direct = getattr(run, "arrays_only", run)  # see the kernel contract

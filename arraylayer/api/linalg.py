@@ -70,7 +70,7 @@ def _square(name: str, x: Array) -> tuple[Any, Array, Dtype]:
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     """The Cholesky factor of a Hermitian positive-definite matrix (lower unless ``upper``)."""
     backend, x, dtype = _square("cholesky", x)
-    return kernel(backend, "cholesky", dtype)(x, upper=upper)
+    return kernel(backend, "cholesky", dtype)(x, upper=arguments.flag(upper, "upper"))
 
 
 def det(x: Array, /) -> Array:
@@ -116,6 +116,9 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """The rank of each matrix (singular values above ``rtol`` times the largest), as an index."""
     backend, x, dtype = _floating("matrix_rank", x)
     rtol = _rtol(rtol)
+    if 0 in tuple(x.shape[-2:]):  # no singular values: rank 0 on every backend (JAX would raise)
+        return index_result(backend, kernel(backend, "zeros", dtype)(tuple(x.shape[:-2]), dtype=native_dtype(backend, dtype),
+                                                                     device=None))
     return index_result(backend, kernel(backend, "matrix_rank", dtype)(x, rtol=rtol))
 
 
@@ -150,7 +153,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     """The singular value decomposition U, S, Vh of each matrix."""
     backend, x, dtype = _floating("svd", x)
-    return SVDResult(*kernel(backend, "svd", dtype)(x, full_matrices=full_matrices))
+    return SVDResult(*kernel(backend, "svd", dtype)(x, full_matrices=arguments.flag(full_matrices, "full_matrices")))
 
 
 def svdvals(x: Array, /) -> Array:
