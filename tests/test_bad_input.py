@@ -235,7 +235,7 @@ def _check(name: str, parameter: str, index: int) -> None:
     assert len(kinds) == 1, f"{call} differs across backends: {results}"
 
 
-@settings(max_examples=int(os.environ.get("AL_BAD_INPUT_EXAMPLES", "150")), derandomize=True, deadline=None,
+@settings(max_examples=int(os.environ.get("AL_BAD_INPUT_EXAMPLES", "400")), derandomize=True, deadline=None,
           suppress_health_check=list(HealthCheck), database=None)
 @given(case=st.sampled_from(CASES))
 def test_bad_input_is_refused_alike_on_every_backend(case: tuple[str, str, int]) -> None:
@@ -244,7 +244,8 @@ def test_bad_input_is_refused_alike_on_every_backend(case: tuple[str, str, int])
 
 def test_every_public_function_is_covered() -> None:
     """A new public function needs a row here: it must have at least one parameter this suite corrupts."""
-    uncovered = [name for name, f in FUNCTIONS.items() if not corruptible(name, f)]
+    uncovered = [name for name, f in FUNCTIONS.items()
+                 if inspect.signature(f).parameters and not corruptible(name, f)]
     assert not uncovered, f"add the parameters of {uncovered} to PARAMS"
 
 
