@@ -137,3 +137,11 @@ def test_nan_in_sort_and_max(on):
 def test_broadcast_error_names_both_shapes(on):
     with pytest.raises(InvalidArgumentError, match=r"\(2,\).*\(3,\)"):
         al.broadcast_arrays(al.asarray([1.0, 2.0]), al.asarray([1.0, 2.0, 3.0]))
+
+
+def test_jax_weak_typed_ints_are_range_checked_like_python_ints():
+    jnp = pytest.importorskip("jax.numpy")
+    x = jnp.asarray([1, 2], dtype="int8")
+    assert np.asarray(al.add(x, jnp.asarray(5))).tolist() == [6, 7]
+    with pytest.raises(ScalarOverflowError, match="1000"):
+        al.add(x, jnp.asarray(1000))

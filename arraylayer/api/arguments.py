@@ -59,6 +59,9 @@ def convertible(obj: Any, dtype: Any, parameter: str = "x") -> None:
     an array-like (see :func:`array_like`) whose Python ints fit an integer ``dtype`` (no wrap-around,
     whichever function the value entered through: ``sum(2**31)`` raises like ``add(x, 2**31)``)."""
     array_like(obj, parameter)
+    from ..dtypes import Dtype, as_dtype
+
+    dtype = dtype if type(dtype) is Dtype else as_dtype(dtype)
     if dtype.is_integer:
         from ..promotion import check_ints_fit
 
