@@ -52,7 +52,8 @@ INT8: Final = ("A", "int8", [1, 2])
 #: Bad and edge values per role.
 BAD: Final[dict[str, list[Any]]] = {
     "array": [[[1, 2], [3]], "abc", None, _Obj(), 2**31, 2**70, [1.5, "a"], [], 3, 1.5, True, [[]], (1, 2),
-              b"ab", {1: 2}],
+              b"ab", {1: 2}, ("A", "float32", []), ("A", "float32", 1.0), ("A", "float32", [float("nan"), 1.0]),
+              INT8],
     "arrays": [[], [[[1], [2, 3]]], "ab", None, [None], [VECTOR, MATRIX], 3],
     "axis": [5, -5, 1.5, (0, 0), "a", 2**70, (0, 5), [0], True],
     "shape": [(2.5, 3), (-1,), "x", (2**31,) * 3, 2**70, None, (True, 2), -3, (2, None), 2.0],

@@ -145,3 +145,10 @@ def test_jax_weak_typed_ints_are_range_checked_like_python_ints():
     assert np.asarray(al.add(x, jnp.asarray(5))).tolist() == [6, 7]
     with pytest.raises(ScalarOverflowError, match="1000"):
         al.add(x, jnp.asarray(1000))
+
+
+def test_broadcast_error_names_both_shapes_on_the_planned_path_too(on):
+    x = al.asarray([[1.0, 2.0], [3.0, 4.0]])
+    al.add(x, x)  # plans float32 + float32
+    with pytest.raises(InvalidArgumentError, match=r"\(2, 2\).*\(3,\)"):
+        al.add(x, al.asarray([1.0, 2.0, 3.0]))

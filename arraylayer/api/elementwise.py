@@ -170,6 +170,13 @@ def _paddle_error(name: str, case: str) -> TypePromotionError:
     )
 
 
+def _refuse_unbroadcastable(x1: Any, x2: Any) -> None:
+    """After a planned kernel failed: the arraylayer error naming both shapes when they do not
+    broadcast (the framework's own error otherwise propagates)."""
+    if hasattr(x1, "shape") and hasattr(x2, "shape"):
+        broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+
+
 def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
     """The public function for a binary row: fast paths, then the planning path.
 
@@ -208,7 +215,11 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
             except (AttributeError, KeyError):
                 mix = None
             if mix is not None and not (mix.weak_guard and (x1.weak_type or x2.weak_type)):
-                return mix.run(mix.cast1(x1), mix.cast2(x2))
+                try:
+                    return mix.run(mix.cast1(x1), mix.cast2(x2))
+                except Exception:
+                    _refuse_unbroadcastable(x1, x2)
+                    raise
         if type(x1) in WRAPPERS or type(x2) in WRAPPERS:  # arraylayer.Array in, Array out
             return call_unwrapped(function, (x1, x2), {})
         return _plan_binary(name, spec, caches, x1, x2)
@@ -225,7 +236,11 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
             except (AttributeError, KeyError):  # two Python scalars, or not planned yet
                 run = None
             if run is not None:
-                return run(x1, x2)
+                try:  # free unless raised (Python 3.11+ zero-cost exceptions)
+                    return run(x1, x2)
+                except Exception:
+                    _refuse_unbroadcastable(x1, x2)
+                    raise
         return planned(x1, x2)
 
     _describe(function, name, spec, "x1, x2")
