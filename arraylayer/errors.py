@@ -20,6 +20,10 @@ __all__ = [
     "DeviceError",
     "UnsupportedOperationError",
     "GradientError",
+    "InvalidArgumentError",
+    "InvalidArgumentTypeError",
+    "AxisError",
+    "OutOfBoundsIndexError",
 ]
 
 
@@ -82,3 +86,25 @@ class GradientError(ArrayLayerError, TypeError, ValueError):
 
     Subclasses ``TypeError`` (what ``jax.grad`` raises for these) and ``ValueError``.
     """
+
+
+class InvalidArgumentError(ArrayLayerError, ValueError):
+    """An argument of the right type with a value the function cannot take (a negative count,
+    a ragged nested sequence, a size no backend can allocate, shapes that do not broadcast)."""
+
+
+class InvalidArgumentTypeError(ArrayLayerError, TypeError):
+    """An argument of a type the parameter does not take (a string or None where an array is
+    expected, a float where an axis or a count is expected)."""
+
+
+class AxisError(ArrayLayerError, IndexError, ValueError):
+    """An axis out of range for the array's rank, or given twice.
+
+    Subclasses ``IndexError`` (what the Array API specifies) and ``ValueError`` (NumPy's
+    ``AxisError`` is both)."""
+
+
+class OutOfBoundsIndexError(ArrayLayerError, IndexError):
+    """An index outside the bounds of the axis it indexes, on every backend (JAX would clamp or
+    give NaN, PyTorch and TensorFlow would give zeros or fail on the device)."""

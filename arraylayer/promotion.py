@@ -171,6 +171,23 @@ def check_ints_fit(values: Iterable[Any], dtype: Dtype) -> None:
                     f"Python int {x} does not fit {dtype} (range {info.min}..{info.max}): it would wrap "
                     f"around. Use a wider dtype for the array, or pass the value as a float."
                 )
+        elif getattr(x, "weak_type", False) and getattr(x.dtype, "kind", "") in "iu" and not x.shape:
+            _check_weak_int(x, dtype, info)
+
+
+def _check_weak_int(x: Any, dtype: Dtype, info: Any) -> None:
+    """A JAX weak-typed integer array with a concrete value is checked like the Python int it
+    stands for. Under ``jax.jit`` its value is unknown while tracing and it is not checked (JAX
+    then wraps it, as it does natively)."""
+    try:
+        value = int(x)
+    except Exception:  # noqa: BLE001 - a tracer: no concrete value to check
+        return
+    if not info.min <= value <= info.max:
+        raise ScalarOverflowError(
+            f"JAX weak-typed value {value} does not fit {dtype} (range {info.min}..{info.max}): it would wrap "
+            f"around. Use a wider dtype for the array, or pass the value as a float."
+        )
 
 
 def result_type(*args: Any) -> Dtype:

@@ -128,9 +128,12 @@ def test_asarray_python_values_tf_refuses_go_through_numpy(b):
     assert b.to_numpy(b.asarray([1, 0], al.bool)).tolist() == [True, False]
 
 
-def test_asarray_does_not_check_python_int_range(b):
-    # tf.constant wraps; arraylayer's callers check values before converting.
-    assert b.to_numpy(b.asarray(1000, al.int8)) == np.int8(-24)
+def test_asarray_checks_python_int_range(b):
+    # tf.constant would wrap (1000 -> -24); the adapter checks, so no caller can forget to
+    # (al.sum(2**31) used to return -2147483648 here).
+    with pytest.raises(al.ScalarOverflowError):
+        b.asarray(1000, al.int8)
+    assert b.to_numpy(b.asarray(100, al.int8)) == np.int8(100)
 
 
 def test_no_copy_when_dtype_and_device_match(b):

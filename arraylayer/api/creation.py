@@ -5,17 +5,19 @@ backend), takes its backend from its array arguments (else the active backend), 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, Final
 
 from ..defaults import infer_dtype
 from ..devices import canonical_device, default_device
 from ..dtypes import Dtype, DtypeLike, as_dtype
-from ..errors import TypePromotionError
+from ..errors import InvalidArgumentError, TypePromotionError
 from ..interchange import to_backend
 from ..promotion import check_ints_fit, result_type
 from ..registry import backend_of, chosen_backend
-from .dispatch import as_array, kernel, native_device, native_dtype
+from . import arguments
+from .dispatch import array_input, as_array, kernel, native_device, native_dtype
 
 Array = Any
 Shape = int | Sequence[int]
@@ -54,13 +56,17 @@ def asarray(
     resolved = infer_dtype(dtype, obj)
     if resolved.is_integer:
         check_ints_fit((obj,), resolved)
+    if not hasattr(obj, "dtype"):
+        arguments.array_like(obj, "obj")
+        if dtype is not None:
+            arguments.no_narrowing(obj, resolved)
     is_array = isinstance(obj, backend.array_types)
     if device is None and not is_array:
         device = default_device()
     if copy is False:
         same_device = is_array and (device is None or backend.device_of(obj) == canonical_device(device))
         if not (is_array and backend.dtype_of(obj) is resolved and same_device):
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"asarray(copy=False) cannot return {type(obj).__name__} as a {resolved} array on "
                 f"{device or 'its device'} without a copy; pass copy=None to allow one."
             )
@@ -79,6 +85,9 @@ def _check_fill(value: Any, dtype: Dtype, what: str) -> None:
     """A Python scalar must fit ``dtype`` exactly: no kind narrowing, no integer overflow."""
     rank = _SCALAR_RANK.get(value.__class__)
     if rank is None:
+        if not hasattr(value, "dtype"):
+            raise arguments.InvalidArgumentTypeError(
+                f"{what}={value!r} ({type(value).__name__}) must be a Python number (bool, int, float, complex).")
         return
     if rank > _RANK[dtype.kind] and not (rank == 1 and dtype.kind == "bool" and value in (0, 1)):
         raise TypePromotionError(
@@ -89,8 +98,13 @@ def _check_fill(value: Any, dtype: Dtype, what: str) -> None:
         check_ints_fit((value,), dtype)
 
 
+def _exact(value: Any, dtype: Dtype) -> Any:
+    """A Python int fill value for a float dtype as a float (torch cannot convert 2**70)."""
+    return float(value) if value.__class__ is int and dtype.kind in ("float", "complex") else value
+
+
 def _shape(shape: Shape) -> tuple[int, ...]:
-    return (int(shape),) if isinstance(shape, int) else tuple(int(n) for n in shape)
+    return arguments.shape(shape)
 
 
 def _filled(name: str, shape: Shape, dtype: DtypeLike | None, device: str | None) -> Array:
@@ -125,16 +139,17 @@ def full(shape: Shape, fill_value: bool | int | float | complex, *, dtype: Dtype
     resolved = infer_dtype(dtype, fill_value)
     _check_fill(fill_value, resolved, "fill_value")
     return kernel(backend, "full", resolved)(
-        _shape(shape), fill_value, dtype=native_dtype(backend, resolved),
+        _shape(shape), _exact(fill_value, resolved), dtype=native_dtype(backend, resolved),
         device=native_device(backend, _place(device)),
     )
 
 
 def _like(name: str, x: Array, dtype: DtypeLike | None, device: str | None, *fill: Any) -> Array:
-    backend = backend_of(x)
-    resolved = backend.dtype_of(x) if dtype is None else as_dtype(dtype)
+    backend, x, own = array_input(x)
+    resolved = own if dtype is None else as_dtype(dtype)
     if fill:
         _check_fill(fill[0], resolved, "fill_value")
+        fill = (_exact(fill[0], resolved),)
     place = backend.device_of(x) if device is None else device
     return kernel(backend, name, resolved)(
         tuple(x.shape), *fill, dtype=native_dtype(backend, resolved), device=native_device(backend, place)
@@ -168,10 +183,23 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     """Evenly spaced values in [start, stop). Without ``dtype``: the default int when all of
     start, stop and step are ints, else the default float."""
     backend = backend_of()
+    for name, value in (("start", start), ("stop", stop), ("step", step)):
+        if value is not None or name != "stop":
+            arguments.real_scalar(value, name)
+            if not math.isfinite(value):
+                raise InvalidArgumentError(f"arange needs finite bounds, got {name}={value!r}.")
     resolved = infer_dtype(dtype, start, stop, step)
     for value in (start, stop, step):
         if value is not None:
             _check_fill(value, resolved, "arange bound")
+    if step == 0:
+        raise InvalidArgumentError("arange needs a non-zero step; pass step=1 (or any non-zero number).")
+    bounds = (0, start) if stop is None else (start, stop)
+    length = max(0, math.ceil((bounds[1] - bounds[0]) / step))
+    arguments.count(length, "the length of arange(start, stop, step)")
+    if length == 0:  # an empty range is empty on every backend (torch would raise for stop < start)
+        return kernel(backend, "zeros", resolved)(
+            (0,), dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device)))
     return kernel(backend, "arange", resolved)(
         start, stop, step, dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device))
     )
@@ -183,6 +211,11 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     or the default complex when start or stop is complex (integers give floats here, as the
     Array API says)."""
     backend = backend_of()
+    for name, value in (("start", start), ("stop", stop)):
+        if value.__class__ is not complex:
+            arguments.real_scalar(value, name)
+    arguments.flag(endpoint, "endpoint")
+    start, stop = (float(v) if v.__class__ is int else v for v in (start, stop))
     resolved = infer_dtype(dtype, start, stop, 1.0)
     if resolved.kind not in ("float", "complex"):
         raise TypePromotionError(f"linspace makes floating-point arrays; {resolved} cannot hold its steps. "
@@ -190,7 +223,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     for value in (start, stop):
         _check_fill(value, resolved, "linspace bound")
     return kernel(backend, "linspace", resolved)(
-        start, stop, int(num), dtype=native_dtype(backend, resolved),
+        start, stop, arguments.count(num, "num"), dtype=native_dtype(backend, resolved),
         device=native_device(backend, _place(device)), endpoint=endpoint,
     )
 
@@ -200,8 +233,13 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DtypeLi
     """A 2-d array with ones on the k-th diagonal (default float dtype unless given)."""
     backend = backend_of()
     resolved = infer_dtype(dtype)
+    rows = arguments.count(n_rows, "n_rows")
+    cols = rows if n_cols is None else arguments.count(n_cols, "n_cols")
+    arguments.shape((rows, cols))
+    # A diagonal beyond the matrix selects nothing: the same all-zero result for any such k.
+    diagonal = min(max(arguments.integer(k, "k"), -rows - 1), cols + 1)
     return kernel(backend, "eye", resolved)(
-        int(n_rows), None if n_cols is None else int(n_cols), k=int(k), dtype=native_dtype(backend, resolved),
+        rows, cols, k=diagonal, dtype=native_dtype(backend, resolved),
         device=native_device(backend, _place(device)),
     )
 
@@ -209,25 +247,35 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DtypeLi
 def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
     """Coordinate matrices from 1-d arrays, all in their promoted dtype (a tuple, as 2025.12 says)."""
     if indexing not in ("xy", "ij"):
-        raise ValueError(f"meshgrid indexing must be 'xy' or 'ij', got {indexing!r}.")
+        raise InvalidArgumentError(f"meshgrid indexing must be 'xy' or 'ij', got {indexing!r}.")
     if not arrays:
         return ()
     backend = backend_of(*arrays)
     dtype = result_type(*arrays)
     cast = [as_array(backend, x, dtype) for x in arrays]
+    if any(len(x.shape) != 1 for x in cast):
+        raise InvalidArgumentError(f"meshgrid takes 1-d arrays, got shapes {[tuple(x.shape) for x in cast]}.")
     return tuple(kernel(backend, "meshgrid", dtype)(*cast, indexing=indexing))
+
+
+def _diagonal(x: Array, k: Any) -> int:
+    """``k`` as an int, clamped to just beyond the matrix (the same result, no overflow)."""
+    if len(x.shape) < 2:
+        raise InvalidArgumentError(f"tril/triu need at least 2 dimensions, got shape {tuple(x.shape)}.")
+    rows, cols = x.shape[-2], x.shape[-1]
+    return min(max(arguments.integer(k, "k"), -int(rows) - 1), int(cols) + 1)
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:
     """The lower triangle of the last two axes (elements above the k-th diagonal zeroed)."""
-    backend = backend_of(x)
-    return kernel(backend, "tril", backend.dtype_of(x))(x, k=int(k))
+    backend, x, dtype = array_input(x)
+    return kernel(backend, "tril", dtype)(x, k=_diagonal(x, k))
 
 
 def triu(x: Array, /, *, k: int = 0) -> Array:
     """The upper triangle of the last two axes (elements below the k-th diagonal zeroed)."""
-    backend = backend_of(x)
-    return kernel(backend, "triu", backend.dtype_of(x))(x, k=int(k))
+    backend, x, dtype = array_input(x)
+    return kernel(backend, "triu", dtype)(x, k=_diagonal(x, k))
 
 
 def from_dlpack(x: Any, /, *, device: str | None = None, copy: bool | None = None) -> Array:

@@ -12,6 +12,8 @@ from ..dtypes import Dtype, DtypeLike, as_dtype, finfo, iinfo
 from ..errors import InvalidDtypeError, TypePromotionError
 from ..promotion import can_cast, result_type
 from ..registry import backend_of
+from . import arguments
+from .dispatch import array_input
 
 Array = Any
 
@@ -36,9 +38,9 @@ def astype(x: Array, dtype: DtypeLike, /, *, copy: bool = True, device: str | No
     nothing changes. Complex to real raises: take :func:`real` or :func:`abs` explicitly.
     ``device`` also moves the result.
     """
-    backend = backend_of(x)
+    backend, x, source = array_input(x)
     target = as_dtype(dtype)
-    source = backend.dtype_of(x)
+    arguments.flag(copy, "copy")
     if source.kind == "complex" and target.kind != "complex" and target.kind != "bool":
         raise TypePromotionError(
             f"astype from {source} to {target} would drop the imaginary part; take arraylayer.real(x) "

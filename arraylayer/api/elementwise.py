@@ -27,6 +27,7 @@ from ..dtypes import Dtype, as_dtype, iinfo
 from ..errors import TypePromotionError
 from ..promotion import current_policy, get_dtype_promotion, result_type
 from ..registry import backend_of
+from .arguments import broadcast_shapes
 from .dispatch import (
     PYTHON_SCALARS,
     PYTHON_TYPE_OF_KIND,
@@ -169,6 +170,13 @@ def _paddle_error(name: str, case: str) -> TypePromotionError:
     )
 
 
+def _refuse_unbroadcastable(x1: Any, x2: Any) -> None:
+    """After a planned kernel failed: the arraylayer error naming both shapes when they do not
+    broadcast (the framework's own error otherwise propagates)."""
+    if hasattr(x1, "shape") and hasattr(x2, "shape"):
+        broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+
+
 def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
     """The public function for a binary row: fast paths, then the planning path.
 
@@ -207,7 +215,11 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
             except (AttributeError, KeyError):
                 mix = None
             if mix is not None and not (mix.weak_guard and (x1.weak_type or x2.weak_type)):
-                return mix.run(mix.cast1(x1), mix.cast2(x2))
+                try:
+                    return mix.run(mix.cast1(x1), mix.cast2(x2))
+                except Exception:
+                    _refuse_unbroadcastable(x1, x2)
+                    raise
         if type(x1) in WRAPPERS or type(x2) in WRAPPERS:  # arraylayer.Array in, Array out
             return call_wrapped_planned(function, same, x1, x2)
         return _plan_binary(name, spec, caches, x1, x2)
@@ -224,7 +236,11 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
             except (AttributeError, KeyError):  # two Python scalars, or not planned yet
                 run = None
             if run is not None:
-                return run(x1, x2)
+                try:  # free unless raised (Python 3.11+ zero-cost exceptions)
+                    return run(x1, x2)
+                except Exception:
+                    _refuse_unbroadcastable(x1, x2)
+                    raise
         return planned(x1, x2)
 
     _describe(function, name, spec, "x1, x2")
@@ -289,6 +305,8 @@ def _plan_binary(name: str, spec: Spec, caches: Plans, x1: Any, x2: Any) -> Any:
     first_is_array = isinstance(x1, arrays)
     a1 = operand(backend, x1, compute, scalar_ok=isinstance(x2, arrays))
     a2 = operand(backend, x2, compute, scalar_ok=True) if first_is_array else as_array(backend, x2, compute)
+    if hasattr(a1, "shape") and hasattr(a2, "shape"):  # planning path only: one error naming both shapes
+        broadcast_shapes(tuple(a1.shape), tuple(a2.shape))
     result = run(a1, a2)
     if a1 is x1 and a2 is x2 and type(x1) is type(x2) and backend.dtype_of(x1) is compute:
         direct = getattr(run, "arrays_only", run)  # see the kernel contract

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..registry import backend_of
+from ..errors import InvalidArgumentError
+from . import arguments
 from .dispatch import array_input, as_array, kernel, not_defined
 
 Array = Any
@@ -29,11 +31,18 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     """Elements of x at ``indices`` along ``axis`` (optional for 1-d x)."""
     backend, x, dtype, indices = _indices("take", x, indices)
     if axis is None and len(x.shape) != 1:
-        raise ValueError(f"take needs axis= for a {len(x.shape)}-d array (axis=None is for 1-d arrays only).")
-    return kernel(backend, "take", dtype)(x, indices, axis=0 if axis is None else axis)
+        raise InvalidArgumentError(f"take needs axis= for a {len(x.shape)}-d array (axis=None is for 1-d arrays only).")
+    axis = 0 if axis is None else arguments.axis(axis, len(x.shape))
+    arguments.indices_in_bounds(backend, indices, int(x.shape[axis]))
+    return kernel(backend, "take", dtype)(x, indices, axis=axis)
 
 
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     """Elements of x at ``indices`` (same rank as x) along ``axis``."""
     backend, x, dtype, indices = _indices("take_along_axis", x, indices)
+    axis = arguments.axis(axis, len(x.shape))
+    if len(indices.shape) != len(x.shape):
+        raise InvalidArgumentError(f"take_along_axis needs indices of x's rank {len(x.shape)}, got shape "
+                                   f"{tuple(indices.shape)}.")
+    arguments.indices_in_bounds(backend, indices, int(x.shape[axis]))
     return kernel(backend, "take_along_axis", dtype)(x, indices, axis=axis)

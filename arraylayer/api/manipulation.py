@@ -3,10 +3,14 @@ active policy first; the others keep x's dtype."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
+from ..defaults import default_int_dtype
+from ..errors import InvalidArgumentError
 from ..registry import backend_of
+from . import arguments
 from .dispatch import array_input, kernel, promoted_inputs
 
 Array = Any
@@ -23,16 +27,9 @@ def _one(name: str, x: Array, *args: Any, **options: Any) -> Any:
 
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
-    """The shape the given shapes broadcast to (ValueError, naming them, when they do not)."""
-    ndim = max((len(s) for s in shapes), default=0)
-    result = []
-    for i in range(-ndim, 0):
-        sizes = {s[i] for s in shapes if len(s) >= -i and s[i] != 1}
-        if len(sizes) > 1:
-            raise ValueError(f"broadcast_shapes: shapes {', '.join(map(str, shapes))} do not broadcast "
-                             f"(sizes {sorted(sizes)} at axis {i}).")
-        result.append(sizes.pop() if sizes else 1)
-    return tuple(result)
+    """The shape the given shapes broadcast to (an InvalidArgumentError, a ValueError naming them
+    all, when they do not)."""
+    return arguments.broadcast_shapes(*(arguments.shape(s, "shapes") for s in shapes))
 
 
 def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
@@ -41,18 +38,39 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
         return ()
     backend = backend_of(*arrays)
     inputs = [array_input(x)[1] for x in arrays]
+    arguments.broadcast_shapes(*(tuple(x.shape) for x in inputs))
     return tuple(backend.kernels["broadcast_arrays"](*inputs))
 
 
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """x broadcast to ``shape``."""
-    return _one("broadcast_to", x, tuple(shape))
+    backend, x, dtype = array_input(x)
+    target = arguments.shape(shape)
+    if arguments.broadcast_shapes(tuple(x.shape), target) != target or len(x.shape) > len(target):
+        raise InvalidArgumentError(f"broadcast_to cannot broadcast shape {tuple(x.shape)} to {target}; pass a shape "
+                                   f"whose trailing lengths match x's (or where x has length 1).")
+    return kernel(backend, "broadcast_to", dtype)(x, target)
 
 
 def _joined(name: str, arrays: Sequence[Array], axis: int | None) -> Array:
+    if not isinstance(arrays, (list, tuple)):
+        raise arguments.InvalidArgumentTypeError(
+            f"{name} takes a list or tuple of arrays, got {type(arrays).__name__}; pass [x1, x2, ...].")
     if len(arrays) == 0:
-        raise ValueError(f"{name} needs at least one array.")
+        raise InvalidArgumentError(f"{name} needs at least one array.")
     backend, dtype, inputs = promoted_inputs(*arrays)
+    shapes = {tuple(x.shape) for x in inputs}
+    ndim = len(next(iter(shapes)))
+    if name == "stack":
+        if len(shapes) > 1:
+            raise InvalidArgumentError(f"stack needs arrays of one shape, got {sorted(shapes)}.")
+        axis = arguments.axis(axis, ndim + 1)
+    elif axis is not None:
+        if len({len(s) for s in shapes}) > 1 or ndim == 0:
+            raise InvalidArgumentError(f"concat needs arrays of one rank (at least 1), got shapes {sorted(shapes)}.")
+        axis = arguments.axis(axis, ndim)
+        if len({s[:axis] + s[axis + 1:] for s in shapes}) > 1:
+            raise InvalidArgumentError(f"concat along axis {axis} needs the other lengths to match, got {sorted(shapes)}.")
     return kernel(backend, name, dtype)(inputs, axis=axis)
 
 
@@ -71,67 +89,121 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     """x with a new axis of length one at ``axis`` (each of a tuple of axes, as 2025.12 allows;
     axes count in the result, negative from its end)."""
     backend, x, dtype = array_input(x)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    ndim = len(x.shape) + len(axes)
-    if any(not -ndim <= a < ndim for a in axes):
-        raise IndexError(f"expand_dims: axis {axis} is out of range for a result of {ndim} dimensions.")
-    positions = sorted(a % ndim for a in axes)
-    if len(set(positions)) != len(positions):
-        raise ValueError(f"expand_dims: axis {axis} names one result axis twice.")
+    ndim = len(x.shape) + (len(axis) if isinstance(axis, tuple) else 1)
+    positions = arguments.axes(axis, ndim)
     expand = kernel(backend, "expand_dims", dtype)
-    for position in positions:  # ascending: each insertion leaves the earlier positions in place
-        x = expand(x, axis=position)
+    for position in sorted(positions) if isinstance(positions, tuple) else (positions,):
+        x = expand(x, axis=position)  # ascending: each insertion leaves the earlier positions in place
     return x
 
 
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     """x with the order of elements reversed along ``axis`` (all axes when None)."""
-    return _one("flip", x, axis=axis)
+    backend, x, dtype = array_input(x)
+    return kernel(backend, "flip", dtype)(x, axis=arguments.axes(axis, len(x.shape)))
 
 
 def moveaxis(x: Array, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> Array:
     """x with axes ``source`` moved to ``destination``."""
-    return _one("moveaxis", x, source, destination)
+    backend, x, dtype = array_input(x)
+    ndim = len(x.shape)
+    source = arguments.axes(source, ndim, "source")
+    destination = arguments.axes(destination, ndim, "destination")
+    if source is None or destination is None or isinstance(source, int) != isinstance(destination, int) or (
+            isinstance(source, tuple) and len(source) != len(destination)):
+        raise InvalidArgumentError(f"moveaxis needs source and destination of the same length, got {source} and "
+                                   f"{destination}.")
+    return kernel(backend, "moveaxis", dtype)(x, source, destination)
 
 
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     """x with its axes permuted."""
-    return _one("permute_dims", x, tuple(axes))
+    backend, x, dtype = array_input(x)
+    order = arguments.axes(tuple(axes) if isinstance(axes, (list, tuple)) else axes, len(x.shape), "axes")
+    if not isinstance(order, tuple) or len(order) != len(x.shape):
+        raise InvalidArgumentError(f"permute_dims needs a permutation of all {len(x.shape)} axes, got {axes!r}.")
+    return kernel(backend, "permute_dims", dtype)(x, order)
 
 
 def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
     """Each element repeated ``repeats`` times along ``axis`` (of the flattened x when None)."""
     backend, x, dtype = array_input(x)
-    if isinstance(repeats, int) and repeats < 0:
-        raise ValueError(f"repeat needs repeats >= 0, got {repeats}.")
+    axis = None if axis is None else arguments.axis(axis, len(x.shape))
+    length = math.prod(x.shape) if axis is None else x.shape[axis]
+    if hasattr(repeats, "dtype") or isinstance(repeats, (list, tuple)):
+        _, repeats, kind = array_input(repeats)
+        if kind.kind not in ("int", "uint") or len(repeats.shape) > 1 or repeats.shape[0] not in (1, length):
+            raise InvalidArgumentError(f"repeats must be an int or a 1-d integer array of length 1 or {length}; "
+                                       f"got {kind} of shape {tuple(repeats.shape)}.")
+        counts = backend.to_numpy(repeats)
+        if counts.size and (counts.min() < 0 or int(counts.sum()) * max(1, math.prod(x.shape) // max(length, 1)) > arguments.MAX_ELEMENTS):
+            raise InvalidArgumentError("repeats must be non-negative, with a result no backend refuses for its size.")
+        # Every backend takes the default int here (torch has no int8/int16/uint8 repeat kernel).
+        repeats = [int(c) for c in counts] if counts.shape[0] == length else int(counts[0])
+        if isinstance(repeats, list):
+            repeats = backend.asarray(repeats, default_int_dtype())
+    else:
+        repeats = arguments.count(repeats, "repeats")
+        arguments.shape((math.prod(x.shape), repeats))
     return kernel(backend, "repeat", dtype)(x, repeats, axis=axis)
 
 
 def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
     """x with a new shape (one entry may be -1). copy=True always copies; copy=False raises
     when a view is impossible."""
-    return _one("reshape", x, tuple(shape), copy=copy)
+    backend, x, dtype = array_input(x)
+    if copy is not None:
+        arguments.flag(copy, "copy")
+    target = tuple(shape) if isinstance(shape, (list, tuple)) else shape
+    if isinstance(target, tuple) and target.count(-1) == 1:
+        known = arguments.shape(tuple(1 if d == -1 else d for d in target))
+        size, rest = math.prod(x.shape), math.prod(known)
+        if rest == 0 or size % rest:
+            raise InvalidArgumentError(f"reshape cannot fit {size} elements into shape {target}.")
+        target = tuple(size // rest if d == -1 else d for d in target)
+    target = arguments.shape(target)
+    if math.prod(target) != math.prod(x.shape):
+        raise InvalidArgumentError(f"reshape cannot turn shape {tuple(x.shape)} ({math.prod(x.shape)} elements) into "
+                                   f"{target} ({math.prod(target)} elements); pass a shape of the same size.")
+    return kernel(backend, "reshape", dtype)(x, target, copy=copy)
 
 
 def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None) -> Array:
     """x with elements shifted by ``shift`` along ``axis`` (of the flattened x when None)."""
-    return _one("roll", x, shift, axis=axis)
+    backend, x, dtype = array_input(x)
+    axis = arguments.axes(axis, len(x.shape))
+    if isinstance(shift, tuple) or isinstance(axis, tuple):
+        shifts = tuple(arguments.integer(s, "shift") for s in (shift if isinstance(shift, tuple) else (shift,)))
+        along = axis if isinstance(axis, tuple) else (axis,)
+        if len(shifts) != len(along) or None in along:
+            raise InvalidArgumentError(f"roll needs one shift per axis, got shift={shift!r} and axis={axis!r}.")
+        shift = tuple(s % x.shape[a] if x.shape[a] else 0 for s, a in zip(shifts, along))
+    else:
+        length = math.prod(x.shape) if axis is None else x.shape[axis]
+        shift = arguments.integer(shift, "shift") % length if length else 0
+    return kernel(backend, "roll", dtype)(x, shift, axis=axis)
 
 
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """x without the length-one axes ``axis`` (ValueError when one is not of length one)."""
     backend, x, dtype = array_input(x)
-    for a in (axis,) if isinstance(axis, int) else axis:
+    axis = arguments.axes(axis, len(x.shape))
+    for a in (axis,) if isinstance(axis, int) else axis or ():
         if x.shape[a] != 1:
-            raise ValueError(f"squeeze: axis {a} has length {x.shape[a]}, not 1.")
+            raise InvalidArgumentError(f"squeeze: axis {a} has length {x.shape[a]}, not 1.")
     return kernel(backend, "squeeze", dtype)(x, axis=axis)
 
 
 def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     """x repeated ``repetitions`` times along each axis."""
-    return _one("tile", x, tuple(repetitions))
+    backend, x, dtype = array_input(x)
+    reps = arguments.shape(repetitions, "repetitions")
+    padded = (1,) * (len(reps) - len(x.shape)) + tuple(x.shape)
+    arguments.shape(tuple(a * b for a, b in zip((1,) * (len(padded) - len(reps)) + reps, padded)), "the result of tile")
+    return kernel(backend, "tile", dtype)(x, reps)
 
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     """x split along ``axis`` into a tuple of arrays of one rank less."""
-    return tuple(_one("unstack", x, axis=axis))
+    backend, x, dtype = array_input(x)
+    return tuple(kernel(backend, "unstack", dtype)(x, axis=arguments.axis(axis, len(x.shape))))

@@ -9,6 +9,8 @@ from typing import Any
 from ..dtypes import Dtype
 from ..promotion import result_type
 from ..registry import backend_of
+from ..errors import InvalidArgumentError
+from . import arguments
 from .dispatch import array_input, as_array, index_result, kernel, not_defined, promoted_inputs
 
 Array = Any
@@ -25,8 +27,11 @@ def _real(name: str, x: Array) -> tuple[Any, Array, Dtype]:
 
 def _arg_extreme(name: str, x: Array, axis: int | None, keepdims: bool) -> Array:
     backend, x, dtype = _real(name, x)
+    if axis is not None:
+        axis = arguments.axis(axis, len(x.shape))
+    arguments.flag(keepdims, "keepdims")
     if 0 in x.shape:
-        raise ValueError(f"{name} of an empty array has no answer; pass a non-empty array.")
+        raise InvalidArgumentError(f"{name} of an empty array has no answer; pass a non-empty array.")
     return index_result(backend, kernel(backend, name, dtype)(x, axis=axis, keepdims=keepdims))
 
 
@@ -43,24 +48,33 @@ def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> A
 def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """The number of non-zero elements along ``axis``, in the default index dtype."""
     backend, x, dtype = array_input(x)
-    return index_result(backend, kernel(backend, "count_nonzero", dtype)(x, axis=axis, keepdims=keepdims))
+    return index_result(backend, kernel(backend, "count_nonzero", dtype)(x, axis=arguments.axes(axis, len(x.shape)),
+                                                                              keepdims=arguments.flag(keepdims, "keepdims")))
 
 
 def nonzero(x: Array, /) -> tuple[Array, ...]:
     """The indices of the non-zero elements: one index array per axis (x must be at least 1-d)."""
     backend, x, dtype = array_input(x)
     if len(x.shape) == 0:
-        raise ValueError("nonzero needs an array of at least one dimension; reshape a 0-d array first.")
+        raise InvalidArgumentError("nonzero needs an array of at least one dimension; reshape a 0-d array first.")
     return tuple(index_result(backend, i) for i in kernel(backend, "nonzero", dtype)(x))
 
 
 def searchsorted(x1: Array, x2: Array, /, *, side: str = "left", sorter: Array | None = None) -> Array:
     """Insertion indices of x2 into the sorted 1-d x1 (compared in their promoted dtype)."""
     if side not in ("left", "right"):
-        raise ValueError(f"searchsorted side must be 'left' or 'right', got {side!r}.")
+        raise InvalidArgumentError(f"searchsorted side must be 'left' or 'right', got {side!r}.")
     backend, dtype, (x1, x2) = promoted_inputs(x1, x2)
     if dtype.kind == "complex":
         raise not_defined("searchsorted", (dtype,), "real-valued arrays")
+    if len(x1.shape) != 1:
+        raise InvalidArgumentError(f"searchsorted needs a 1-d x1, got shape {tuple(x1.shape)}.")
+    if sorter is not None:
+        _, sorter, kind = array_input(sorter)
+        if kind.kind not in ("int", "uint") or tuple(sorter.shape) != tuple(x1.shape):
+            raise InvalidArgumentError(f"sorter must be an integer array of x1's shape {tuple(x1.shape)}, got {kind} "
+                                       f"of shape {tuple(sorter.shape)}.")
+        arguments.indices_in_bounds(backend, sorter, int(x1.shape[0]), "sorter")
     return index_result(backend, kernel(backend, "searchsorted", dtype)(x1, x2, side=side, sorter=sorter))
 
 
@@ -70,4 +84,6 @@ def where(condition: Array, x1: Array | complex, x2: Array | complex, /) -> Arra
     backend = backend_of(condition, x1, x2)
     dtype = result_type(x1, x2)
     condition = as_array(backend, condition, Dtype("bool"))
-    return kernel(backend, "where", dtype)(condition, as_array(backend, x1, dtype), as_array(backend, x2, dtype))
+    x1, x2 = as_array(backend, x1, dtype), as_array(backend, x2, dtype)
+    arguments.broadcast_shapes(tuple(condition.shape), tuple(x1.shape), tuple(x2.shape))
+    return kernel(backend, "where", dtype)(condition, x1, x2)

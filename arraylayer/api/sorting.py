@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import arguments
 from .dispatch import index_result, kernel
 from .searching import _real
 
@@ -16,10 +17,12 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     """x sorted along ``axis``; NaNs last. ``stable`` keeps equal elements in their order
     (descending too)."""
     backend, x, dtype = _real("sort", x)
-    return kernel(backend, "sort", dtype)(x, axis=axis, descending=descending, stable=stable)
+    return kernel(backend, "sort", dtype)(x, axis=arguments.axis(axis, len(x.shape)), descending=arguments.flag(descending, "descending"),
+                                              stable=arguments.flag(stable, "stable"))
 
 
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """The indices that sort x along ``axis``, in the default index dtype."""
     backend, x, dtype = _real("argsort", x)
-    return index_result(backend, kernel(backend, "argsort", dtype)(x, axis=axis, descending=descending, stable=stable))
+    return index_result(backend, kernel(backend, "argsort", dtype)(x, axis=arguments.axis(axis, len(x.shape)), descending=arguments.flag(descending, "descending"),
+                                              stable=arguments.flag(stable, "stable")))

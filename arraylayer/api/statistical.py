@@ -16,6 +16,8 @@ from typing import Any, Final
 from ..defaults import default_float_dtype, default_int_dtype, default_uint_dtype
 from ..dtypes import Dtype, DtypeLike, as_dtype
 from ..errors import UnsupportedDtypeError
+from ..errors import InvalidArgumentError
+from . import arguments
 from .dispatch import array_input, kernel, native_dtype, not_defined
 
 Array = Any
@@ -41,6 +43,7 @@ def accumulator_dtype(dtype: Dtype, requested: DtypeLike | None) -> Dtype:
 
 def _accumulate(name: str, x: Array, axis: Any, dtype: DtypeLike | None, **options: Any) -> Array:
     backend, x, source = array_input(x)
+    axis = arguments.axes(axis, len(x.shape))
     accumulator = accumulator_dtype(source, dtype)
     if dtype is None and accumulator not in backend.valid_dtypes():
         raise UnsupportedDtypeError(
@@ -55,20 +58,20 @@ def _accumulate(name: str, x: Array, axis: Any, dtype: DtypeLike | None, **optio
 
 def sum(x: Array, /, *, axis: Axis = None, dtype: DtypeLike | None = None, keepdims: bool = False) -> Array:  # noqa: A001
     """Sum over ``axis`` (all axes by default), in the accumulator dtype (see module docs)."""
-    return _accumulate("sum", x, axis, dtype, keepdims=keepdims)
+    return _accumulate("sum", x, axis, dtype, keepdims=arguments.flag(keepdims, "keepdims"))
 
 
 def prod(x: Array, /, *, axis: Axis = None, dtype: DtypeLike | None = None, keepdims: bool = False) -> Array:
     """Product over ``axis`` (all axes by default), in the accumulator dtype (see module docs)."""
-    return _accumulate("prod", x, axis, dtype, keepdims=keepdims)
+    return _accumulate("prod", x, axis, dtype, keepdims=arguments.flag(keepdims, "keepdims"))
 
 
 def _cumulative_axis(x: Any, axis: int | None, name: str) -> int:
     if axis is None:
         if len(x.shape) != 1:
-            raise ValueError(f"{name} needs axis= for a {len(x.shape)}-d array (axis=None is for 1-d arrays only).")
+            raise InvalidArgumentError(f"{name} needs axis= for a {len(x.shape)}-d array (axis=None is for 1-d arrays only).")
         return 0
-    return axis
+    return arguments.axis(axis, len(x.shape))
 
 
 def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DtypeLike | None = None,
@@ -77,7 +80,7 @@ def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DtypeLike | N
     ``include_initial`` prepends the zero."""
     backend, x, _ = array_input(x)
     return _accumulate("cumulative_sum", x, _cumulative_axis(x, axis, "cumulative_sum"), dtype,
-                       include_initial=include_initial)
+                       include_initial=arguments.flag(include_initial, "include_initial"))
 
 
 def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: DtypeLike | None = None,
@@ -86,15 +89,17 @@ def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: DtypeLike | 
     ``include_initial`` prepends the one."""
     backend, x, _ = array_input(x)
     return _accumulate("cumulative_prod", x, _cumulative_axis(x, axis, "cumulative_prod"), dtype,
-                       include_initial=include_initial)
+                       include_initial=arguments.flag(include_initial, "include_initial"))
 
 
 def _extreme(name: str, x: Array, axis: Axis, keepdims: bool) -> Array:
     backend, x, dtype = array_input(x)
     if dtype.kind == "complex":
         raise not_defined(name, (dtype,), "real-valued arrays (complex numbers have no order)")
+    axis = arguments.axes(axis, len(x.shape))
+    arguments.flag(keepdims, "keepdims")
     if 0 in x.shape and (axis is None or any(x.shape[a] == 0 for a in ((axis,) if isinstance(axis, int) else axis))):
-        raise ValueError(f"{name} of an empty array (or along an empty axis) has no value; pass a non-empty array.")
+        raise InvalidArgumentError(f"{name} of an empty array (or along an empty axis) has no value; pass a non-empty array.")
     return kernel(backend, name, dtype)(x, axis=axis, keepdims=keepdims)
 
 
@@ -119,21 +124,31 @@ def _floating(name: str, x: Array, complex_ok: bool) -> tuple[Any, Array, Dtype]
     return backend, x, dtype
 
 
+def _correction(correction: Any) -> float:
+    if correction.__class__ not in (int, float) or correction < 0:
+        raise arguments.InvalidArgumentTypeError(
+            f"correction={correction!r} must be a non-negative int or float (0 or 1, usually).")
+    return float(correction) if correction > 2**53 else correction
+
+
 def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     """Arithmetic mean over ``axis``; integer and bool input give the default float dtype."""
     backend, x, dtype = _floating("mean", x, complex_ok=True)
-    return kernel(backend, "mean", dtype)(x, axis=axis, keepdims=keepdims)
+    arguments.flag(keepdims, "keepdims")
+    return kernel(backend, "mean", dtype)(x, axis=arguments.axes(axis, len(x.shape)), keepdims=keepdims)
 
 
 def std(x: Array, /, *, axis: Axis = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
     """Standard deviation over ``axis`` with ``correction`` (1 for the sample estimate); integer
     and bool input give the default float dtype."""
     backend, x, dtype = _floating("std", x, complex_ok=False)
-    return kernel(backend, "std", dtype)(x, axis=axis, correction=correction, keepdims=keepdims)
+    arguments.flag(keepdims, "keepdims")
+    return kernel(backend, "std", dtype)(x, axis=arguments.axes(axis, len(x.shape)), correction=_correction(correction), keepdims=keepdims)
 
 
 def var(x: Array, /, *, axis: Axis = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
     """Variance over ``axis`` with ``correction`` (1 for the sample estimate); integer and bool
     input give the default float dtype."""
     backend, x, dtype = _floating("var", x, complex_ok=False)
-    return kernel(backend, "var", dtype)(x, axis=axis, correction=correction, keepdims=keepdims)
+    arguments.flag(keepdims, "keepdims")
+    return kernel(backend, "var", dtype)(x, axis=arguments.axes(axis, len(x.shape)), correction=_correction(correction), keepdims=keepdims)

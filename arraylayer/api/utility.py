@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import InvalidArgumentError
+from . import arguments
 from .dispatch import array_input, kernel, promoted_inputs
 
 Array = Any
@@ -15,23 +17,34 @@ __all__ = ["all", "any", "diff"]
 def all(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
     """True where every element along ``axis`` is non-zero (bool result)."""
     backend, x, dtype = array_input(x)
-    return kernel(backend, "all", dtype)(x, axis=axis, keepdims=keepdims)
+    return kernel(backend, "all", dtype)(x, axis=arguments.axes(axis, len(x.shape)),
+                                         keepdims=arguments.flag(keepdims, "keepdims"))
 
 
 def any(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
     """True where some element along ``axis`` is non-zero (bool result)."""
     backend, x, dtype = array_input(x)
-    return kernel(backend, "any", dtype)(x, axis=axis, keepdims=keepdims)
+    return kernel(backend, "any", dtype)(x, axis=arguments.axes(axis, len(x.shape)),
+                                         keepdims=arguments.flag(keepdims, "keepdims"))
 
 
 def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = None,
          append: Array | None = None) -> Array:
     """The n-th discrete difference along ``axis``; ``prepend``/``append`` are joined first,
     all in the promoted dtype of x and them."""
-    if n < 0:
-        raise ValueError(f"diff needs n >= 0, got {n}.")
+    n = arguments.count(n, "n")
     extra = [a for a in (prepend, append) if a is not None]
     backend, dtype, (x, *extra) = promoted_inputs(x, *extra)
+    if len(x.shape) == 0:
+        raise InvalidArgumentError("diff needs an array of at least one dimension; reshape a 0-d array first.")
+    axis = arguments.axis(axis, len(x.shape))
+    for other in extra:
+        if len(other.shape) != len(x.shape) or any(
+                a != b for i, (a, b) in enumerate(zip(other.shape, x.shape)) if i != axis):
+            raise InvalidArgumentError(f"diff's prepend/append of shape {tuple(other.shape)} must match x's shape "
+                                       f"{tuple(x.shape)} except along axis {axis}.")
+    # Differences beyond the length are all empty: stop there instead of running n passes.
+    n = min(n, int(x.shape[axis]) + sum(int(e.shape[axis]) for e in extra))
     prepend = extra.pop(0) if prepend is not None else None
     append = extra.pop(0) if append is not None else None
     return kernel(backend, "diff", dtype)(x, axis=axis, n=n, prepend=prepend, append=append)

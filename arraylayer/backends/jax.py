@@ -114,6 +114,10 @@ class JaxBackend(Backend):
                 return obj
         import jax.numpy as jnp
 
+        if not isinstance(obj, jax.Array):
+            from ..api.arguments import convertible
+
+            convertible(obj, dtype)
         return jnp.asarray(obj, dtype=native, device=target)
 
     def astype(self, x: Any, dtype: Dtype) -> Any:

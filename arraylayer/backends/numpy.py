@@ -44,8 +44,11 @@ class NumpyBackend(Backend):
             self.native_device(device)
         np = self.module
         native = self.as_native_dtype(dtype)
-        if isinstance(obj, np.ndarray) and obj.dtype == native:
-            return obj
+        if isinstance(obj, np.ndarray):
+            return obj if obj.dtype == native else obj.astype(native)
+        from ..api.arguments import convertible
+
+        convertible(obj, dtype)
         return np.asarray(obj, dtype=native)
 
     def astype(self, x: Any, dtype: Dtype) -> Any:

@@ -159,6 +159,9 @@ class TensorflowBackend(Backend):
                 return obj if same else tf.cast(obj, native)
             with tf.device(self.native_device(device)):
                 return tf.identity(obj) if same else tf.cast(obj, native)
+        from ..api.arguments import convertible
+
+        convertible(obj, dtype)
         if device is None:
             return _constant(tf, obj, native)
         with tf.device(self.native_device(device)):

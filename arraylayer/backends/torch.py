@@ -112,6 +112,9 @@ class TorchBackend(Backend):
         if isinstance(obj, (np.ndarray, np.generic)):
             tensor = self._from_numpy(np.asarray(obj).astype(self._numpy_dtypes[dtype], copy=False))
             return tensor if target is None else tensor.to(target)
+        from ..api.arguments import convertible
+
+        convertible(obj, dtype)
         return torch.as_tensor(obj, dtype=native, device=target)
 
     def _from_numpy(self, array: Any) -> Any:

@@ -1,0 +1,242 @@
+"""Argument checking: one checker per role a parameter can have, called on the planning/slow path.
+
+Roles: array-like (:func:`array_like`), axis/axes (:func:`axis`, :func:`axes`), shape
+(:func:`shape`), count (:func:`count`), integer (:func:`integer`), index (:func:`indices_in_bounds`)
+and broadcasting (:func:`broadcast_shapes`). ``dtype=`` and ``device=`` have their checkers in
+:func:`arraylayer.as_dtype` and :mod:`arraylayer.devices`. Each checker returns the value in its
+canonical form (so kernels see normalised axes and plain ints) or raises an arraylayer error that
+names the parameter, the value and the fix, and subclasses the builtin a Python user would catch.
+
+Nothing here runs for native arrays on the planned fast path of the elementwise functions.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Iterable
+from typing import Any, Final
+
+from ..errors import AxisError, InvalidArgumentError, InvalidArgumentTypeError, OutOfBoundsIndexError, TypePromotionError
+
+__all__ = [
+    "MAX_ELEMENTS", "array_like", "convertible", "flag", "real_scalar", "axes", "axis", "broadcast_shapes", "count", "indices_in_bounds", "integer",
+    "shape", "no_narrowing",
+]
+
+#: The largest number of elements any array may have: 2**48 (no backend can allocate more, and
+#: larger shapes overflow the extent arithmetic of XLA, which aborts the interpreter).
+MAX_ELEMENTS: Final = 2**48
+
+_SCALARS: Final = (bool, int, float, complex)
+_KIND_RANK: Final = {"bool": 0, "int": 1, "uint": 1, "float": 2, "complex": 3}
+_SCALAR_RANK: Final = {bool: 0, int: 1, float: 2, complex: 3}
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# -- array-likes ------------------------------------------------------------------------------------
+
+def array_like(obj: Any, parameter: str = "x") -> None:
+    """``obj`` must be a Python scalar, a (rectangular) nested list/tuple of them, or an object
+    with ``__array__``/``__dlpack__``/``dtype`` (an array of some framework)."""
+    if obj.__class__ in _SCALARS or hasattr(obj, "dtype") or hasattr(obj, "__array__") or hasattr(obj, "__dlpack__"):
+        return
+    if isinstance(obj, (list, tuple)):
+        _nested_shape(obj, parameter)
+        return
+    raise InvalidArgumentTypeError(
+        f"{parameter}={_shown(obj)} ({type(obj).__name__}) is not an array: pass an array, a Python "
+        f"number, or a (nested) list of numbers, e.g. arraylayer.asarray([1, 2])."
+    )
+
+
+def convertible(obj: Any, dtype: Any, parameter: str = "x") -> None:
+    """What every backend's ``asarray`` checks before converting a non-array ``obj`` to ``dtype``:
+    an array-like (see :func:`array_like`) whose Python ints fit an integer ``dtype`` (no wrap-around,
+    whichever function the value entered through: ``sum(2**31)`` raises like ``add(x, 2**31)``)."""
+    array_like(obj, parameter)
+    from ..dtypes import Dtype, as_dtype
+
+    dtype = dtype if type(dtype) is Dtype else as_dtype(dtype)
+    if dtype.is_integer:
+        from ..promotion import check_ints_fit
+
+        check_ints_fit((obj,), dtype)
+
+
+def _nested_shape(items: Any, parameter: str) -> tuple[int, ...]:
+    if items.__class__ in _SCALARS or hasattr(items, "dtype"):
+        return tuple(getattr(items, "shape", ()))
+    if not isinstance(items, (list, tuple)):
+        raise InvalidArgumentTypeError(
+            f"{parameter} holds {_shown(items)} ({type(items).__name__}), which is not a number: nested "
+            f"sequences must hold only numbers (or arrays). Convert or drop that element."
+        )
+    shapes = {_nested_shape(item, parameter) for item in items}
+    if len(shapes) > 1:
+        raise InvalidArgumentError(
+            f"{parameter}={_shown(items)} is ragged: its elements have the shapes {sorted(shapes)}. Pad "
+            f"them to one length, or pass separate arrays."
+        )
+    return (len(items), *(shapes.pop() if shapes else ()))
+
+
+def no_narrowing(obj: Any, dtype: Any, parameter: str = "obj") -> None:
+    """No Python scalar in ``obj`` (nested lists walked) may lose its value in ``dtype``: 1.5 into
+    an integer dtype, 2 into bool, 1j into a real dtype. ``astype`` is the explicit cast."""
+    rank = _KIND_RANK[dtype.kind]
+    for value in _leaves(obj):
+        value_rank = _SCALAR_RANK.get(value.__class__)
+        if value_rank is None or value_rank <= rank:
+            continue
+        if value_rank == 1 and rank == 0 and value in (0, 1):
+            continue
+        if value_rank == 2 and rank == 1 and math.isfinite(value) and value == int(value):
+            continue
+        raise TypePromotionError(
+            f"{parameter} holds {value!r}, which {dtype} cannot hold without changing it; pass a dtype of "
+            f"its kind (or leave dtype=None), or cast explicitly with arraylayer.astype."
+        )
+
+
+def _leaves(obj: Any) -> Iterable[Any]:
+    if isinstance(obj, (list, tuple)):
+        for item in obj:
+            yield from _leaves(item)
+    else:
+        yield obj
+
+
+def flag(value: Any, parameter: str) -> bool:
+    """``value`` must be a bool (``keepdims=``, ``stable=``, ...): 2 or "yes" would be read as True
+    by some frameworks and refused by others."""
+    if value.__class__ is not bool:
+        raise InvalidArgumentTypeError(f"{parameter}={_shown(value)} must be True or False.")
+    return value
+
+
+def real_scalar(value: Any, parameter: str) -> Any:
+    """``value`` must be a Python bool, int or float (a bound or a fill value)."""
+    if value.__class__ not in (bool, int, float) and not (hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0):
+        raise InvalidArgumentTypeError(
+            f"{parameter}={_shown(value)} ({type(value).__name__}) must be a real Python number; pass an int or float."
+        )
+    return value
+
+
+# -- integers, counts, shapes -----------------------------------------------------------------------
+
+def integer(value: Any, parameter: str) -> int:
+    """``value`` as a plain int (Python ints and integer scalars of any framework; no bool, float
+    or string)."""
+    if value.__class__ is bool or isinstance(value, (str, bytes)):
+        raise InvalidArgumentTypeError(f"{parameter}={_shown(value)} must be an integer; pass an int.")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise InvalidArgumentTypeError(
+            f"{parameter}={_shown(value)} ({type(value).__name__}) must be an integer; pass an int"
+            f"{' (round it yourself: int(...))' if isinstance(value, float) else ''}."
+        ) from None
+
+
+def count(value: Any, parameter: str, *, upper: int = MAX_ELEMENTS) -> int:
+    """``value`` as a non-negative int of at most ``upper``."""
+    n = integer(value, parameter)
+    if not 0 <= n <= upper:
+        raise InvalidArgumentError(f"{parameter}={n} must be a count from 0 to {upper}; pass a value in that range.")
+    return n
+
+
+def shape(value: Any, parameter: str = "shape") -> tuple[int, ...]:
+    """``value`` (an int or a sequence of ints) as a tuple of non-negative ints whose product no
+    backend refuses to allocate for its size alone."""
+    if isinstance(value, (list, tuple)):
+        dims = tuple(integer(d, f"{parameter}[{i}]") for i, d in enumerate(value))
+    elif hasattr(value, "__index__") and value.__class__ is not bool:
+        dims = (integer(value, parameter),)
+    else:
+        raise InvalidArgumentTypeError(
+            f"{parameter}={_shown(value)} ({type(value).__name__}) is not a shape: pass a tuple of "
+            f"non-negative ints, e.g. (2, 3)."
+        )
+    if any(d < 0 for d in dims):
+        raise InvalidArgumentError(f"{parameter}={dims} has a negative length; every length must be >= 0.")
+    size = math.prod(dims)
+    if size > MAX_ELEMENTS:
+        raise InvalidArgumentError(
+            f"{parameter}={dims} has {size} elements, more than any backend can allocate (at most "
+            f"{MAX_ELEMENTS}); pass a smaller shape."
+        )
+    return dims
+
+
+# -- axes -------------------------------------------------------------------------------------------
+
+def axis(value: Any, ndim: int, parameter: str = "axis") -> int:
+    """One axis of an array of rank ``ndim`` as an int in [0, ndim)."""
+    a = integer(value, parameter)
+    if not -ndim <= a < ndim:
+        raise AxisError(
+            f"{parameter}={a} is out of range for an array of {ndim} dimension(s); pass an axis from "
+            f"{-ndim} to {ndim - 1}."
+        )
+    return a % ndim
+
+
+def axes(value: Any, ndim: int, parameter: str = "axis") -> Any:
+    """None, one axis, or a tuple of distinct axes, normalised to non-negative ints."""
+    if value is None:
+        return None
+    if isinstance(value, tuple):
+        normalised = tuple(axis(a, ndim, parameter) for a in value)
+        if len(set(normalised)) != len(normalised):
+            raise AxisError(f"{parameter}={value} names an axis twice; pass each axis once.")
+        return normalised
+    if isinstance(value, list):
+        raise InvalidArgumentTypeError(f"{parameter}={value} must be an int or a tuple of ints; pass tuple({value}).")
+    return axis(value, ndim, parameter)
+
+
+# -- indices and broadcasting -----------------------------------------------------------------------
+
+def indices_in_bounds(backend: Any, indices: Any, length: int, parameter: str = "indices") -> None:
+    """Every index must lie in [-length, length): IndexError on every backend otherwise. Traced
+    indices (inside jax.jit / tf.function), whose values are unknown, are not checked."""
+    if 0 in tuple(indices.shape):
+        return
+    try:
+        values = backend.to_numpy(indices)
+    except Exception:  # noqa: BLE001 - a tracer has no values to check
+        return
+    low, high = int(values.min()), int(values.max())
+    if low < -length or high >= length:
+        bad = low if low < -length else high
+        raise OutOfBoundsIndexError(
+            f"{parameter} holds {bad}, out of bounds for an axis of length {length}; indices must lie in "
+            f"[{-length}, {length})."
+        )
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast shape of ``shapes``, or one error naming all of them."""
+    ndim = 0
+    for s in shapes:
+        ndim = len(s) if len(s) > ndim else ndim
+    result = []
+    for i in range(-ndim, 0):
+        sizes = set()
+        for s in shapes:
+            if len(s) >= -i and s[i] != 1:
+                sizes.add(s[i])
+        if len(sizes) > 1:
+            raise InvalidArgumentError(
+                f"shapes {', '.join(str(tuple(s)) for s in shapes)} do not broadcast: lengths {sorted(sizes)} "
+                f"meet at axis {i}. Reshape or slice them to matching lengths (or length 1)."
+            )
+        result.append(sizes.pop() if sizes else 1)
+    return tuple(result)

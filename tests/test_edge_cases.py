@@ -1,0 +1,154 @@
+"""Edge cases where the frameworks disagree: arraylayer's one answer (docs/errors.rst), on every backend.
+
+Oracles: NumPy's results for the valid calls; the Array API standard for the exception types.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import arraylayer as al
+from arraylayer.errors import (
+    ArrayLayerError, AxisError, InvalidArgumentError, InvalidArgumentTypeError, OutOfBoundsIndexError,
+    ScalarOverflowError, TypePromotionError,
+)
+
+
+def values(x):
+    return np.asarray(al.to_backend(x, "numpy")).tolist()
+
+
+@pytest.fixture
+def on(backend):
+    with al.use_backend(backend):
+        yield backend
+
+
+def test_empty_range_is_empty(on):
+    assert tuple(al.arange(5, 0).shape) == (0,) == np.arange(5, 0).shape
+    assert tuple(al.arange(0, 5, -1).shape) == (0,)
+
+
+def test_diagonal_beyond_the_matrix_is_all_zero(on):
+    assert values(al.eye(3, 2, k=2**70)) == np.eye(3, 2, k=5).tolist()
+    assert values(al.eye(3, 2, k=-(2**70))) == np.eye(3, 2, k=-5).tolist()
+
+
+def test_diff_with_a_huge_n_is_empty_at_once(on):
+    assert tuple(al.diff(al.asarray([1, 2, 4]), n=2**31).shape) == (0,)
+    assert values(al.diff(al.asarray([1, 2, 4]), n=1)) == [1, 2]
+
+
+def test_roll_reduces_the_shift(on):
+    assert values(al.roll(al.asarray([1, 2, 3]), 2**70 + 1)) == np.roll([1, 2, 3], (2**70 + 1) % 3).tolist()
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "uint8", "int32"])
+def test_repeat_takes_narrow_integer_repeats(on, dtype):
+    result = al.repeat(al.asarray([1.0, 2.0]), al.asarray([1, 2], dtype=dtype))
+    assert values(result) == np.repeat([1.0, 2.0], [1, 2]).tolist()
+
+
+@pytest.mark.parametrize("axis", [5, -3, (0, 0), (0, 5)])
+def test_bad_axes_raise_axis_error_before_any_kernel(on, axis):
+    x = al.asarray([[1.0, 2.0], [3.0, 4.0]])
+    for f in (al.sum, al.max, al.mean, al.any):
+        with pytest.raises(AxisError) as info:
+            f(x, axis=axis)
+        assert isinstance(info.value, IndexError) and "axis" in str(info.value)
+
+
+def test_float_axis_is_refused(on):
+    with pytest.raises(InvalidArgumentTypeError, match="axis=1.0"):
+        al.sum(al.asarray([[1.0]]), axis=1.0)
+
+
+def test_expand_dims_bad_axis_is_an_index_error(on):
+    with pytest.raises(IndexError):
+        al.expand_dims(al.asarray([1.0]), axis=5)
+
+
+def test_vecdot_does_not_broadcast_the_contracted_axis(on):
+    with pytest.raises(InvalidArgumentError, match="vecdot"):
+        al.vecdot(al.asarray([[1.0, 2.0]]), al.asarray([[1.0], [2.0]]), axis=0)
+
+
+def test_out_of_bounds_take_is_an_index_error(on):
+    x = al.asarray([1.0, 2.0])
+    with pytest.raises(OutOfBoundsIndexError, match="5"):
+        al.take(x, al.asarray([5]))
+    assert values(al.take(x, al.asarray([1, 0]))) == [2.0, 1.0]
+
+
+@pytest.mark.parametrize("shape", [(2.5, 3), (-1,), "x", (True, 2), None])
+def test_bad_shapes_are_refused(on, shape):
+    with pytest.raises(ArrayLayerError) as info:
+        al.empty(shape)
+    assert isinstance(info.value, (TypeError, ValueError)) and "shape" in str(info.value)
+
+
+def test_sizes_no_backend_can_allocate_are_refused_before_allocation(on):
+    with pytest.raises(InvalidArgumentError, match="more than any backend can allocate"):
+        al.zeros((2**31,) * 3)
+
+
+@pytest.mark.parametrize("obj", [[[1, 2], [3]], "abc", None, object(), b"ab", [1, None]])
+def test_non_arrays_are_refused_where_an_array_is_expected(on, obj):
+    with pytest.raises(ArrayLayerError):
+        al.asarray(obj)
+    with pytest.raises(ArrayLayerError):
+        al.sum(obj)
+    with pytest.raises(ArrayLayerError):
+        al.logical_and(obj, al.asarray([True]))
+
+
+def test_python_ints_where_an_array_is_expected_are_range_checked(on):
+    with pytest.raises(ScalarOverflowError):
+        al.sum(2**31)
+    assert int(values(al.sum(2**31 - 1))) == 2**31 - 1
+
+
+def test_asarray_refuses_value_changing_conversions_as_full_does(on):
+    with pytest.raises(TypePromotionError):
+        al.asarray([1.5], dtype="int32")
+    with pytest.raises(TypePromotionError):
+        al.full((2,), 1.5, dtype="int32")
+    assert values(al.asarray([2.0], dtype="int32")) == [2]
+    assert values(al.astype(al.asarray([1.5]), "int32")) == [1]
+
+
+@pytest.mark.parametrize("n", [-1, 1.5, "2", None])
+def test_bad_counts_are_refused(on, n):
+    with pytest.raises(ArrayLayerError):
+        al.diff(al.asarray([1, 2, 3]), n=n)
+    with pytest.raises(ArrayLayerError):
+        al.repeat(al.asarray([1, 2]), n)
+
+
+def test_nan_in_sort_and_max(on):
+    x = al.asarray([float("nan"), 1.0, -1.0])
+    assert values(al.sort(x))[:2] == [-1.0, 1.0] and math.isnan(values(al.sort(x))[2])
+    assert math.isnan(values(al.max(x))) and math.isnan(values(al.min(x)))
+
+
+def test_broadcast_error_names_both_shapes(on):
+    with pytest.raises(InvalidArgumentError, match=r"\(2,\).*\(3,\)"):
+        al.broadcast_arrays(al.asarray([1.0, 2.0]), al.asarray([1.0, 2.0, 3.0]))
+
+
+def test_jax_weak_typed_ints_are_range_checked_like_python_ints():
+    jnp = pytest.importorskip("jax.numpy")
+    x = jnp.asarray([1, 2], dtype="int8")
+    assert np.asarray(al.add(x, jnp.asarray(5))).tolist() == [6, 7]
+    with pytest.raises(ScalarOverflowError, match="1000"):
+        al.add(x, jnp.asarray(1000))
+
+
+def test_broadcast_error_names_both_shapes_on_the_planned_path_too(on):
+    x = al.asarray([[1.0, 2.0], [3.0, 4.0]])
+    al.add(x, x)  # plans float32 + float32
+    with pytest.raises(InvalidArgumentError, match=r"\(2, 2\).*\(3,\)"):
+        al.add(x, al.asarray([1.0, 2.0, 3.0]))
