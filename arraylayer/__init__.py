@@ -208,3 +208,7 @@ __all__ = [
     "function_supported_dtypes", "function_unsupported_dtypes", "UnverifiedVersionWarning",
     *sorted(_FUNCTIONS.keys() - {"can_cast", "finfo", "iinfo", "result_type", "__array_namespace_info__"}),
 ]
+
+from .backends import first_use as _first_use  # noqa: E402  (prepares tf.function/torch.compile; imports nothing)
+
+_first_use.install()

@@ -177,6 +177,18 @@ def _classify(cls: type) -> Backend | None:
     return None
 
 
+def prepare_for_tracing(*array_types: type) -> None:
+    """Do now what the first call on ``array_types`` would do (read entry points, make every
+    adapter, load the arrays' backend): a tracing compiler cannot follow those steps."""
+    for name in available_backends():
+        try:
+            _instance(name)
+        except Exception:  # a broken third-party entry point is reported when it is used
+            continue
+    for cls in array_types:
+        if cls not in _BY_TYPE:
+            _classify(cls)
+
 
 def backend_of(*arrays: Any) -> Backend:
     """The backend of the arrays among ``arrays`` (non-arrays are ignored); the active backend
