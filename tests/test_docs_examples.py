@@ -338,3 +338,11 @@ def test_rst_and_markdown_blocks_are_found_with_their_lines(tmp_path: Path) -> N
     assert (rst.id, rst.code) == ("page.rst:6", "a = 1\n\na  # 1")
     assert (fence.id, fence.code) == ("page.md:3", "b = 2")
     assert backends_needed("import torch\nal.set_backend('jax')\nal.asarray([1])") == {"torch", "jax"}
+
+
+def test_missing_source_documents_are_said_loudly(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "tests/test_promotion_seed000.py"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "ARRAYLAYER_SEEDS": str(tmp_path / "absent")})
+    assert "SOURCE DOCUMENTS MISSING" in out.stdout, out.stdout[-2000:]
+    assert "were SKIPPED" in out.stdout
