@@ -21,6 +21,7 @@ import json, sys, logging, io
 order = sys.argv[2]
 if order == "arraylayer_first":
     import arraylayer as al
+    al.installed_backends()  # looks for the frameworks (find_spec) without importing them
 import {framework}
 if order == "framework_first":
     import arraylayer as al
@@ -38,7 +39,7 @@ try:  # under torch.compile(fullgraph=True) an exception is Dynamo's Unsupported
     raise_compile(lambda a: al.add(a, 1000))(x)
     out["error"] = None
 except Exception as error:
-    out["error"] = type(error).__name__
+    out["error"], out["message"] = type(error).__name__, str(error)
 out["autograph_messages"] = [line for line in messages.getvalue().splitlines() if "AutoGraph" in line]
 print(json.dumps(out))
 """
@@ -53,19 +54,21 @@ _SETUPS = {
 
 
 @pytest.mark.parametrize("order", ["arraylayer_first", "framework_first"])
-def test_first_call_inside_a_compiled_function(backend, order):
+def test_first_call_inside_a_compiled_function(backend, order, tmp_path):
     if backend == "numpy":
         pytest.skip("numpy has no compiler to trace with")
     framework, setup = _SETUPS[backend]
     pytest.importorskip(framework.split()[0])
-    code = _SCRIPT.format(framework=framework, setup=setup)
-    out = subprocess.run([sys.executable, "-c", code, backend, order], capture_output=True, text=True,
+    script = tmp_path / "first_use.py"  # a file, not -c: AutoGraph converts only code whose source it can read
+    script.write_text(_SCRIPT.format(framework=framework, setup=setup))
+    out = subprocess.run([sys.executable, str(script), backend, order], capture_output=True, text=True,
                          timeout=300, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 0, out.stderr[-3000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["value"] == [0.5, 0.5, 6.0]  # NumPy: [1, 2, 3] * [0.5, 0.25, 2.0]
     assert result["dtype"] == "float32"
     assert result["error"] == "ScalarOverflowError"
+    assert result["message"].startswith("Python int 1000 does not fit int8")  # not rewritten by AutoGraph
     assert result["autograph_messages"] == []
     assert "AutoGraph could not transform" not in out.stderr
     assert "StagingError" not in out.stderr

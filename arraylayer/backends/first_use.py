@@ -68,7 +68,8 @@ class _AfterImport(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
         if fullname not in self.waiting:
             return None
-        self.waiting.discard(fullname)
+        # still waiting until the module executes: importlib.util.find_spec (installed_backends
+        # asks it) finds a spec without importing anything
         for finder in sys.meta_path:
             if finder is self or not hasattr(finder, "find_spec"):
                 continue
@@ -84,7 +85,9 @@ class _AfterImport(importlib.abc.MetaPathFinder):
 
         def exec_module(module: Any) -> None:
             execute(module)
-            _run(fullname)
+            if fullname in self.waiting:
+                self.waiting.discard(fullname)
+                _run(fullname)
 
         loader.exec_module = exec_module
         return spec
