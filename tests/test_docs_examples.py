@@ -206,8 +206,8 @@ def run_block(block: Block, namespace: dict) -> None:
     exec(compile(tree, block.path, "exec"), namespace)
 
 
-def run_file(path: str, skip: set[str]) -> list[dict]:
-    """Runs the blocks of one file in order; ``skip``: backends that are not to be used."""
+def run_file(path: str, skip: dict[str, str]) -> list[dict]:
+    """Runs the blocks of one file in order; ``skip``: backends not to use -> why."""
     namespace: dict = {"__name__": "__docs__", "al": __import__("arraylayer"), "np": __import__("numpy")}
     results, missing_names = [], {}
     for block in all_blocks():
