@@ -161,16 +161,35 @@ def _dtype_attribute(name: str) -> Dtype:
     return dtype
 
 
+class DtypeGroup(tuple):  # type: ignore[type-arg]
+    """The answer of ``arraylayer.valid_dtypes`` and friends: a tuple of dtypes for the active
+    backend, which can also be asked about another one: ``al.valid_dtypes("torch")``."""
+
+    name: str
+
+    def __call__(self, backend: str) -> tuple[Dtype, ...]:
+        from .registry import use_backend
+
+        with use_backend(backend):
+            return tuple(__getattr__(self.name))
+
+
+def _named_group(name: str, dtypes: tuple[Dtype, ...]) -> DtypeGroup:
+    group = DtypeGroup(dtypes)
+    group.name = name
+    return group
+
+
 def __getattr__(name: str) -> Any:
     """Backend-dependent names: the 64-bit/unsigned dtypes, valid_*/invalid_* tuples,
     NativeDtype and native_<dtype>, all answered for the backend active in this context."""
     if name in _BACKEND_DEPENDENT_DTYPES:
         return _dtype_attribute(name)
     if name.startswith("valid_") and name[6:] in _KIND_TUPLES:
-        return _valid(name[6:])
+        return _named_group(name, _valid(name[6:]))
     if name.startswith("invalid_") and name[8:] in _KIND_TUPLES:
         valid = _valid(name[8:])
-        return tuple(d for d in _KIND_TUPLES[name[8:]] if d not in valid)
+        return _named_group(name, tuple(d for d in _KIND_TUPLES[name[8:]] if d not in valid))
     if name == "NativeDtype" or (name.startswith("native_") and name[7:] in all_dtypes):
         from .registry import chosen_backend
 
@@ -210,3 +229,7 @@ __all__ = [
     "function_supported_dtypes", "function_unsupported_dtypes", "UnverifiedVersionWarning",
     *sorted(_FUNCTIONS.keys() - {"can_cast", "finfo", "iinfo", "result_type", "__array_namespace_info__"}),
 ]
+
+from .backends import first_use as _first_use  # noqa: E402  (prepares tf.function/torch.compile; imports nothing)
+
+_first_use.install()

@@ -567,10 +567,10 @@ def _info_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _info(args: argparse.Namespace) -> int:
     from . import __version__, defaults, devices, promotion, registry
+    from .logs import progress, quiet_framework_logs
     from .dtypes import all_dtypes
     from .policies import POLICIES
 
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # TensorFlow's start-up log is not our report
     names = registry.available_backends()
     if args.backend is not None:
         if args.backend not in names:
@@ -580,7 +580,12 @@ def _info(args: argparse.Namespace) -> int:
         installed = set(registry.installed_backends())
     except Exception:  # noqa: BLE001 - a broken third-party adapter: find out backend by backend
         installed = set(names)
-    reports = [backend_report(name, name in installed) for name in names]
+    reports = []
+    with quiet_framework_logs():  # the frameworks' start-up log lines are not our report
+        for name in names:
+            if name in installed:
+                progress(f"loading {name} ...")
+            reports.append(backend_report(name, name in installed))
 
     policy = promotion.get_dtype_promotion()
     device = devices.default_device()

@@ -153,16 +153,30 @@ def register_dtype_alias(native: Any, dtype: DtypeLike) -> None:
 
     Backends call this for their dtype objects so that resolving them is one dict
     look-up. Unhashable objects are ignored (they resolve through the slow path).
+    Canonical names, Python types and strings cannot be aliased, and an alias never
+    changes its meaning: either would rewire promotion for the rest of the process.
     """
     target = as_dtype(dtype)
+    if isinstance(native, str) or any(native is python_type for python_type in (bool, int, float, complex)):
+        raise InvalidDtypeError(
+            f"register_dtype_alias(native={native!r}, ...): dtype names and the Python types bool, int, "
+            "float and complex have fixed meanings and cannot be aliased. Register a framework's dtype "
+            "object instead."
+        )
     try:
         # Some native dtypes hash as, and compare equal to, a small int (tf.int32 == 3).
         # Such a key would turn the Python value 3 into a dtype, so it is never stored.
         if native == hash(native):
             return
-        _ALIASES[native] = target
-    except TypeError:
+        known = _ALIASES.get(native)
+    except TypeError:  # unhashable
         return
+    if known is not None and known is not target:
+        raise InvalidDtypeError(
+            f"register_dtype_alias(native={native!r}, dtype={str(target)!r}): {native!r} already means "
+            f"{known}; an alias cannot change its meaning."
+        )
+    _ALIASES[native] = target
     for listener in _ALIAS_LISTENERS:
         listener(native, target)
 
@@ -216,6 +230,14 @@ def _resolve(value: Any) -> Dtype:
     return dtype
 
 
+def did_you_mean(value: object, choices: Any) -> str:
+    """`` Did you mean 'x'?`` naming the choice nearest ``value`` (for error messages), or ``""``."""
+    import difflib
+
+    hint = difflib.get_close_matches(str(value).lower(), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" Did you mean {hint[0]!r}?" if hint else ""
+
+
 def _invalid(value: Any) -> InvalidDtypeError:
     import difflib
 
@@ -228,6 +250,12 @@ def _invalid(value: Any) -> InvalidDtypeError:
     suggestion = f" Did you mean {hint[0]!r}?" if hint else ""
     if hasattr(value, "dtype") and not isinstance(value, type):
         suggestion += " (This looks like an array: pass its dtype, or use arraylayer.result_type.)"
+    elif isinstance(value, (list, tuple, set, dict)):
+        kind = type(value).__name__
+        return InvalidDtypeError(
+            f"{shown} is not an arraylayer dtype: a dtype was expected, got a {kind}. Pass one dtype such as 'float32' "
+            f"(for a sequence of dtypes, call the function once per dtype). Valid dtypes are: {', '.join(names)}."
+        )
     return InvalidDtypeError(
         f"{shown} is not an arraylayer dtype.{suggestion} Valid dtypes are: {', '.join(names)}."
     )
@@ -298,10 +326,8 @@ def is_numeric_dtype(x: Any) -> bool:
 
 
 def dtype_bits(x: DtypeLike) -> int:
-    """Storage width of a dtype (or an array's dtype) in bits."""
-    if not isinstance(x, (str, type)) and hasattr(x, "dtype"):
-        x = x.dtype
-    return as_dtype(x).bits
+    """Storage width of a dtype (or an array's dtype, or a Python scalar's default dtype) in bits."""
+    return _dtype_of(x).bits
 
 
 @dataclass(frozen=True)
@@ -334,6 +360,9 @@ _REAL_OF_COMPLEX: Final = {"complex64": "float32", "complex128": "float64"}
 
 
 def _dtype_of(x: Any) -> Dtype:
+    """The dtype of a dtype-like, an array, or a Python scalar (the default dtype of its kind)."""
+    if x.__class__ in _SCALAR_KINDS:
+        return as_dtype(x.__class__)
     if not isinstance(x, (str, type)) and hasattr(x, "dtype"):
         x = x.dtype
     return as_dtype(x)

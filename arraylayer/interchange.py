@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from .devices import canonical_device
-from .registry import backend_of, get_backend
+from .errors import BackendMismatchError
+from .registry import _BY_TYPE, backend_of, get_backend
 
 __all__ = ["to_backend", "dev", "to_device"]
 
@@ -20,6 +21,11 @@ def to_backend(x: Any, name: str) -> Any:
     (bfloat16 through ml_dtypes), placed on the same device when the target has it.
     """
     source = backend_of(x)
+    if _BY_TYPE.get(type(x)) is not source:
+        raise BackendMismatchError(
+            f"to_backend(x=...) moves an array, and x is a {type(x).__qualname__} ({x!r:.80}). Make an array of "
+            f"the target backend with: with arraylayer.use_backend({name!r}): arraylayer.asarray(x)."
+        )
     target = get_backend(name)
     if source is target:
         return x

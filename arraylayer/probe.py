@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import sys
 import time
 import warnings
@@ -34,6 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
+from .logs import progress, quiet_framework_logs
 from .dtypes import Dtype, all_dtypes
 from .support import (
     MATRIX_FORMATS,
@@ -684,7 +684,6 @@ def _backend_names(name: str | None) -> list[str]:
     from . import registry
     from .cli import CommandError
 
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     if name is None:
         return list(registry.installed_backends())
     if name not in registry.available_backends():
@@ -720,9 +719,11 @@ def _run_probe(args: argparse.Namespace) -> int:
 
     names = _backend_names(args.backend)
     reports, texts, differ = {}, [], False
-    with jax_x64(True) if args.x64 else contextlib.nullcontext():
+    with jax_x64(True) if args.x64 else contextlib.nullcontext(), quiet_framework_logs():
         for name in names:
+            progress(f"probing {name}: every kernel on every dtype ...")
             result = probe(_load(name))
+            progress(f"probed {name} in {result.seconds:.1f} s")
             report = probe_report(result)
             reports[name] = report
             cells = sum(len(c) for c in result.cells.values())
@@ -771,8 +772,9 @@ def _run_support(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise CommandError(str(error)) from None
     parts = []
-    with jax_x64(True) if args.x64 else contextlib.nullcontext():
+    with jax_x64(True) if args.x64 else contextlib.nullcontext(), quiet_framework_logs():
         for name in _backend_names(args.backend):
+            progress(f"loading {name} ...")
             parts.append(render_matrix(support_matrix(_load(name), functions), args.fmt))
     separator = "\n\n"
     if args.fmt == "html":

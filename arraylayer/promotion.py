@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any, Final
 
 from .context import Setting, reads_setting
-from .dtypes import _ALIASES, Dtype, DtypeLike, _resolve, as_dtype, iinfo
+from .dtypes import _ALIASES, Dtype, DtypeLike, _resolve, as_dtype, did_you_mean, iinfo
 from .errors import InvalidDtypeError, ScalarOverflowError
 from .policies import POLICIES, Failure, Policy
 
@@ -42,7 +42,8 @@ def _policy_named(name: object) -> Policy:
         return POLICIES[name]  # type: ignore[index]
     except (KeyError, TypeError):
         raise ValueError(
-            f"Unknown dtype promotion policy {name!r}; choose one of {', '.join(map(repr, POLICIES))}."
+            f"Unknown dtype promotion policy {name!r}.{did_you_mean(name, POLICIES)} "
+            f"Choose one of {', '.join(map(repr, POLICIES))}."
         ) from None
 
 

@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from .backend import Backend
 from .context import Setting, reads_setting
+from .dtypes import did_you_mean
 from .errors import BackendMismatchError, BackendNotInstalledError, UnknownBackendError
 
 __all__ = [
@@ -39,12 +40,35 @@ _REGISTERED: dict[str, str | type[Backend]] = {
     "torch": "arraylayer.backends.torch:TorchBackend",
     "tensorflow": "arraylayer.backends.tensorflow:TensorflowBackend",
 }
+_BUILT_IN: Final = frozenset(_REGISTERED)
 _INSTANCES: dict[str, Backend] = {}
 _entry_points_read = False
 
 
 def register_backend(name: str, target: str | type[Backend]) -> None:
-    """Register a backend class (or its ``"module:Class"`` path) under ``name``."""
+    """Register a backend class (or its ``"module:Class"`` path) under ``name``.
+
+    ``name`` is a new identifier-like string (the four built-in names cannot be replaced);
+    ``target`` is a :class:`Backend` subclass or a ``"package.module:Class"`` string.
+    """
+    if not isinstance(name, str) or not name.isidentifier():
+        raise UnknownBackendError(
+            f"register_backend(name={name!r}, ...): a backend name is a non-empty identifier-like string "
+            "such as 'mlx'."
+        )
+    if name in _BUILT_IN:
+        raise UnknownBackendError(
+            f"register_backend(name={name!r}, ...): {name!r} is a built-in backend and cannot be replaced; "
+            "register yours under another name."
+        )
+    well_formed = (isinstance(target, type) and issubclass(target, Backend)) or (
+        isinstance(target, str) and target.count(":") == 1 and all(
+            part and all(p.isidentifier() for p in part.split(".")) for part in target.split(":")))
+    if not well_formed:
+        raise UnknownBackendError(
+            f"register_backend({name!r}, target={target!r}): the target is a subclass of "
+            "arraylayer.backend.Backend or a 'package.module:ClassName' string."
+        )
     _REGISTERED[name] = target
     _INSTANCES.pop(name, None)
 
@@ -75,6 +99,7 @@ def _instance(name: str) -> Backend:
         if name not in _REGISTERED:
             raise UnknownBackendError(
                 f"Unknown backend {name!r}; registered backends: {', '.join(available_backends())}."
+                f"{did_you_mean(name, available_backends())}"
             )
         target = _REGISTERED[name]
         if isinstance(target, str):
@@ -177,6 +202,18 @@ def _classify(cls: type) -> Backend | None:
     return None
 
 
+def prepare_for_tracing(*array_types: type) -> None:
+    """Do now what the first call on ``array_types`` would do (read entry points, make every
+    adapter, load the arrays' backend): a tracing compiler cannot follow those steps."""
+    for name in available_backends():
+        try:
+            _instance(name)
+        except Exception:  # a broken third-party entry point is reported when it is used
+            continue
+    for cls in array_types:
+        if cls not in _BY_TYPE:
+            _classify(cls)
+
 
 def backend_of(*arrays: Any) -> Backend:
     """The backend of the arrays among ``arrays`` (non-arrays are ignored); the active backend
@@ -188,13 +225,32 @@ def backend_of(*arrays: Any) -> Backend:
         if backend is None or backend is found:
             continue
         if found is not None:
-            raise BackendMismatchError(
-                f"Arrays of two backends in one call: {found.name} ({type_name(arrays, found)}) and "
-                f"{backend.name} ({cls.__module__}.{cls.__qualname__}). Move one with "
-                f"arraylayer.to_backend(x, {found.name!r}) first."
-            )
+            raise _mismatch(arrays, found, backend, cls)
         found = backend
     return found if found is not None else _active()
+
+
+def _mismatch(arrays: tuple[Any, ...], found: Backend, backend: Backend, cls: type) -> BackendMismatchError:
+    """The error for arrays of two backends; a NumPy scalar (np.float32(1)) is named as one."""
+    scalar = next((x for x in arrays if _is_numpy_scalar(x)), None)
+    if scalar is not None:
+        other = backend if found.name == "numpy" else found
+        kind = type(scalar).__name__
+        return BackendMismatchError(
+            f"A NumPy scalar (numpy.{kind} {scalar}) next to {other.name} arrays: NumPy scalars are NumPy "
+            f"arrays to arraylayer. Pass a Python number instead ({kind.rstrip('0123456789')}(x) or x.item()), "
+            f"or an array of the {other.name} backend (arraylayer.to_backend(x, {other.name!r}))."
+        )
+    return BackendMismatchError(
+        f"Arrays of two backends in one call: {found.name} ({type_name(arrays, found)}) and "
+        f"{backend.name} ({cls.__module__}.{cls.__qualname__}). Move one with "
+        f"arraylayer.to_backend(x, {found.name!r}) first."
+    )
+
+
+def _is_numpy_scalar(x: Any) -> bool:
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(x, numpy.generic)
 
 
 def type_name(arrays: tuple[Any, ...], backend: Backend) -> str:

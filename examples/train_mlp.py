@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 import arraylayer as al
+from arraylayer.logs import quiet_framework_logs
 
 BACKENDS = ("numpy", "jax", "torch", "tensorflow")
 DIFFERENTIABLE = ("jax", "torch", "tensorflow")
@@ -232,7 +233,9 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"(learning rate {args.learning_rate}), float32, the same initial weights on every backend")
     runs = []
     for backend in backends:
-        run = run_backend(backend, args.steps, args.samples, args.hidden, args.learning_rate)
+        # TensorFlow/XLA log lines are not this report (ARRAYLAYER_FRAMEWORK_LOGS=1 shows them)
+        with quiet_framework_logs():
+            run = run_backend(backend, args.steps, args.samples, args.hidden, args.learning_rate)
         print_run(run)
         runs.append(run)
     problems = disagreements(runs, args.rtol)

@@ -136,18 +136,9 @@ def _graph_breaks(mode: str, name: str) -> dict:
     return _RESULTS[mode, name]
 
 
-# The first use of torch arrays inside a compiled function still breaks the graph (strict:
-# the marker goes when that is fixed): registry._classify builds the tuple
-# (tuple(_REGISTERED), available_backends()) before its loop, so importlib.metadata.entry_points
-# (skipped by Dynamo) runs during tracing; made lazy, the break moves to Backend.load's
-# importlib.import_module.
-_FIRST_USE = pytest.mark.xfail(strict=True, reason="the torch backend is classified and loaded during tracing: "
-                               "entry_points / import_module are skipped by Dynamo (see the comment above)")
-
-
 @pytest.mark.parametrize(("mode", "name"), [
     *(("warm", name) for name in _CASES),
-    *(pytest.param("cold", name, marks=_FIRST_USE) for name in _CASES),
+    *(("cold", name) for name in _CASES),
 ])
 def test_no_graph_breaks_under_torch_compile(torch, mode, name):
     """al.add, al.maximum(x, 0.0), al.sum and the benchmark's MLP compile to one graph, both

@@ -21,10 +21,6 @@ __all__ = [
 ]
 
 
-def _one(name: str, x: Array, *args: Any, **options: Any) -> Any:
-    backend, x, dtype = array_input(x)
-    return kernel(backend, name, dtype)(x, *args, **options)
-
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The shape the given shapes broadcast to (an InvalidArgumentError, a ValueError naming them

@@ -105,7 +105,8 @@ class TensorflowBackend(Backend):
     def _probe(self) -> None:
         tf = self.load().module
         missing: dict[Dtype, tuple[str, ...]] = {}
-        with tf.device("/CPU:0"):
+        # init_scope: eager even when the first use is being traced inside tf.function
+        with tf.init_scope(), tf.device("/CPU:0"):
             for dtype in all_dtypes:
                 try:
                     x = tf.constant([True, False, True] if dtype.is_bool else [1, 0, 1], self.native_dtypes[dtype])

@@ -1,0 +1,105 @@
+"""Getting ready for a compiler before it traces the first arraylayer call.
+
+The first arraylayer call in a process may happen inside ``jax.jit``, ``tf.function`` or
+``torch.compile(fullgraph=True)``. JAX traces Python as it is, so nothing is needed there.
+The other two need arraylayer prepared before they trace, and this module does it when
+the framework's compiler is imported (at once if it already is), never importing one:
+
+- ``tensorflow``: AutoGraph is told to leave arraylayer's functions alone (no conversion,
+  no warnings), and arraylayer's exceptions pass through it as themselves instead of
+  being rewrapped as ``StagingError``.
+- ``torch._dynamo`` (imported by the first ``torch.compile``): the torch backend is loaded
+  and ``torch.Tensor`` classified, so Dynamo never meets the imports, entry points and
+  ``ContextVar`` reads of a first use, which it cannot trace.
+
+Nothing here runs per call.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any, Final
+
+
+def _leave_arraylayer_to_autograph() -> None:
+    from tensorflow.python.autograph.core import config
+
+    from ..errors import ArrayLayerError
+
+    if not any(getattr(rule, "name", None) == "arraylayer" for rule in config.CONVERSION_RULES):
+        config.CONVERSION_RULES = (config.DoNotConvert("arraylayer"), *config.CONVERSION_RULES)
+    # AutoGraph re-raises an exception carrying this attribute unchanged (impl/api.py).
+    ArrayLayerError.ag_pass_through = True
+
+
+def _load_torch_for_dynamo() -> None:
+    from ..registry import prepare_for_tracing
+
+    torch = sys.modules["torch"]
+    prepare_for_tracing(torch.Tensor, torch.nn.Parameter)
+
+
+#: module -> what to do once it is imported.
+PREPARE: Final[dict[str, Callable[[], None]]] = {
+    "tensorflow": _leave_arraylayer_to_autograph,
+    "torch._dynamo": _load_torch_for_dynamo,
+}
+
+
+def _run(module: str) -> None:
+    try:
+        PREPARE[module]()
+    except Exception as error:  # a framework version without the hooks used: say so, never break its import
+        warnings.warn(f"arraylayer could not prepare for {module} ({type(error).__name__}: {error}); "
+                      f"the first arraylayer call inside a compiled function may fail to trace.",
+                      RuntimeWarning, stacklevel=2)
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: wraps the real loader of a watched module so that its
+    preparation runs right after the module has executed."""
+
+    def __init__(self, modules: set[str]) -> None:
+        self.waiting = modules
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        if fullname not in self.waiting:
+            return None
+        # still waiting until the module executes: importlib.util.find_spec (installed_backends
+        # asks it) finds a spec without importing anything
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        loader = spec.loader
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        execute = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            execute(module)
+            if fullname in self.waiting:
+                self.waiting.discard(fullname)
+                _run(fullname)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def install() -> None:
+    """Prepare for each compiler already imported; watch for the others (called once, at import)."""
+    waiting = set()
+    for module in PREPARE:
+        if module in sys.modules:
+            _run(module)
+        else:
+            waiting.add(module)
+    if waiting:
+        sys.meta_path.insert(0, _AfterImport(waiting))
