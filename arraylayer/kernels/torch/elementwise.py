@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 
+from ._gradients import floor_divide_rule, hypot_rule, remainder_rule, with_gradient
 from ._scalars import Tensor, both, like
 
 # -- unary, as torch has them --------------------------------------------------------------
@@ -117,7 +118,7 @@ def floor_divide(x1: Any, x2: Any, /) -> Any:
     integer division by zero gives 0."""
     x1, x2 = both(x1, x2)
     if x1.is_floating_point():
-        return torch.floor_divide(x1, x2)
+        return _float_floor_divide(x1, x2)
     zero = x2 == 0
     return torch.where(zero, 0, torch.floor_divide(x1, torch.where(zero, 1, x2)))
 
@@ -130,9 +131,19 @@ def remainder(x1: Any, x2: Any, /) -> Any:
     if not x1.is_floating_point():
         zero = x2 == 0
         return torch.where(zero, 0, torch.remainder(x1, torch.where(zero, 1, x2)))
+    return _float_remainder(x1, x2)
+
+
+def _float_remainder_values(x1: Any, x2: Any) -> Any:
     mod = torch.fmod(x1, x2)  # exact, with x1's sign
     mod = torch.where(mod * torch.sign(x2) < 0, mod + x2, mod)  # signs differ (a zero never does)
     return torch.copysign(mod, x2)  # the result has x2's sign: a no-op but for zeros
+
+
+# Differentiated by arraylayer's rules (see _gradients.py): torch has no floor_divide derivative.
+_float_floor_divide = with_gradient(torch.floor_divide, floor_divide_rule)
+_float_remainder = with_gradient(_float_remainder_values, remainder_rule)
+_hypot = with_gradient(torch.hypot, hypot_rule)  # 0 at the origin, where torch's is NaN
 
 
 def copysign(x1: Any, x2: Any, /) -> Any:
@@ -159,8 +170,8 @@ def atan2(x1: Any, x2: Any, /) -> Any:
 
 def hypot(x1: Any, x2: Any, /) -> Any:
     if isinstance(x1, Tensor) and isinstance(x2, Tensor):
-        return torch.hypot(x1, x2)
-    return torch.hypot(*both(x1, x2))
+        return _hypot(x1, x2)
+    return _hypot(*both(x1, x2))
 
 
 def logaddexp(x1: Any, x2: Any, /) -> Any:
