@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 
 from ._common import F32, HALF
@@ -20,8 +21,27 @@ diff = jnp.diff
 max = jnp.max
 mean = jnp.mean
 min = jnp.min
-std = jnp.std
 var = jnp.var
+
+
+@jax.custom_jvp
+def _root(x: Any) -> Any:
+    return jnp.sqrt(x)
+
+
+@_root.defjvp
+def _root_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    (x,), (t,) = primals, tangents
+    result = jnp.sqrt(x)  # 1 / (2 sqrt(x)), and 0 at 0: the norm of zeros (a cone's tip) has gradient 0
+    return result, jnp.where(result == 0, 0, 0.5 / jnp.where(result == 0, 1, result)) * t
+
+
+root = jax.jit(_root)  # sqrt with gradient 0 at 0, for norms and standard deviations
+
+
+def std(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
+    """``sqrt(var)`` (as jax.numpy's); where all values are equal its gradient is 0, not NaN."""
+    return root(jnp.var(x, axis=axis, correction=correction, keepdims=keepdims))
 
 
 def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:

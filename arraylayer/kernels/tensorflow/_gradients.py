@@ -39,12 +39,16 @@ def with_gradient(forward: Callable[..., Any], rule: Rule) -> Callable[..., Any]
         return result, gradient
 
     def kernel(*xs: Any) -> Any:
-        if tf.executing_eagerly() and not _tape_may_record():
-            return forward(*xs)
-        return differentiable(*xs)
+        return differentiable(*xs) if may_differentiate() else forward(*xs)
 
     kernel.__name__ = kernel.__qualname__ = getattr(forward, "__name__", "kernel")
     return kernel
+
+
+def may_differentiate() -> bool:
+    """Whether a gradient of what is computed now may be asked for (a graph is being built, or
+    a tape records)."""
+    return not tf.executing_eagerly() or _tape_may_record()
 
 
 def unbroadcast(g: Any, x: Any) -> Any:
@@ -102,3 +106,25 @@ def pow_rule(g: Any, result: Any, x1: Any, x2: Any) -> tuple[Any, Any]:
     by_base = tf.where(tf.math.equal(x2, 0), tf.zeros_like(x1), x2 * tf.math.pow(x1, x2 - 1))
     by_exponent = tf.where(tf.math.equal(x1, 0), tf.zeros_like(x1), result * tf.math.log(x1))
     return g * by_base, g * by_exponent
+
+
+def norm_sqrt_rule(g: Any, result: Any, x: Any) -> tuple[Any]:
+    """The square root that ends a 2-norm or a standard deviation: ``1 / (2 sqrt(x))``, and 0
+    at 0, so that the norm of zeros (a cone's tip) has gradient 0 rather than ``inf * 0``."""
+    return (g * _safe_ratio(tf.constant(0.5, result.dtype), result, tf.math.equal(result, 0)),)
+
+
+def cumprod_gradient(x: Any, axis: int, g: Any) -> Any:
+    """The gradient of ``cumprod(x, axis)`` for the upstream ``g``, right where ``x`` has zeros
+    (TF's registered one divides by x): the product scan by doubling strides, differentiated
+    by TF (products only). An axis of unknown length keeps TF's own gradient."""
+    n = x.shape[axis]
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = x if n is not None else tf.math.cumprod(x, axis)
+        shift = 1
+        while n is not None and shift < n:
+            head = tf.ones_like(tf.gather(y, tf.range(shift), axis=axis))
+            y = y * tf.concat([head, tf.gather(y, tf.range(n - shift), axis=axis)], axis)
+            shift *= 2
+    return tape.gradient(y, x, output_gradients=g)

@@ -90,9 +90,22 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
     """torch.clamp; it takes no bounds at all or a tensor with a scalar, so those are handled here."""
     if min is None and max is None:
         return x.clone()
+    if x.requires_grad or getattr(min, "requires_grad", False) or getattr(max, "requires_grad", False):
+        return _differentiable_clip(x, min, max)
     if min is not None and max is not None and isinstance(min, Tensor) is not isinstance(max, Tensor):
         min, max = like(min, x), like(max, x)
     return torch.clamp(x, min, max)
+
+
+def _differentiable_clip(x: Any, min: Any, max: Any) -> Any:
+    """``minimum(maximum(x, min), max)``, the same values as torch.clamp; at a bound the gradient
+    is shared half and half between x and the bound (arraylayer's rule for ties), where
+    torch.clamp's gives it all to x."""
+    if min is not None:
+        x = torch.maximum(x, like(min, x))
+    if max is not None:
+        x = torch.minimum(x, like(max, x))
+    return x
 
 
 # -- binary wrappers --------------------------------------------------------------------------
