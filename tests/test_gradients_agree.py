@@ -402,3 +402,39 @@ def test_gradient_at_ties_and_kinks(ad_backend, name):
         else:
             expected = list(tie.gradient)
         assert_gradients(_case_gradient(ad_backend, case, tie.args, cotangent), expected, f"{name} at {tie.args}")
+
+
+# -- the rules inside the frameworks' compilers ----------------------------------------------------------
+def compiled(backend: str, f: Callable[..., Any]) -> Callable[..., Any]:
+    """jax.jit, tf.function, torch.compile(fullgraph=True): a graph break would raise."""
+    if backend == "jax":
+        import jax
+
+        return jax.jit(f)
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        return tf.function(f)
+    import torch
+
+    torch._dynamo.reset()
+    return torch.compile(f, backend="eager", fullgraph=True)
+
+
+def kinky_loss(x: Any, y: Any) -> Any:
+    """Every input at a tie or kink of several functions with their own rules."""
+    terms = [al.maximum(x, y), al.minimum(x, y), al.hypot(x, y), al.logaddexp(x, y), al.clip(x, -1.0, 1.0),
+             al.floor_divide(x, 1.5), al.remainder(x, 1.5), al.abs(x), al.atan2(al.subtract(x, y), y)]
+    return al.add(al.sum(al.stack(terms)), al.std(al.subtract(x, y)))
+
+
+@pytest.mark.parametrize("compile_it", [False, True], ids=["eager", "compiled"])
+def test_the_rules_hold_inside_the_compiler(ad_backend, compile_it):
+    x = np.array([1.0, 0.0, -1.0, 3.0])
+    g = al.grad(kinky_loss, argnums=(0, 1))
+    gx, gy = (compiled(ad_backend, g) if compile_it else g)(native(ad_backend, x), native(ad_backend, x))
+    hypot = np.sign(x) * _R  # x / hypot(x, x); 0 at the origin
+    atan2 = np.where(x == 0, 0.0, 1 / np.where(x == 0, 1, x))  # d atan2(x - y, y) at x == y: 1/y for x, -1/y for y
+    expected_x = 0.5 + 0.5 + hypot + 0.5 + np.array([0.5, 1.0, 0.5, 0.0]) + 0.0 + 1.0 + np.sign(x) + atan2
+    expected_y = 0.5 + 0.5 + hypot + 0.5 - atan2
+    assert_gradients([host(ad_backend, gx), host(ad_backend, gy)], [expected_x, expected_y], "kinky_loss")

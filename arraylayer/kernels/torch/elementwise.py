@@ -15,7 +15,8 @@ from typing import Any
 
 import torch
 
-from ._gradients import floor_divide_rule, hypot_rule, remainder_rule, with_gradient
+from . import _gradients
+from ._gradients import may_differentiate
 from ._scalars import Tensor, both, like
 
 # -- unary, as torch has them --------------------------------------------------------------
@@ -90,7 +91,7 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
     """torch.clamp; it takes no bounds at all or a tensor with a scalar, so those are handled here."""
     if min is None and max is None:
         return x.clone()
-    if x.requires_grad or getattr(min, "requires_grad", False) or getattr(max, "requires_grad", False):
+    if may_differentiate(x, min, max):
         return _differentiable_clip(x, min, max)
     if min is not None and max is not None and isinstance(min, Tensor) is not isinstance(max, Tensor):
         min, max = like(min, x), like(max, x)
@@ -131,7 +132,9 @@ def floor_divide(x1: Any, x2: Any, /) -> Any:
     integer division by zero gives 0."""
     x1, x2 = both(x1, x2)
     if x1.is_floating_point():
-        return _float_floor_divide(x1, x2)
+        if may_differentiate(x1, x2):  # a step function: gradient 0 (torch has no derivative for it)
+            x1, x2 = x1.detach(), x2.detach()
+        return torch.floor_divide(x1, x2)
     zero = x2 == 0
     return torch.where(zero, 0, torch.floor_divide(x1, torch.where(zero, 1, x2)))
 
@@ -144,19 +147,11 @@ def remainder(x1: Any, x2: Any, /) -> Any:
     if not x1.is_floating_point():
         zero = x2 == 0
         return torch.where(zero, 0, torch.remainder(x1, torch.where(zero, 1, x2)))
-    return _float_remainder(x1, x2)
-
-
-def _float_remainder_values(x1: Any, x2: Any) -> Any:
     mod = torch.fmod(x1, x2)  # exact, with x1's sign
     mod = torch.where(mod * torch.sign(x2) < 0, mod + x2, mod)  # signs differ (a zero never does)
-    return torch.copysign(mod, x2)  # the result has x2's sign: a no-op but for zeros
-
-
-# Differentiated by arraylayer's rules (see _gradients.py): torch has no floor_divide derivative.
-_float_floor_divide = with_gradient(torch.floor_divide, floor_divide_rule)
-_float_remainder = with_gradient(_float_remainder_values, remainder_rule)
-_hypot = with_gradient(torch.hypot, hypot_rule)  # 0 at the origin, where torch's is NaN
+    result = torch.copysign(mod, x2)  # the result has x2's sign: a no-op but for zeros
+    # copysign's derivative is 0 at a zero result; mod's is the rule (1, -floor(x1 / x2)) everywhere
+    return _gradients.with_derivative_of(result, mod) if may_differentiate(x1, x2) else result
 
 
 def copysign(x1: Any, x2: Any, /) -> Any:
@@ -182,9 +177,10 @@ def atan2(x1: Any, x2: Any, /) -> Any:
 
 
 def hypot(x1: Any, x2: Any, /) -> Any:
-    if isinstance(x1, Tensor) and isinstance(x2, Tensor):
-        return _hypot(x1, x2)
-    return _hypot(*both(x1, x2))
+    """torch.hypot; with gradient 0 at the origin (see _gradients.hypot) when one may be taken."""
+    if not (isinstance(x1, Tensor) and isinstance(x2, Tensor)):
+        x1, x2 = both(x1, x2)
+    return _gradients.hypot(x1, x2) if may_differentiate(x1, x2) else torch.hypot(x1, x2)
 
 
 def logaddexp(x1: Any, x2: Any, /) -> Any:
