@@ -8,6 +8,7 @@ and round once. ``mean``/``std``/``var`` (no ``dtype=``) already do.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import jax
@@ -36,12 +37,22 @@ def _root_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
     return result, jnp.where(result == 0, 0, 0.5 / jnp.where(result == 0, 1, result)) * t
 
 
-root = jax.jit(_root)  # sqrt with gradient 0 at 0, for norms and standard deviations
+root = _root  # sqrt with gradient 0 at 0, for norms and standard deviations
 
 
 def std(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
     """``sqrt(var)`` (as jax.numpy's); where all values are equal its gradient is 0, not NaN."""
-    return root(jnp.var(x, axis=axis, correction=correction, keepdims=keepdims))
+    return _std(x, static_axis(axis), correction, keepdims)
+
+
+@partial(jax.jit, static_argnums=(1, 2, 3))
+def _std(x: Any, axis: Any, correction: float, keepdims: bool) -> Any:
+    return _root(jnp.var(x, axis=axis, correction=correction, keepdims=keepdims))
+
+
+def static_axis(axis: Any) -> Any:
+    """``axis`` hashable, as a static argument of a jitted function must be (a list as a tuple)."""
+    return tuple(axis) if isinstance(axis, list) else axis
 
 
 def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:

@@ -18,7 +18,16 @@ from typing import Any
 import tensorflow as tf
 
 from ._common import BOOL, FLOAT32, SAME_WIDTH_INT, is_half, pair, same
-from ._gradients import atan2_rule, hypot_rule, logaddexp_rule, maximum_rule, minimum_rule, pow_rule, with_gradient
+from ._gradients import (
+    atan2_rule,
+    hypot_rule,
+    logaddexp_rule,
+    maximum_rule,
+    may_differentiate,
+    minimum_rule,
+    pow_rule,
+    with_gradient,
+)
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -199,7 +208,8 @@ def _float_floor_divide(x1: Any, x2: Any) -> Any:
     div = tf.math.truediv(tf.math.subtract(x1, mod), x2)  # an integer up to rounding
     opposite = tf.math.less(tf.math.multiply(mod, tf.math.sign(x2)), 0.0)  # then the floor is one lower
     result = tf.math.round(tf.where(opposite, tf.math.subtract(div, 1.0), div))
-    return tf.where(tf.math.equal(x2, 0.0), tf.math.truediv(x1, x2), result)
+    result = tf.where(tf.math.equal(x2, 0.0), tf.math.truediv(x1, x2), result)
+    return tf.stop_gradient(result) if may_differentiate() else result  # a step function: gradient 0
 
 
 def remainder(x1: Any, x2: Any, /) -> Any:

@@ -17,11 +17,11 @@ import torch
 from torch.compiler import is_compiling
 
 
-def may_differentiate(*xs: Any) -> bool:
-    """Whether a gradient through ``xs`` may be asked for: one requires it (and grad mode is
-    on), or torch.compile is tracing (inside ``torch.func`` transforms dynamo does not see the
-    inputs' ``requires_grad``)."""
-    return (any(getattr(x, "requires_grad", False) for x in xs) and torch.is_grad_enabled()) or is_compiling()
+def may_differentiate(x1: Any, x2: Any) -> bool:
+    """Whether a gradient through two tensors may be asked for: one requires it (and grad mode
+    is on), or torch.compile is tracing (inside ``torch.func`` transforms dynamo does not see
+    the inputs' ``requires_grad``)."""
+    return ((x1.requires_grad or x2.requires_grad) and torch.is_grad_enabled()) or is_compiling()
 
 
 def hypot(x1: Any, x2: Any) -> Any:

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 
 from . import _gradients
-from ._gradients import may_differentiate
+from ._gradients import is_compiling, may_differentiate
 from ._scalars import Tensor, both, like
 
 # -- unary, as torch has them --------------------------------------------------------------
@@ -91,7 +91,8 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
     """torch.clamp; it takes no bounds at all or a tensor with a scalar, so those are handled here."""
     if min is None and max is None:
         return x.clone()
-    if may_differentiate(x, min, max):
+    if (x.requires_grad or getattr(min, "requires_grad", False) or getattr(max, "requires_grad", False)
+            or is_compiling()):
         return _differentiable_clip(x, min, max)
     if min is not None and max is not None and isinstance(min, Tensor) is not isinstance(max, Tensor):
         min, max = like(min, x), like(max, x)
