@@ -82,6 +82,97 @@ def _complex_sign(x: Any) -> Any:
     return jnp.where(re_inf ^ im_inf, axis, jnp.sign(x))
 
 
+# -- gradients at kinks, as arraylayer defines them (docs/autodiff.rst) ---------------------------
+# jax's own rules differ here: abs'(0) is 1, hypot at the origin gets 0.5 per input, atan2 at the
+# origin and pow's base derivative at a zero exponent are NaN. Each rule below is a custom_jvp
+# around the same forward computation, jitted (as jax.numpy's own functions are).
+def _ratio_or_zero(numerator: Any, denominator: Any, zero_where: Any) -> Any:
+    return jnp.where(zero_where, 0, numerator / jnp.where(zero_where, 1, denominator))
+
+
+@jax.custom_jvp
+def _abs(x: Any) -> Any:
+    return jnp.abs(x)
+
+
+@_abs.defjvp
+def _abs_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    (x,), (t,) = primals, tangents  # sign(x): 0 at 0, the middle of the subgradients [-1, 1]
+    return jnp.abs(x), jnp.sign(x) * t
+
+
+@jax.custom_jvp
+def _copysign(x1: Any, x2: Any) -> Any:
+    return jnp.copysign(x1, x2)
+
+
+@_copysign.defjvp
+def _copysign_jvp(primals: tuple[Any, Any], tangents: tuple[Any, Any]) -> tuple[Any, Any]:
+    (x1, x2), (t1, _) = primals, tangents  # |x1| with a sign: abs's rule, 0 at x1 == 0
+    result = jnp.copysign(x1, x2)
+    return result, jnp.sign(x1) * jnp.sign(result) * t1
+
+
+@jax.custom_jvp
+def _hypot(x1: Any, x2: Any) -> Any:
+    return jnp.hypot(x1, x2)
+
+
+@_hypot.defjvp
+def _hypot_jvp(primals: tuple[Any, Any], tangents: tuple[Any, Any]) -> tuple[Any, Any]:
+    (x1, x2), (t1, t2) = primals, tangents  # x_i / hypot; 0 at the origin
+    result = jnp.hypot(x1, x2)
+    origin = result == 0
+    return result, _ratio_or_zero(x1, result, origin) * t1 + _ratio_or_zero(x2, result, origin) * t2
+
+
+@jax.custom_jvp
+def _atan2(x1: Any, x2: Any) -> Any:
+    return jnp.atan2(x1, x2)
+
+
+@_atan2.defjvp
+def _atan2_jvp(primals: tuple[Any, Any], tangents: tuple[Any, Any]) -> tuple[Any, Any]:
+    (x1, x2), (t1, t2) = primals, tangents  # (x2, -x1) / (x1**2 + x2**2); 0 at the origin
+    origin = (x1 == 0) & (x2 == 0)
+    squared = x1 * x1 + x2 * x2
+    return jnp.atan2(x1, x2), _ratio_or_zero(x2, squared, origin) * t1 - _ratio_or_zero(x1, squared, origin) * t2
+
+
+@jax.custom_jvp
+def _float_pow(x1: Any, x2: Any) -> Any:
+    return jnp.pow(x1, x2)
+
+
+@_float_pow.defjvp
+def _float_pow_jvp(primals: tuple[Any, Any], tangents: tuple[Any, Any]) -> tuple[Any, Any]:
+    (x1, x2), (t1, t2) = primals, tangents
+    result = jnp.pow(x1, x2)
+    by_base = jnp.where(x2 == 0, 0, x2 * jnp.pow(x1, x2 - 1))  # x1 ** 0 is constant
+    by_exponent = jnp.where(x1 == 0, 0, result * jnp.log(x1))  # NaN for a negative base
+    return result, by_base * t1 + by_exponent * t2
+
+
+_float_abs, _float_copysign, _float_hypot, _float_atan2, _jit_float_pow = (
+    jax.jit(f) for f in (_abs, _copysign, _hypot, _atan2, _float_pow))
+
+
+def abs(x: Any, /) -> Any:
+    return _float_abs(x) if x.dtype in FLOATS else jnp.abs(x)
+
+
+def copysign(x1: Any, x2: Any, /) -> Any:
+    return _float_copysign(x1, x2)
+
+
+def hypot(x1: Any, x2: Any, /) -> Any:
+    return _float_hypot(x1, x2)
+
+
+def atan2(x1: Any, x2: Any, /) -> Any:
+    return _float_atan2(x1, x2)
+
+
 def remainder(x1: Any, x2: Any, /) -> Any:
     if operand_dtype(x1, x2) in FLOATS:
         return _float_remainder(x1, x2)
@@ -95,8 +186,11 @@ def floor_divide(x1: Any, x2: Any, /) -> Any:
 
 
 def pow(x1: Any, x2: Any, /) -> Any:
-    if operand_dtype(x1, x2) in COMPLEX:
+    dtype = operand_dtype(x1, x2)
+    if dtype in COMPLEX:
         return _complex_pow(x1, x2)
+    if dtype in FLOATS:
+        return _jit_float_pow(x1, x2)
     return jnp.pow(as_operand(x1, x2), as_operand(x2, x1))
 
 
@@ -109,24 +203,20 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
     return jnp.clip(x, as_operand(min, x), as_operand(max, x))
 
 
-abs = jnp.abs
 acos = jnp.acos
 acosh = jnp.acosh
 asin = jnp.asin
 asinh = jnp.asinh
 atan = jnp.atan
-atan2 = jnp.atan2
 atanh = jnp.atanh
 bitwise_invert = jnp.bitwise_invert
 ceil = jnp.ceil
 conj = jnp.conj
-copysign = jnp.copysign
 cos = jnp.cos
 cosh = jnp.cosh
 divide = jnp.divide
 exp = jnp.exp
 floor = jnp.floor
-hypot = jnp.hypot
 imag = jnp.imag
 isfinite = jnp.isfinite
 isinf = jnp.isinf

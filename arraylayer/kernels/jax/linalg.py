@@ -12,11 +12,14 @@ Multi-output functions return plain tuples.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Final
 
+import jax
 import jax.numpy as jnp
 
 from ._common import F32, HALF
+from .statistical import root, static_axis
 
 cross = jnp.linalg.cross
 diagonal = jnp.linalg.diagonal
@@ -46,14 +49,24 @@ def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
 
 def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:
     if x.dtype in HALF and ord not in _SVD_ORDS:  # jax squares in half precision: 300 gives inf
-        return jnp.linalg.matrix_norm(x.astype(F32), keepdims=keepdims, ord=ord).astype(x.dtype)
+        return matrix_norm(x.astype(F32), keepdims=keepdims, ord=ord).astype(x.dtype)
+    if ord == "fro":
+        return _two_norm(x, (-2, -1), keepdims)
     return jnp.linalg.matrix_norm(x, keepdims=keepdims, ord=ord)
 
 
 def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
     if x.dtype in HALF:  # jax squares in half precision: an element above 256 gives a float16 inf
-        return jnp.linalg.vector_norm(x.astype(F32), axis=axis, keepdims=keepdims, ord=ord).astype(x.dtype)
+        return vector_norm(x.astype(F32), axis=axis, keepdims=keepdims, ord=ord).astype(x.dtype)
+    if ord == 2:
+        return _two_norm(x, static_axis(axis), keepdims)
     return jnp.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)
+
+
+@partial(jax.jit, static_argnums=(1, 2))
+def _two_norm(x: Any, axis: Any, keepdims: bool) -> Any:
+    """``sqrt(sum(|x|**2))`` as jax.numpy computes it, with gradient 0 at zeros (not NaN)."""
+    return root(jnp.sum(jnp.real(x * jnp.conj(x)), axis=axis, keepdims=keepdims))
 
 
 def cholesky(x: Any, /, *, upper: bool = False) -> Any:

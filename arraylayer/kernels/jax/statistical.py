@@ -8,8 +8,10 @@ and round once. ``mean``/``std``/``var`` (no ``dtype=``) already do.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 
 from ._common import F32, HALF
@@ -20,8 +22,37 @@ diff = jnp.diff
 max = jnp.max
 mean = jnp.mean
 min = jnp.min
-std = jnp.std
 var = jnp.var
+
+
+@jax.custom_jvp
+def _root(x: Any) -> Any:
+    return jnp.sqrt(x)
+
+
+@_root.defjvp
+def _root_jvp(primals: tuple[Any], tangents: tuple[Any]) -> tuple[Any, Any]:
+    (x,), (t,) = primals, tangents
+    result = jnp.sqrt(x)  # 1 / (2 sqrt(x)), and 0 at 0: the norm of zeros (a cone's tip) has gradient 0
+    return result, jnp.where(result == 0, 0, 0.5 / jnp.where(result == 0, 1, result)) * t
+
+
+root = _root  # sqrt with gradient 0 at 0, for norms and standard deviations
+
+
+def std(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
+    """``sqrt(var)`` (as jax.numpy's); where all values are equal its gradient is 0, not NaN."""
+    return _std(x, static_axis(axis), correction, keepdims)
+
+
+@partial(jax.jit, static_argnums=(1, 2, 3))
+def _std(x: Any, axis: Any, correction: float, keepdims: bool) -> Any:
+    return _root(jnp.var(x, axis=axis, correction=correction, keepdims=keepdims))
+
+
+def static_axis(axis: Any) -> Any:
+    """``axis`` hashable, as a static argument of a jitted function must be (a list as a tuple)."""
+    return tuple(axis) if isinstance(axis, list) else axis
 
 
 def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:

@@ -18,6 +18,16 @@ from typing import Any
 import tensorflow as tf
 
 from ._common import BOOL, FLOAT32, SAME_WIDTH_INT, is_half, pair, same
+from ._gradients import (
+    atan2_rule,
+    hypot_rule,
+    logaddexp_rule,
+    maximum_rule,
+    may_differentiate,
+    minimum_rule,
+    pow_rule,
+    with_gradient,
+)
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -66,9 +76,12 @@ def _as_uint8(compare: Any) -> Any:
 add = _binary("add", tf.math.add, tf.math.logical_or)
 subtract = _binary("subtract", tf.math.subtract)
 multiply = _binary("multiply", tf.math.multiply, tf.math.logical_and)
-maximum = _binary("maximum", tf.math.maximum, tf.math.logical_or)  # NaN-propagating on every float dtype
-minimum = _binary("minimum", tf.math.minimum, tf.math.logical_and)
-atan2 = _binary("atan2", tf.math.atan2)
+# Differentiated by arraylayer's rules at ties and kinks (see _gradients.py); TF's own give a tie to x1.
+_maximum = with_gradient(tf.math.maximum, maximum_rule)  # NaN-propagating on every float dtype
+_minimum = with_gradient(tf.math.minimum, minimum_rule)
+maximum = _binary("maximum", _maximum, tf.math.logical_or)
+minimum = _binary("minimum", _minimum, tf.math.logical_and)
+atan2 = _binary("atan2", with_gradient(tf.math.atan2, atan2_rule))
 equal = _binary("equal", tf.math.equal)
 not_equal = _binary("not_equal", tf.math.not_equal)
 greater = _binary("greater", tf.math.greater, _as_uint8(tf.math.greater))
@@ -139,7 +152,12 @@ def pow(x1: Any, x2: Any, /) -> Any:
         return _unsigned_pow(x1, x2)
     if dtype.is_complex:
         return tf.where(tf.math.equal(x2, 0), tf.constant(1, dtype), tf.math.pow(x1, x2))
+    if dtype.is_floating:
+        return _float_pow(x1, x2)
     return tf.math.pow(x1, x2)
+
+
+_float_pow = with_gradient(tf.math.pow, pow_rule)
 
 
 # Unsigned dtype -> the signed dtype whose wrapping power, cast back, is exact (products are
@@ -193,7 +211,8 @@ def _float_floor_divide(x1: Any, x2: Any) -> Any:
     result = tf.where(tf.math.equal(x2, 0.0), tf.math.truediv(x1, x2), result)
     # at infinities, the standard's values: the floor of the true quotient (+-inf, +-0, nan)
     infinite = tf.math.logical_or(tf.math.is_inf(x1), tf.math.is_inf(x2))
-    return tf.where(infinite, tf.math.floor(tf.math.truediv(x1, x2)), result)
+    result = tf.where(infinite, tf.math.floor(tf.math.truediv(x1, x2)), result)
+    return tf.stop_gradient(result) if may_differentiate() else result  # a step function: gradient 0
 
 
 def remainder(x1: Any, x2: Any, /) -> Any:
@@ -268,9 +287,13 @@ def _scaled_log(x: Any, ln_base: float) -> Any:
 
 
 def hypot(x1: Any, x2: Any, /) -> Any:
+    x1, x2 = pair(x1, x2)
+    return _hypot(x1, x2)
+
+
+def _hypot_values(x1: Any, x2: Any) -> Any:
     """``max * sqrt(1 + (min / max)**2)``: no overflow, and +inf whenever either is infinite
     (even with a NaN), as C's ``hypot`` and NumPy give."""
-    x1, x2 = pair(x1, x2)
     dtype = x1.dtype
     if is_half(dtype):
         x1, x2 = tf.cast(x1, FLOAT32), tf.cast(x2, FLOAT32)
@@ -284,9 +307,13 @@ def hypot(x1: Any, x2: Any, /) -> Any:
 
 
 def logaddexp(x1: Any, x2: Any, /) -> Any:
+    x1, x2 = pair(x1, x2)
+    return _logaddexp(x1, x2)
+
+
+def _logaddexp_values(x1: Any, x2: Any) -> Any:
     """``max + log1p(exp(-|x1 - x2|))``; equal arguments give ``x + log(2)`` (so that
     ``logaddexp(inf, inf)`` is inf, not NaN)."""
-    x1, x2 = pair(x1, x2)
     dtype = x1.dtype
     if is_half(dtype):
         x1, x2 = tf.cast(x1, FLOAT32), tf.cast(x2, FLOAT32)
@@ -294,6 +321,10 @@ def logaddexp(x1: Any, x2: Any, /) -> Any:
     result = tf.math.add(tf.math.maximum(x1, x2), tf.math.log1p(tf.math.exp(tf.math.negative(gap))))
     result = tf.where(tf.math.equal(x1, x2), tf.math.add(x1, _LN2), result)
     return tf.cast(result, dtype) if result.dtype is not dtype else result
+
+
+_hypot = with_gradient(_hypot_values, hypot_rule)
+_logaddexp = with_gradient(_logaddexp_values, logaddexp_rule)
 
 
 def signbit(x: Any, /) -> Any:
@@ -378,9 +409,9 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
     """``minimum(maximum(x, min), max)``, NaN-propagating; a Python bound outside an integer
     dtype's range is moved to its edge (where it clips nothing) instead of wrapping."""
     if min is not None:
-        x = tf.math.maximum(x, _bound(min, x.dtype))
+        x = _maximum(x, _bound(min, x.dtype))
     if max is not None:
-        x = tf.math.minimum(x, _bound(max, x.dtype))
+        x = _minimum(x, _bound(max, x.dtype))
     return same(x)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import tensorflow as tf
 
 from . import statistical
+from .statistical import root
 from ._common import BOOL, FLOAT32, broadcast_batch, is_half, positive_axis, via_int16
 from .elementwise import multiply
 from .manipulation import broadcast_arrays
@@ -230,7 +231,7 @@ def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any
     dtype = _real_dtype(x.dtype)
     a = tf.math.abs(_work(x))
     if ord == 2:
-        result = tf.math.sqrt(tf.math.reduce_sum(tf.math.square(a), axis, keepdims))
+        result = root(tf.math.reduce_sum(tf.math.square(a), axis, keepdims))  # gradient 0 at zeros
     elif ord == 1:
         result = tf.math.reduce_sum(a, axis, keepdims)
     elif ord == math.inf:
@@ -258,7 +259,7 @@ def _sum_abs(x: Any, axis: int) -> Any:
 
 
 _MATRIX_NORMS: dict[Any, Any] = {
-    "fro": lambda x: tf.math.sqrt(tf.math.reduce_sum(tf.math.square(tf.math.abs(x)), [-2, -1])),
+    "fro": lambda x: root(tf.math.reduce_sum(tf.math.square(tf.math.abs(x)), [-2, -1])),
     "nuc": lambda x: tf.math.reduce_sum(tf.linalg.svd(x, compute_uv=False), -1),
     2: lambda x: tf.math.reduce_max(tf.linalg.svd(x, compute_uv=False), -1),
     -2: lambda x: tf.math.reduce_min(tf.linalg.svd(x, compute_uv=False), -1),

@@ -10,6 +10,7 @@ from typing import Any
 import tensorflow as tf
 
 from ._common import BOOL, FLOAT32, is_half, positive_axis
+from ._gradients import cumprod_gradient, may_differentiate, norm_sqrt_rule, with_gradient
 
 _INT64 = tf.int64
 
@@ -68,10 +69,23 @@ def _cumulative(scan: Any, identity: int, x: Any, axis: int | None, dtype: Any, 
         padding = [[0, 0]] * x.shape.rank
         padding[axis] = [1, 0]
         x = tf.pad(x, padding, constant_values=identity)
-    result = scan(x, axis)
+    if scan is tf.math.cumprod and work.is_floating and may_differentiate():
+        result = _differentiable_cumprod(x, axis)
+    else:
+        result = scan(x, axis)
     if dtype is BOOL:
         return tf.math.not_equal(result, 0)
     return result if work is dtype else tf.cast(result, dtype)
+
+
+def _differentiable_cumprod(x: Any, axis: int) -> Any:
+    """``tf.math.cumprod`` with a gradient that is right at zeros (see cumprod_gradient)."""
+
+    @tf.custom_gradient
+    def scan(x: Any) -> Any:
+        return tf.math.cumprod(x, axis), lambda g: cumprod_gradient(x, axis, g)
+
+    return scan(x)
 
 
 def var(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
@@ -88,7 +102,11 @@ def var(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool 
 
 
 def std(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
-    return tf.math.sqrt(var(x, axis=axis, correction=correction, keepdims=keepdims))
+    """``sqrt(var)``; where all values are equal its gradient is 0 (arraylayer's rule for norms)."""
+    return root(var(x, axis=axis, correction=correction, keepdims=keepdims))
+
+
+root = with_gradient(tf.math.sqrt, norm_sqrt_rule)  # sqrt with gradient 0 at 0, for norms
 
 
 def _as(x: Any, dtype: Any) -> Any:

@@ -15,6 +15,8 @@ from typing import Any
 
 import torch
 
+from . import _gradients
+from ._gradients import is_compiling, may_differentiate
 from ._scalars import Tensor, both, like
 
 # -- unary, as torch has them --------------------------------------------------------------
@@ -87,9 +89,23 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
     """torch.clamp; it takes no bounds at all or a tensor with a scalar, so those are handled here."""
     if min is None and max is None:
         return x.clone()
+    if (x.requires_grad or getattr(min, "requires_grad", False) or getattr(max, "requires_grad", False)
+            or is_compiling()):
+        return _differentiable_clip(x, min, max)
     if min is not None and max is not None and isinstance(min, Tensor) is not isinstance(max, Tensor):
         min, max = like(min, x), like(max, x)
     return torch.clamp(x, min, max)
+
+
+def _differentiable_clip(x: Any, min: Any, max: Any) -> Any:
+    """``minimum(maximum(x, min), max)``, the same values as torch.clamp; at a bound the gradient
+    is shared half and half between x and the bound (arraylayer's rule for ties), where
+    torch.clamp's gives it all to x."""
+    if min is not None:
+        x = torch.maximum(x, like(min, x))
+    if max is not None:
+        x = torch.minimum(x, like(max, x))
+    return x
 
 
 # -- binary wrappers --------------------------------------------------------------------------
@@ -114,7 +130,10 @@ def floor_divide(x1: Any, x2: Any, /) -> Any:
     """Python's sign rules (torch.floor_divide; for floats numpy's algorithm, -0.0 included);
     integer division by zero gives 0."""
     x1, x2 = both(x1, x2)
-    if x1.is_floating_point():  # at infinities, the standard's values: the floor of the true quotient
+    if x1.is_floating_point():
+        if may_differentiate(x1, x2):  # a step function: gradient 0 (torch has no derivative for it)
+            x1, x2 = x1.detach(), x2.detach()
+        # at infinities, the standard's values: the floor of the true quotient
         infinite = torch.isinf(x1) | torch.isinf(x2)
         return torch.where(infinite, torch.floor(torch.true_divide(x1, x2)), torch.floor_divide(x1, x2))
     zero = x2 == 0
@@ -131,7 +150,9 @@ def remainder(x1: Any, x2: Any, /) -> Any:
         return torch.where(zero, 0, torch.remainder(x1, torch.where(zero, 1, x2)))
     mod = torch.fmod(x1, x2)  # exact, with x1's sign
     mod = torch.where(mod * torch.sign(x2) < 0, mod + x2, mod)  # signs differ (a zero never does)
-    return torch.copysign(mod, x2)  # the result has x2's sign: a no-op but for zeros
+    result = torch.copysign(mod, x2)  # the result has x2's sign: a no-op but for zeros
+    # copysign's derivative is 0 at a zero result; mod's is the rule (1, -floor(x1 / x2)) everywhere
+    return _gradients.with_derivative_of(result, mod) if may_differentiate(x1, x2) else result
 
 
 def copysign(x1: Any, x2: Any, /) -> Any:
@@ -157,9 +178,10 @@ def atan2(x1: Any, x2: Any, /) -> Any:
 
 
 def hypot(x1: Any, x2: Any, /) -> Any:
-    if isinstance(x1, Tensor) and isinstance(x2, Tensor):
-        return torch.hypot(x1, x2)
-    return torch.hypot(*both(x1, x2))
+    """torch.hypot; with gradient 0 at the origin (see _gradients.hypot) when one may be taken."""
+    if not (isinstance(x1, Tensor) and isinstance(x2, Tensor)):
+        x1, x2 = both(x1, x2)
+    return _gradients.hypot(x1, x2) if may_differentiate(x1, x2) else torch.hypot(x1, x2)
 
 
 def logaddexp(x1: Any, x2: Any, /) -> Any:

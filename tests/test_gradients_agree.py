@@ -1,0 +1,440 @@
+"""Gradients are part of arraylayer's one semantics: ``arraylayer.grad`` of every differentiable
+public function gives the same values on jax, torch and tensorflow, at ties and kinks included.
+
+Oracles, never the code under test: a float64 central finite difference of NumPy's own function
+at random points (away from kinks) and at ties where the function is smooth; at kinks, the
+documented convention (docs/autodiff.rst, "Gradients at kinks and ties"), written out here as
+numbers. The elementwise functions come from arraylayer's tables (UNARY/BINARY with their kinds),
+so a new row is covered, or named in an exclusion with its reason, automatically; the other
+functions are listed below, and a test checks that every public function is either covered or
+excluded with a reason. NumPy has no autodiff (UnsupportedOperationError, tested in
+test_autodiff.py).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+import pytest
+
+import arraylayer as al
+from arraylayer.api import CATEGORIES
+from arraylayer.api.elementwise import BINARY, UNARY
+from conftest import selected_backends
+
+AUTODIFF_BACKENDS = ("jax", "torch", "tensorflow")
+SEED = 11
+H = 1e-6  # finite-difference step, in float64
+INF, NAN = math.inf, math.nan
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "ad_backend" in metafunc.fixturenames:
+        chosen = [b for b in selected_backends(metafunc.config) if b in AUTODIFF_BACKENDS]
+        metafunc.parametrize("ad_backend", chosen)
+
+
+@pytest.fixture(autouse=True)
+def _float64_on_jax():
+    """The gradients are compared in float64, so JAX runs with jax_enable_x64 (restored after)."""
+    try:
+        import jax
+    except ImportError:
+        yield
+        return
+    saved = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_x64", saved)
+
+
+# -- running a gradient on a backend ------------------------------------------------------------
+def native(backend: str, values: Any) -> Any:
+    return al.get_backend(backend).asarray(np.asarray(values, np.float64).tolist(), al.float64)
+
+
+def host(backend: str, x: Any) -> np.ndarray:
+    return np.asarray(al.get_backend(backend).to_numpy(x), np.float64)
+
+
+def backend_gradient(backend: str, f: Callable[..., Any], args: list[np.ndarray], cotangent: np.ndarray
+                     ) -> list[np.ndarray]:
+    """The gradient of ``sum(f(*args) * cotangent)`` with respect to every argument, by al.grad."""
+    weights = native(backend, cotangent)
+
+    def loss(*xs: Any) -> Any:
+        return al.sum(al.multiply(f(*xs), weights))
+
+    grads = al.grad(loss, argnums=tuple(range(len(args))))(*(native(backend, a) for a in args))
+    return [host(backend, g) for g in grads]
+
+
+def finite_difference(f: Callable[..., np.ndarray], args: list[np.ndarray], cotangent: np.ndarray
+                      ) -> list[np.ndarray]:
+    """The central difference of ``sum(f(*args) * cotangent)``, element by element, in float64."""
+    grads = []
+    for i, a in enumerate(args):
+        g = np.zeros_like(a)
+        for index in np.ndindex(a.shape):
+            values = []
+            for step in (H, -H):
+                moved = [x.copy() for x in args]
+                moved[i][index] += step
+                values.append(np.sum(np.asarray(f(*moved)) * cotangent))
+            g[index] = (values[0] - values[1]) / (2 * H)
+        grads.append(g)
+    return grads
+
+
+def assert_gradients(got: list[np.ndarray], expected: list[np.ndarray], what: str) -> None:
+    for i, (g, e) in enumerate(zip(got, expected, strict=True)):
+        np.testing.assert_allclose(g, np.broadcast_to(e, g.shape), rtol=1e-5, atol=1e-6,
+                                   err_msg=f"{what}: gradient of argument {i}")
+
+
+# -- elementwise functions: from the tables -----------------------------------------------------------
+ELEMENTWISE = {name: spec for table in (UNARY, BINARY) for name, spec in table.items()
+               if "f" in spec.kinds and spec.rule not in ("bool", "logical")}
+
+ELEMENTWISE_EXCLUDED = {
+    "nextafter": "a step to the neighbouring float, not a function of real numbers: no derivative is defined "
+                 "(JAX has no differentiation rule for it)",
+}
+
+# Where the random points are drawn, per argument (default: (-2, 2)): inside the domain, and for the
+# piecewise-constant and periodic functions away from nothing in particular (a jump inside the
+# finite-difference step has probability ~1e-6).
+DOMAIN: dict[str, tuple[tuple[float, float], ...]] = {
+    "acos": ((-0.9, 0.9),), "asin": ((-0.9, 0.9),), "atanh": ((-0.9, 0.9),), "acosh": ((1.2, 3.0),),
+    "log": ((0.2, 3.0),), "log1p": ((-0.5, 3.0),), "log2": ((0.2, 3.0),), "log10": ((0.2, 3.0),),
+    "sqrt": ((0.2, 3.0),), "reciprocal": ((0.5, 2.0),), "tan": ((-1.2, 1.2),),
+    "divide": ((-2.0, 2.0), (0.5, 2.0)), "floor_divide": ((-2.0, 2.0), (0.5, 2.0)),
+    "remainder": ((-3.0, 3.0), (0.5, 2.0)), "pow": ((0.5, 2.0), (-2.0, 2.0)),
+}
+
+
+class Kink(NamedTuple):
+    """A point (one value per argument) and the documented gradient there (None: the finite
+    difference, for ties where the function is smooth)."""
+
+    point: tuple[float, ...]
+    gradient: tuple[float, ...] | None
+
+
+_R = math.sqrt(0.5)
+# The conventions of docs/autodiff.rst, as numbers.
+KINKS: dict[str, list[Kink]] = {
+    "abs": [Kink((0.0,), (0.0,)), Kink((-0.0,), (0.0,))],
+    "sign": [Kink((0.0,), (0.0,)), Kink((1.0,), (0.0,))],
+    "floor": [Kink((1.0,), (0.0,)), Kink((-2.0,), (0.0,))],
+    "ceil": [Kink((1.0,), (0.0,)), Kink((0.0,), (0.0,))],
+    "trunc": [Kink((1.0,), (0.0,)), Kink((0.0,), (0.0,))],
+    "round": [Kink((0.5,), (0.0,)), Kink((1.0,), (0.0,))],
+    "sqrt": [Kink((0.0,), (INF,))],
+    "maximum": [Kink((1.0, 1.0), (0.5, 0.5)), Kink((0.0, 0.0), (0.5, 0.5)), Kink((-2.0, -2.0), (0.5, 0.5))],
+    "minimum": [Kink((1.0, 1.0), (0.5, 0.5)), Kink((0.0, 0.0), (0.5, 0.5)), Kink((-2.0, -2.0), (0.5, 0.5))],
+    "logaddexp": [Kink((1.0, 1.0), (0.5, 0.5)), Kink((0.0, 0.0), (0.5, 0.5)), Kink((-3.0, -3.0), (0.5, 0.5))],
+    "hypot": [Kink((1.0, 1.0), (_R, _R)), Kink((-2.0, 2.0), (-_R, _R)), Kink((0.0, 3.0), (0.0, 1.0)),
+              Kink((0.0, 0.0), (0.0, 0.0))],
+    "atan2": [Kink((1.0, 1.0), None), Kink((0.0, 0.0), (0.0, 0.0))],
+    "copysign": [Kink((0.0, 1.0), (0.0, 0.0)), Kink((0.0, -1.0), (0.0, 0.0)), Kink((2.0, -1.0), (-1.0, 0.0)),
+                 Kink((2.0, 0.0), (1.0, 0.0))],
+    "remainder": [Kink((3.0, 1.5), (1.0, -2.0)), Kink((-3.0, 1.5), (1.0, 2.0)), Kink((1.0, 1.0), (1.0, -1.0))],
+    "floor_divide": [Kink((3.0, 1.5), (0.0, 0.0)), Kink((1.0, 1.0), (0.0, 0.0)), Kink((1.0, 0.0), (0.0, 0.0))],
+    "pow": [Kink((0.0, 0.0), (0.0, 0.0)), Kink((3.0, 0.0), (0.0, math.log(3.0))), Kink((0.0, 2.0), (0.0, 0.0)),
+            Kink((-2.0, 2.0), (-4.0, NAN)), Kink((1.0, 1.0), None)],
+    "divide": [Kink((1.0, 1.0), None)],
+    "subtract": [Kink((1.0, 1.0), None)],
+    "multiply": [Kink((0.0, 0.0), None)],
+}
+
+
+def elementwise_points(name: str) -> list[np.ndarray]:
+    rng = np.random.default_rng([SEED, *name.encode()])
+    arity = 1 if name in UNARY else 2
+    bounds = DOMAIN.get(name, ((-2.0, 2.0),) * arity)
+    return [rng.uniform(low, high, 7) for low, high in bounds]
+
+
+def test_elementwise_tables_are_covered():
+    """Every float elementwise function is differentiated below or excluded with a reason."""
+    assert set(ELEMENTWISE_EXCLUDED) <= set(ELEMENTWISE)
+    assert set(KINKS) <= set(ELEMENTWISE)
+    assert all(len(k.point) == (1 if name in UNARY else 2) for name, kinks in KINKS.items() for k in kinks)
+
+
+@pytest.mark.parametrize("name", sorted(set(ELEMENTWISE) - set(ELEMENTWISE_EXCLUDED)))
+def test_elementwise_gradient_at_random_points(ad_backend, name):
+    args = elementwise_points(name)
+    cotangent = np.random.default_rng(SEED).uniform(0.5, 1.5, args[0].shape)
+    expected = finite_difference(getattr(np, name), args, cotangent)
+    assert_gradients(backend_gradient(ad_backend, getattr(al, name), args, cotangent), expected, name)
+
+
+@pytest.mark.parametrize("name", sorted(KINKS))
+def test_elementwise_gradient_at_kinks_and_ties(ad_backend, name):
+    for kink in KINKS[name]:
+        args = [np.array([v]) for v in kink.point]
+        cotangent = np.array([1.0])
+        if kink.gradient is None:
+            expected = finite_difference(getattr(np, name), args, cotangent)
+        else:
+            expected = [np.array([g]) for g in kink.gradient]
+        got = backend_gradient(ad_backend, getattr(al, name), args, cotangent)
+        assert_gradients(got, expected, f"{name}{kink.point}")
+
+
+# -- the other differentiable functions -------------------------------------------------------------
+class Case(NamedTuple):
+    """``function(*args, **constants)`` with arraylayer and ``oracle`` (the same with NumPy), the
+    float64 arguments differentiated, and the non-float constants (indices, masks) they use."""
+
+    function: Callable[..., Any]
+    oracle: Callable[..., Any]
+    args: tuple[np.ndarray, ...]
+    constants: dict[str, np.ndarray] = {}
+
+
+def _random(shape: tuple[int, ...], low: float = -2.0, high: float = 2.0, key: int = 0) -> np.ndarray:
+    return np.random.default_rng([SEED, key, *shape]).uniform(low, high, shape)
+
+
+A, A2, B = _random((3, 4)), _random((3, 4), key=1), _random((4, 2))
+COLUMN, V3, V4 = _random((3, 1)), _random((3,)), _random((4,))
+SQUARE = _random((3, 3)) + 3 * np.eye(3)  # well conditioned
+RHS = _random((3, 2))
+VECTORS3 = _random((2, 3))
+LOW, HIGH = _random((3, 4), -1.5, -0.5), _random((3, 4), 0.5, 1.5)
+
+
+def _np_sym(x: np.ndarray) -> np.ndarray:
+    return (x + np.swapaxes(x, -1, -2)) / 2
+
+
+def _al_sym(x: Any) -> Any:
+    return al.divide(al.add(x, al.matrix_transpose(x)), 2.0)
+
+
+_SPD = SQUARE @ SQUARE.T
+
+CASES: dict[str, Case] = {
+    # statistical
+    "sum": Case(lambda x: al.sum(x, axis=1), lambda x: np.sum(x, axis=1), (A,)),
+    "prod": Case(lambda x: al.prod(x, axis=0), lambda x: np.prod(x, axis=0), (A,)),
+    "mean": Case(lambda x: al.mean(x), lambda x: np.mean(x), (A,)),
+    "std": Case(lambda x: al.std(x, axis=1, correction=1), lambda x: np.std(x, axis=1, ddof=1), (A,)),
+    "var": Case(lambda x: al.var(x, axis=0), lambda x: np.var(x, axis=0), (A,)),
+    "max": Case(lambda x: al.max(x, axis=1), lambda x: np.max(x, axis=1), (A,)),
+    "min": Case(lambda x: al.min(x, axis=1), lambda x: np.min(x, axis=1), (A,)),
+    "cumulative_sum": Case(lambda x: al.cumulative_sum(x, axis=1), lambda x: np.cumulative_sum(x, axis=1), (A,)),
+    "cumulative_prod": Case(lambda x: al.cumulative_prod(x, axis=1, include_initial=True),
+                            lambda x: np.cumulative_prod(x, axis=1, include_initial=True), (A,)),
+    # elementwise, outside the tables
+    "clip": Case(lambda x, lo, hi: al.clip(x, lo, hi), np.clip, (A, LOW, HIGH)),
+    # linear algebra
+    "matmul": Case(al.matmul, np.matmul, (A, B)),
+    "matrix_transpose": Case(al.matrix_transpose, np.matrix_transpose, (A,)),
+    "tensordot": Case(lambda x, y: al.tensordot(x, y, axes=1), lambda x, y: np.tensordot(x, y, axes=1), (A, B)),
+    "vecdot": Case(al.vecdot, np.vecdot, (A, A2)),
+    "cholesky": Case(lambda x: al.linalg.cholesky(_al_sym(x)), lambda x: np.linalg.cholesky(_np_sym(x)), (_SPD,)),
+    "cross": Case(al.linalg.cross, np.cross, (VECTORS3, VECTORS3[::-1].copy())),
+    "det": Case(al.linalg.det, np.linalg.det, (SQUARE,)),
+    "diagonal": Case(al.linalg.diagonal, lambda x: np.diagonal(x, axis1=-2, axis2=-1), (A,)),
+    "eigh": Case(lambda x: al.linalg.eigh(_al_sym(x)).eigenvalues, lambda x: np.linalg.eigh(_np_sym(x)).eigenvalues,
+                 (SQUARE,)),
+    "eigvalsh": Case(lambda x: al.linalg.eigvalsh(_al_sym(x)), lambda x: np.linalg.eigvalsh(_np_sym(x)), (SQUARE,)),
+    "inv": Case(al.linalg.inv, np.linalg.inv, (SQUARE,)),
+    "matrix_norm": Case(al.linalg.matrix_norm, np.linalg.norm, (A,)),
+    "matrix_power": Case(lambda x: al.linalg.matrix_power(x, 3), lambda x: np.linalg.matrix_power(x, 3), (SQUARE,)),
+    "outer": Case(al.linalg.outer, np.outer, (V3, V4)),
+    "pinv": Case(al.linalg.pinv, np.linalg.pinv, (A,)),
+    "qr": Case(lambda x: al.abs(al.linalg.qr(x).R), lambda x: np.abs(np.linalg.qr(x).R), (SQUARE,)),
+    "slogdet": Case(lambda x: al.linalg.slogdet(x).logabsdet, lambda x: np.linalg.slogdet(x).logabsdet, (SQUARE,)),
+    "solve": Case(al.linalg.solve, np.linalg.solve, (SQUARE, RHS)),
+    "svd": Case(lambda x: al.linalg.svd(x, full_matrices=False).S, lambda x: np.linalg.svd(x).S, (A,)),
+    "svdvals": Case(al.linalg.svdvals, lambda x: np.linalg.svd(x, compute_uv=False), (A,)),
+    "trace": Case(al.linalg.trace, np.trace, (SQUARE,)),
+    "vector_norm": Case(lambda x: al.linalg.vector_norm(x, axis=1), lambda x: np.linalg.norm(x, axis=1), (A,)),
+    # manipulation and indexing
+    "astype": Case(lambda x: al.astype(x, "float32"), lambda x: x, (A,)),  # rounding passes the gradient on
+    "asarray": Case(lambda x: al.asarray(x), np.asarray, (A,)),
+    "broadcast_arrays": Case(lambda x, y: al.stack(al.broadcast_arrays(x, y)),
+                             lambda x, y: np.stack(np.broadcast_arrays(x, y)), (COLUMN, V4)),
+    "broadcast_to": Case(lambda x: al.broadcast_to(x, (3, 4)), lambda x: np.broadcast_to(x, (3, 4)), (COLUMN,)),
+    "concat": Case(lambda x, y: al.concat([x, y], axis=1), lambda x, y: np.concat([x, y], axis=1), (A, A2)),
+    "diff": Case(lambda x: al.diff(x, axis=1), lambda x: np.diff(x, axis=1), (A,)),
+    "expand_dims": Case(lambda x: al.expand_dims(x, axis=1), lambda x: np.expand_dims(x, 1), (A,)),
+    "flip": Case(lambda x: al.flip(x, axis=0), lambda x: np.flip(x, axis=0), (A,)),
+    "meshgrid": Case(lambda x, y: al.stack(al.meshgrid(x, y)), lambda x, y: np.stack(np.meshgrid(x, y)), (V3, V4)),
+    "moveaxis": Case(lambda x: al.moveaxis(x, 0, 1), lambda x: np.moveaxis(x, 0, 1), (A,)),
+    "permute_dims": Case(lambda x: al.permute_dims(x, (1, 0)), lambda x: np.permute_dims(x, (1, 0)), (A,)),
+    "repeat": Case(lambda x: al.repeat(x, 2, axis=1), lambda x: np.repeat(x, 2, axis=1), (A,)),
+    "reshape": Case(lambda x: al.reshape(x, (4, 3)), lambda x: np.reshape(x, (4, 3)), (A,)),
+    "roll": Case(lambda x: al.roll(x, 1, axis=1), lambda x: np.roll(x, 1, axis=1), (A,)),
+    "sort": Case(lambda x: al.sort(x, axis=1), lambda x: np.sort(x, axis=1), (A,)),
+    "squeeze": Case(lambda x: al.squeeze(x, axis=1), lambda x: np.squeeze(x, axis=1), (COLUMN,)),
+    "stack": Case(lambda x, y: al.stack([x, y], axis=1), lambda x, y: np.stack([x, y], axis=1), (A, A2)),
+    "take": Case(lambda x, i: al.take(x, i, axis=1), lambda x, i: np.take(x, i, axis=1), (A,),
+                 {"i": np.array([2, 0, 2, 3])}),  # a repeated index: its gradients add up
+    "take_along_axis": Case(lambda x, i: al.take_along_axis(x, i, axis=1),
+                            lambda x, i: np.take_along_axis(x, i, axis=1), (A,),
+                            {"i": np.array([[0, 0], [3, 1], [2, 2]])}),
+    "tile": Case(lambda x: al.tile(x, (2, 1)), lambda x: np.tile(x, (2, 1)), (A,)),
+    "tril": Case(al.tril, np.tril, (A,)),
+    "triu": Case(al.triu, np.triu, (A,)),
+    "unstack": Case(lambda x: al.unstack(x, axis=1)[2], lambda x: x[:, 2], (A,)),
+    "where": Case(lambda x, y, c: al.where(c, x, y), lambda x, y, c: np.where(c, x, y), (A, A2), {"c": A > 0}),
+    "zeros_like": Case(al.zeros_like, np.zeros_like, (A,)),
+    "ones_like": Case(al.ones_like, np.ones_like, (A,)),
+    "full_like": Case(lambda x: al.full_like(x, 2.0), lambda x: np.full_like(x, 2.0), (A,)),
+}
+
+NOT_DIFFERENTIABLE = {
+    **dict.fromkeys(["argmax", "argmin", "argsort", "count_nonzero", "nonzero", "searchsorted", "matrix_rank"],
+                    "integer-valued (indices or counts)"),
+    **dict.fromkeys(["all", "any"], "bool-valued"),
+    **dict.fromkeys(["can_cast", "finfo", "iinfo", "isdtype", "result_type"], "returns dtypes, limits or bools"),
+    **dict.fromkeys(["arange", "empty", "eye", "full", "linspace", "ones", "zeros"],
+                    "takes no array (Python numbers and shapes only)"),
+    "empty_like": "its values are undefined",
+    "from_dlpack": "an interchange of memory, not a computation",
+    **dict.fromkeys(["unique_all", "unique_counts", "unique_inverse", "unique_values"],
+                    "a shape that depends on the values; the results are mostly indices and counts"),
+    "__array_namespace_info__": "returns an inspection object",
+}
+
+
+class Tie(NamedTuple):
+    """Arguments at a tie or kink and the documented gradient (None: the finite difference,
+    where the function is smooth there), for a cotangent."""
+
+    args: tuple[np.ndarray, ...]
+    gradient: tuple[np.ndarray, ...] | None
+    cotangent: np.ndarray | None = None
+
+
+_ROWS = np.array([[1.0, 3.0, 3.0, 2.0], [5.0, 5.0, 5.0, -1.0]])
+_WITH_ZEROS = np.array([[1.5, 0.0, 2.0, -1.0], [0.0, 0.0, 3.0, 0.5]])
+TIES: dict[str, list[Tie]] = {
+    # a reduction to one of several equal extremes: shared equally among them
+    "max": [Tie((_ROWS,), (np.array([[0, 0.5, 0.5, 0], [1 / 3, 1 / 3, 1 / 3, 0]]),))],
+    "min": [Tie((-_ROWS,), (np.array([[0, 0.5, 0.5, 0], [1 / 3, 1 / 3, 1 / 3, 0]]),)),
+            Tie((np.array([[2.0, 2.0], [-1.0, 0.0]]),), (np.array([[0.5, 0.5], [1.0, 0.0]]),))],
+    # clip is minimum(maximum(x, min), max): at a bound, half to x and half to the bound
+    "clip": [Tie((np.array([-1.0, 0.0, 1.0]), np.full(3, -1.0), np.full(3, 1.0)),
+                 (np.array([0.5, 1.0, 0.5]), np.array([0.5, 0.0, 0.0]), np.array([0.0, 0.0, 0.5])))],
+    # a stable sort: each position's gradient goes to the input that lands there, equal values in order
+    "sort": [Tie((np.array([[2.0, 1.0, 2.0, 1.0]]),), (np.array([[3.0, 1.0, 4.0, 2.0]]),),
+                 np.array([[1.0, 2.0, 3.0, 4.0]]))],
+    # zeros in products: smooth, the finite difference
+    "prod": [Tie((_WITH_ZEROS,), None)],
+    "cumulative_prod": [Tie((_WITH_ZEROS,), None)],
+    # norms at zero (a cone's tip, like hypot at the origin): 0
+    "vector_norm": [Tie((np.array([[0.0, 0.0, 0.0, 0.0], [3.0, 0.0, 4.0, 0.0]]),),
+                        (np.array([[0.0, 0.0, 0.0, 0.0], [0.6, 0.0, 0.8, 0.0]]),))],
+    "std": [Tie((np.array([[2.0, 2.0, 2.0, 2.0], [1.0, 1.0, 3.0, 3.0]]),),
+                (np.array([[0.0, 0.0, 0.0, 0.0], [-0.5, -0.5, 0.5, 0.5]]) / math.sqrt(3.0),))],
+    "matrix_norm": [Tie((np.zeros((3, 4)),), (np.zeros((3, 4)),))],
+}
+
+
+def _constants(backend: str, constants: dict[str, np.ndarray]) -> dict[str, Any]:
+    with al.use_backend(backend):
+        return {key: al.asarray(value.tolist(), dtype=str(value.dtype)) for key, value in constants.items()}
+
+
+def _public_functions() -> set[str]:
+    modules = (*CATEGORIES, al.linalg)
+    return {name for module in modules for name in module.__all__
+            if callable(getattr(module, name)) and not isinstance(getattr(module, name), type)}
+
+
+def test_every_public_function_is_covered_or_excluded_with_a_reason():
+    elementwise = set(UNARY) | set(BINARY)
+    uncovered = _public_functions() - elementwise - set(CASES) - set(NOT_DIFFERENTIABLE)
+    assert not uncovered, f"add a gradient case (or an exclusion with its reason) for {sorted(uncovered)}"
+    assert not set(CASES) & set(NOT_DIFFERENTIABLE)
+    assert set(TIES) <= set(CASES)
+
+
+def _case_gradient(backend: str, case: Case, args: tuple[np.ndarray, ...], cotangent: np.ndarray
+                   ) -> list[np.ndarray]:
+    constants = _constants(backend, case.constants)
+    return backend_gradient(backend, lambda *xs: case.function(*xs, **constants), list(args), cotangent)
+
+
+def _cotangent(case: Case, args: tuple[np.ndarray, ...]) -> np.ndarray:
+    shape = np.shape(case.oracle(*args, **case.constants))
+    return np.random.default_rng(SEED).uniform(0.5, 1.5, shape)
+
+
+# Known failures, each with its cause (strict: an xfail that passes fails, so the mark goes when it is fixed).
+KNOWN_FAILURES = {
+    **{("jax", name): "arraylayer's jax backend reads x.devices() of a traced array in *_like (device_of in "
+                      "arraylayer/backends/jax.py), which raises ConcretizationTypeError under jax.grad"
+       for name in ("zeros_like", "ones_like", "full_like")},
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gradient_at_random_points(ad_backend, name, request):
+    reason = KNOWN_FAILURES.get((ad_backend, name))
+    if reason:
+        request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
+    case = CASES[name]
+    cotangent = _cotangent(case, case.args)
+    expected = finite_difference(lambda *xs: case.oracle(*xs, **case.constants), list(case.args), cotangent)
+    assert_gradients(_case_gradient(ad_backend, case, case.args, cotangent), expected, name)
+
+
+@pytest.mark.parametrize("name", sorted(TIES))
+def test_gradient_at_ties_and_kinks(ad_backend, name):
+    case = CASES[name]
+    for tie in TIES[name]:
+        cotangent = np.ones(np.shape(case.oracle(*tie.args))) if tie.cotangent is None else tie.cotangent
+        if tie.gradient is None:
+            expected = finite_difference(case.oracle, list(tie.args), cotangent)
+        else:
+            expected = list(tie.gradient)
+        assert_gradients(_case_gradient(ad_backend, case, tie.args, cotangent), expected, f"{name} at {tie.args}")
+
+
+# -- the rules inside the frameworks' compilers ----------------------------------------------------------
+def compiled(backend: str, f: Callable[..., Any]) -> Callable[..., Any]:
+    """jax.jit, tf.function, torch.compile(fullgraph=True): a graph break would raise."""
+    if backend == "jax":
+        import jax
+
+        return jax.jit(f)
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        return tf.function(f)
+    import torch
+
+    torch._dynamo.reset()
+    return torch.compile(f, backend="eager", fullgraph=True)
+
+
+def kinky_loss(x: Any, y: Any) -> Any:
+    """Every input at a tie or kink of several functions with their own rules."""
+    terms = [al.maximum(x, y), al.minimum(x, y), al.hypot(x, y), al.logaddexp(x, y), al.clip(x, -1.0, 1.0),
+             al.floor_divide(x, 1.5), al.remainder(x, 1.5), al.abs(x), al.atan2(al.subtract(x, y), y)]
+    return al.add(al.sum(al.stack(terms)), al.std(al.subtract(x, y)))
+
+
+@pytest.mark.parametrize("compile_it", [False, True], ids=["eager", "compiled"])
+def test_the_rules_hold_inside_the_compiler(ad_backend, compile_it):
+    x = np.array([1.0, 0.0, -1.0, 3.0])
+    g = al.grad(kinky_loss, argnums=(0, 1))
+    gx, gy = (compiled(ad_backend, g) if compile_it else g)(native(ad_backend, x), native(ad_backend, x))
+    hypot = np.sign(x) * _R  # x / hypot(x, x); 0 at the origin
+    atan2 = np.where(x == 0, 0.0, 1 / np.where(x == 0, 1, x))  # d atan2(x - y, y) at x == y: 1/y for x, -1/y for y
+    expected_x = 0.5 + 0.5 + hypot + 0.5 + np.array([0.5, 1.0, 0.5, 0.0]) + 0.0 + 1.0 + np.sign(x) + atan2
+    expected_y = 0.5 + 0.5 + hypot + 0.5 - atan2
+    assert_gradients([host(ad_backend, gx), host(ad_backend, gy)], [expected_x, expected_y], "kinky_loss")
