@@ -1,5 +1,5 @@
 """Sessions: ``main`` (the main job), ``tests`` (the whole suite, CI's, with ``docs``), ``tests-<backend>``,
-``lint``, ``demo``, ``bench``, ``docs``.
+``lint``, ``demo``, ``bench``, ``docs``, ``clients``.
 
 Every install goes through constraints.txt, which pins the frameworks (torch==2.13.0 included:
 an unpinned torch would pull several GB of CUDA packages).
@@ -74,3 +74,13 @@ def docs(session: nox.Session) -> None:
     """The documentation, into docs/_build/html; warnings are errors."""
     session.install(*CONSTRAINTS, "-e", ".[all,docs]")
     session.run("sphinx-build", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def clients(session: nox.Session) -> None:
+    """scikit-learn, SciPy, array-api-extra and einops run on arraylayer.Array of every backend
+    (tests/clients/), their results compared with the same library on NumPy arrays; the summary
+    prints passed/failed/xfailed per library and backend. SciPy reads SCIPY_ARRAY_API at import."""
+    session.install(*CONSTRAINTS, "-e", ".[all,test,clients]")
+    session.run("pytest", "tests/clients", *session.posargs,
+                env={"SCIPY_ARRAY_API": "1", "TF_CPP_MIN_LOG_LEVEL": "3"})
