@@ -43,7 +43,7 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_einops(name: str, client: Any) -> None:
     call, arguments = CASES[name]
-    expected = call(*arguments)
+    expected = call(*(client.host(a) for a in arguments))
     client.close(call(*(client.array(a) for a in arguments)), expected)
 
 
