@@ -19,9 +19,10 @@ BACKEND_EXTRAS = {"numpy": "", "jax": "jax", "torch": "torch", "tensorflow": "te
 
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """The whole test suite on every backend."""
-    session.install(*CONSTRAINTS, "-e", ".[all,test]")
-    session.run("pytest", *session.posargs)
+    """The whole test suite on every backend (tests/clients/ is the ``clients`` session's; the
+    client libraries are installed here too, for the docs' examples that use them)."""
+    session.install(*CONSTRAINTS, "-e", ".[all,test,clients]")
+    session.run("pytest", "--ignore=tests/clients", *session.posargs)
 
 
 @nox.session(python=PYTHON, name="tests-backend")

@@ -12,15 +12,11 @@ module and backend.
 from __future__ import annotations
 
 import collections
-import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 import pytest
-
-# SciPy and scikit-learn read this once, when SciPy is first imported.
-os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 CLIENT_BACKENDS = ("numpy", "jax", "jax32", "torch", "tensorflow")
 

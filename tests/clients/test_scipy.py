@@ -1,6 +1,6 @@
 """SciPy's array-API functions (scipy.special, scipy.stats, scipy.cluster.vq, scipy.fft) on
 Arrays of every backend, compared with the same calls on NumPy arrays. SCIPY_ARRAY_API=1 is
-set by tests/clients/conftest.py before SciPy is first imported (the nox session sets it too)."""
+set by tests/conftest.py before SciPy is first imported (the nox session sets it too)."""
 
 from __future__ import annotations
 
