@@ -53,3 +53,23 @@ def test_backend_is_found_for_array(client: Any) -> None:
     from arraylayer.integrations.einops import ArrayBackend
 
     assert isinstance(get_backend(client.array(A)), ArrayBackend)
+
+
+@pytest.mark.parametrize("first", ["einops", "arraylayer"])
+def test_backend_registered_whichever_is_imported_first(first: str) -> None:
+    """The backend is defined right after einops is imported when arraylayer came first (which
+    imports no einops itself), and at arraylayer's import when einops came first."""
+    import subprocess
+    import sys
+
+    imports = {"einops": "import einops", "arraylayer": "import arraylayer as al"}
+    second = "arraylayer" if first == "einops" else "einops"
+    script = "; ".join([
+        "import sys, numpy as np", imports[first],
+        f"assert {second!r} not in sys.modules", imports[second],
+        "out = einops.rearrange(al.Array(np.arange(6).reshape(2, 3)), 'a b -> (b a)')",
+        "print(type(out).__name__, out.shape)",
+    ])
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["Array", "(6,)"]
