@@ -12,13 +12,11 @@ import numpy as np
 import pytest
 
 sklearn = pytest.importorskip("sklearn")
-
-from sklearn import discriminant_analysis as da  # noqa: E402
-from sklearn import kernel_approximation, linear_model, metrics, naive_bayes, preprocessing  # noqa: E402
-from sklearn import decomposition  # noqa: E402
-from sklearn.metrics import pairwise  # noqa: E402
-
 array_api_compat = pytest.importorskip("array_api_compat")
+
+from sklearn import decomposition, kernel_approximation, linear_model, metrics, naive_bayes, preprocessing  # noqa: E402
+from sklearn import discriminant_analysis as da  # noqa: E402
+from sklearn.metrics import pairwise  # noqa: E402
 
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(40, 5))
