@@ -1,5 +1,5 @@
 """Sessions: ``main`` (the main job), ``tests`` (the whole suite, CI's, with ``docs``), ``tests-<backend>``,
-``lint``, ``demo``, ``bench``, ``docs``.
+``lint``, ``demo``, ``bench``, ``docs``, ``clients``.
 
 Every install goes through constraints.txt, which pins the frameworks (torch==2.13.0 included:
 an unpinned torch would pull several GB of CUDA packages).
@@ -19,9 +19,10 @@ BACKEND_EXTRAS = {"numpy": "", "jax": "jax", "torch": "torch", "tensorflow": "te
 
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """The whole test suite on every backend."""
-    session.install(*CONSTRAINTS, "-e", ".[all,test]")
-    session.run("pytest", *session.posargs)
+    """The whole test suite on every backend (tests/clients/ is the ``clients`` session's; the
+    client libraries are installed here too, for the docs' examples that use them)."""
+    session.install(*CONSTRAINTS, "-e", ".[all,test,clients]")
+    session.run("pytest", "--ignore=tests/clients", *session.posargs)
 
 
 @nox.session(python=PYTHON, name="tests-backend")
@@ -93,3 +94,13 @@ def conformance(session: nox.Session) -> None:
     options = [a for a in session.posargs if a not in CONFORMANCE_CONFIGS]
     for config in configs:
         session.run("python", "tests/conformance/run.py", config, *options)
+
+
+@nox.session(python=PYTHON)
+def clients(session: nox.Session) -> None:
+    """scikit-learn, SciPy, array-api-extra and einops run on arraylayer.Array of every backend
+    (tests/clients/), their results compared with the same library on NumPy arrays; the summary
+    prints passed/failed/xfailed per library and backend. SciPy reads SCIPY_ARRAY_API at import."""
+    session.install(*CONSTRAINTS, "-e", ".[all,test,clients]")
+    session.run("pytest", "tests/clients", *session.posargs,
+                env={"SCIPY_ARRAY_API": "1", "TF_CPP_MIN_LOG_LEVEL": "3"})

@@ -699,3 +699,11 @@ def _register_when_imported(name: str, callback: Callable[[], None]) -> None:
 
 
 _register_when_imported("jax", _register_jax_pytree)
+
+
+def _register_einops_backend() -> None:
+    """Define arraylayer's einops backend (einops finds it among AbstractBackend's subclasses)."""
+    importlib.import_module("arraylayer.integrations.einops")
+
+
+_register_when_imported("einops", _register_einops_backend)

@@ -16,6 +16,9 @@ import pytest
 ALL_BACKENDS = ("numpy", "jax", "torch", "tensorflow")
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+# SciPy (and scikit-learn through it) reads this once, at SciPy's first import, which importing
+# TensorFlow already does: set before any test runs, for tests/clients and the docs' examples.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 
 def _installed(name: str) -> bool:
