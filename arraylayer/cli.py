@@ -567,8 +567,8 @@ def _info_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _info(args: argparse.Namespace) -> int:
     from . import __version__, defaults, devices, promotion, registry
-    from .logs import progress, quiet_framework_logs
     from .dtypes import all_dtypes
+    from .logs import progress, quiet_framework_logs
     from .policies import POLICIES
 
     names = registry.available_backends()

@@ -11,9 +11,10 @@ take the framework's own indexing (after a bounds check), which costs nothing ex
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # NumPy is imported on first use: importing arraylayer loads no array framework
+    import numpy as np
 
 _BASIC = (int, slice, type(Ellipsis), type(None))
 
@@ -42,7 +43,7 @@ def check_integer_bounds(shape: tuple[int, ...], key: Any) -> None:
     after = list(parts[len(before) + 1:]) if len(before) < len(parts) else []
     indexed = [k for k in before if k is not None]
     tail = [k for k in after if k is not None]
-    axes = list(zip(indexed, range(len(indexed)))) + list(zip(tail, range(len(shape) - len(tail), len(shape))))
+    axes = list(zip(indexed, range(len(indexed)), strict=True)) + list(zip(tail, range(len(shape) - len(tail), len(shape)), strict=True))
     if len(indexed) + len(tail) > len(shape):
         raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, but "
                          f"{len(indexed) + len(tail)} were indexed")
@@ -59,6 +60,8 @@ def numpy_key(key: Any, to_numpy: Any) -> Any:
 
 
 def _numpy_part(k: Any, to_numpy: Any) -> Any:
+    import numpy as np
+
     if k.__class__ in _BASIC and k.__class__ is not slice or isinstance(k, (bool, np.ndarray, np.generic)):
         return k
     if k.__class__ is slice:
@@ -71,6 +74,8 @@ def _numpy_part(k: Any, to_numpy: Any) -> Any:
 def positions(shape: tuple[int, ...], key: Any) -> np.ndarray:
     """The flat positions that ``key`` selects in an array of ``shape``, in NumPy's result layout;
     NumPy's IndexError for a key it refuses."""
+    import numpy as np
+
     grid = np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
     selected = grid[key]
     return np.asarray(selected)
@@ -78,6 +83,8 @@ def positions(shape: tuple[int, ...], key: Any) -> np.ndarray:
 
 def _host(x: Any) -> Any:
     """A framework array as a NumPy array (TensorFlow's through ``.numpy()``)."""
+    import numpy as np
+
     return x.numpy() if hasattr(x, "numpy") else np.asarray(x)
 
 

@@ -33,8 +33,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
-from .logs import progress, quiet_framework_logs
 from .dtypes import Dtype, all_dtypes
+from .logs import progress, quiet_framework_logs
 from .support import (
     MATRIX_FORMATS,
     declaration_status,

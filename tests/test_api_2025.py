@@ -115,7 +115,7 @@ def test_complex_expm1_has_the_standards_special_values(backend):
                 complex(np.expm1(0.5 - 1j))]
     result = to_numpy(backend, al.expm1(make_array(backend, "complex128", values)))
     np.testing.assert_allclose(result.real, [e.real for e in expected], rtol=1e-12)
-    for got, want in zip(result.imag[[0, 1, 3, 4]], [0.0, 0.0, 0.0, 0.0]):
+    for got, want in zip(result.imag[[0, 1, 3, 4]], [0.0, 0.0, 0.0, 0.0], strict=True):
         assert got == want
     assert np.isnan(result.imag[2])
 

@@ -83,7 +83,7 @@ PARAMS: Final[dict[str, tuple[str, Any]]] = {
     "upper": ("flag", False), "full_matrices": ("flag", True),
     "side": ("choice", "left"), "indexing": ("choice", "xy"), "mode": ("choice", "reduced"),
     "ord": ("choice", None), "correction": ("scalar", 0.0), "rtol": ("scalar", None),
-    "kind": ("choice", "real floating"),
+    "kind": ("choice", "real floating"), "shapes": ("shape", None), "norm": ("choice", "backward"),
 }
 
 #: Valid values that differ from the table above for one function.
@@ -101,6 +101,7 @@ SPECIAL: Final[dict[str, dict[str, Any]]] = {
     "bitwise_or": {"x1": INTS, "x2": INTS}, "bitwise_xor": {"x1": INTS, "x2": INTS}, "bitwise_invert": {"x": INTS},
     "repeat": {"x": VECTOR}, "diff": {"x": VECTOR}, "roll": {"x": VECTOR}, "linspace": {"start": 0.0, "stop": 1.0},
     "tile": {"repetitions": (2,)}, "moveaxis": {"source": 0, "destination": 1},
+    "broadcast_shapes": {"shapes": [(2, 1), (3,)]},
 }
 
 #: Functions whose parameters are not arrays of the backend under test (dtype utilities) or that
@@ -109,16 +110,17 @@ SKIP: Final = frozenset({"from_dlpack", "result_type", "can_cast", "finfo", "iin
 
 
 def public_functions() -> dict[str, Any]:
-    """Every public function of arraylayer's array API (top level and linalg), by name."""
+    """Every public function of arraylayer's array API (top level, linalg and fft), by name."""
     found = {}
     for name in al.__all__:
         f = getattr(al, name)
         if callable(f) and not isinstance(f, type) and (getattr(f, "__module__", "") or "").startswith("arraylayer.api"):
             found[name] = f
-    for name, f in vars(al.linalg).items():
-        if (not name.startswith("_") and callable(f) and not isinstance(f, type)
-                and getattr(f, "__module__", "") == "arraylayer.api.linalg"):
-            found[f"linalg.{name}"] = f
+    for extension in ("linalg", "fft"):
+        for name, f in vars(getattr(al, extension)).items():
+            if (not name.startswith("_") and callable(f) and not isinstance(f, type)
+                    and getattr(f, "__module__", "") == f"arraylayer.api.{extension}"):
+                found[f"{extension}.{name}"] = f
     return {n: f for n, f in found.items() if n not in SKIP}
 
 
@@ -136,7 +138,7 @@ def valid_arguments(name: str, f: Any) -> tuple[list[Any], dict[str, Any]]:
     special = SPECIAL.get(name.removeprefix("linalg."), {})
     for p in inspect.signature(f).parameters.values():
         if p.kind is p.VAR_POSITIONAL:
-            args.extend([VECTOR, VECTOR])
+            args.extend(special.get(p.name, [VECTOR, VECTOR]))
             continue
         if p.name in special:
             value = special[p.name]

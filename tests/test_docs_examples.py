@@ -252,7 +252,6 @@ if __name__ == "__main__":  # python tests/test_docs_examples.py FILE '{"torch":
 
 # -- the tests ----------------------------------------------------------------------------------------
 import pytest  # noqa: E402
-
 from conftest import selected_backends  # noqa: E402
 
 _BLOCKS = all_blocks()

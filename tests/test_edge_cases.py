@@ -12,8 +12,13 @@ import pytest
 
 import arraylayer as al
 from arraylayer.errors import (
-    ArrayLayerError, AxisError, InvalidArgumentError, InvalidArgumentTypeError, OutOfBoundsIndexError,
-    ScalarOverflowError, TypePromotionError,
+    ArrayLayerError,
+    AxisError,
+    InvalidArgumentError,
+    InvalidArgumentTypeError,
+    OutOfBoundsIndexError,
+    ScalarOverflowError,
+    TypePromotionError,
 )
 
 

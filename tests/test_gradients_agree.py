@@ -19,11 +19,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
+from conftest import selected_backends
 
 import arraylayer as al
 from arraylayer.api import CATEGORIES
 from arraylayer.api.elementwise import BINARY, UNARY
-from conftest import selected_backends
 
 AUTODIFF_BACKENDS = ("jax", "torch", "tensorflow")
 SEED = 11

@@ -11,10 +11,10 @@ import math
 
 import numpy as np
 import pytest
+from oracles import standard_floor_divide
 
 import arraylayer as al
 from arraylayer.kernels.names import ALL_KERNEL_NAMES
-from oracles import standard_floor_divide
 
 tf = pytest.importorskip("tensorflow")
 ml_dtypes = pytest.importorskip("ml_dtypes")

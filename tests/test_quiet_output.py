@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import selected_backends
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import make_array
 
 import arraylayer as al
 from arraylayer.backend import Backend
-from conftest import make_array
 
 
 # -- dtype aliases ---------------------------------------------------------------------------------

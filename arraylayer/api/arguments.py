@@ -17,7 +17,13 @@ import operator
 from collections.abc import Iterable
 from typing import Any, Final
 
-from ..errors import AxisError, InvalidArgumentError, InvalidArgumentTypeError, OutOfBoundsIndexError, TypePromotionError
+from ..errors import (
+    AxisError,
+    InvalidArgumentError,
+    InvalidArgumentTypeError,
+    OutOfBoundsIndexError,
+    TypePromotionError,
+)
 
 __all__ = [
     "MAX_ELEMENTS", "array_like", "convertible", "flag", "real_scalar", "axes", "axis", "broadcast_shapes", "count", "indices_in_bounds", "integer",

@@ -11,7 +11,6 @@ from typing import Any, Final
 from ..dtypes import Dtype, DtypeLike, as_dtype, finfo, iinfo
 from ..errors import InvalidDtypeError, TypePromotionError
 from ..promotion import can_cast, result_type
-from ..registry import backend_of
 from . import arguments
 from .dispatch import array_input
 

@@ -96,7 +96,7 @@ def _many_axes(name: str, kinds: tuple[str, ...], x: Array, s: Sequence[int] | N
     if s is not None:
         if len(s) != len(axes):
             raise ValueError(f"fft.{name}: s and axes must have the same length, got {len(s)} and {len(axes)}.")
-        s = tuple(_length(name, "each entry of s", n) if n != -1 else x.shape[a] for n, a in zip(s, axes))
+        s = tuple(_length(name, "each entry of s", n) if n != -1 else x.shape[a] for n, a in zip(s, axes, strict=True))
     return kernel(backend, name, dtype)(x, s=s, axes=axes, norm=_norm(name, norm))
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..registry import backend_of
 from ..errors import InvalidArgumentError
+from ..registry import backend_of
 from . import arguments
 from .dispatch import array_input, as_array, kernel, not_defined
 

@@ -56,7 +56,7 @@ def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Any, Any] = 2) -> Ar
             raise InvalidArgumentError(f"tensordot needs as many axes of x1 as of x2, got axes={axes!r}.")
         first = arguments.axes(pairs[0], len(a1.shape), "axes[0]")
         second = arguments.axes(pairs[1], len(a2.shape), "axes[1]")
-        if any(a1.shape[i] != a2.shape[j] for i, j in zip(first, second)):
+        if any(a1.shape[i] != a2.shape[j] for i, j in zip(first, second, strict=True)):
             raise InvalidArgumentError(f"tensordot axes={axes!r} pair lengths that differ: shapes {tuple(a1.shape)} "
                                        f"and {tuple(a2.shape)}.")
         axes = (first, second)

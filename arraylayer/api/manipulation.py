@@ -86,7 +86,7 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     axes count in the result, negative from its end)."""
     backend, x, dtype = array_input(x)
     ndim = len(x.shape) + (len(axis) if isinstance(axis, tuple) else 1)
-    positions = arguments.axes(axis, ndim)
+    positions = arguments.axes(axis, ndim, "expand_dims: axis")
     expand = kernel(backend, "expand_dims", dtype)
     for position in sorted(positions) if isinstance(positions, tuple) else (positions,):
         x = expand(x, axis=position)  # ascending: each insertion leaves the earlier positions in place
@@ -173,7 +173,7 @@ def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ..
         along = axis if isinstance(axis, tuple) else (axis,)
         if len(shifts) != len(along) or None in along:
             raise InvalidArgumentError(f"roll needs one shift per axis, got shift={shift!r} and axis={axis!r}.")
-        shift = tuple(s % x.shape[a] if x.shape[a] else 0 for s, a in zip(shifts, along))
+        shift = tuple(s % x.shape[a] if x.shape[a] else 0 for s, a in zip(shifts, along, strict=True))
     else:
         length = math.prod(x.shape) if axis is None else x.shape[axis]
         shift = arguments.integer(shift, "shift") % length if length else 0
@@ -195,7 +195,7 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     backend, x, dtype = array_input(x)
     reps = arguments.shape(repetitions, "repetitions")
     padded = (1,) * (len(reps) - len(x.shape)) + tuple(x.shape)
-    arguments.shape(tuple(a * b for a, b in zip((1,) * (len(padded) - len(reps)) + reps, padded)), "the result of tile")
+    arguments.shape(tuple(a * b for a, b in zip((1,) * (len(padded) - len(reps)) + reps, padded, strict=True)), "the result of tile")
     return kernel(backend, "tile", dtype)(x, reps)
 
 

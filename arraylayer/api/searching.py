@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..dtypes import Dtype
+from ..errors import InvalidArgumentError
 from ..promotion import result_type
 from ..registry import backend_of
-from ..errors import InvalidArgumentError
 from . import arguments
 from .dispatch import array_input, as_array, index_result, kernel, not_defined, promoted_inputs
 

@@ -40,7 +40,7 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = Non
     axis = arguments.axis(axis, len(x.shape))
     for other in extra:
         if len(other.shape) != len(x.shape) or any(
-                a != b for i, (a, b) in enumerate(zip(other.shape, x.shape)) if i != axis):
+                a != b for i, (a, b) in enumerate(zip(other.shape, x.shape, strict=True)) if i != axis):
             raise InvalidArgumentError(f"diff's prepend/append of shape {tuple(other.shape)} must match x's shape "
                                        f"{tuple(x.shape)} except along axis {axis}.")
     # Differences beyond the length are all empty: stop there instead of running n passes.

@@ -11,7 +11,6 @@ import math
 from typing import Any
 
 import numpy as np
-
 import tensorflow as tf
 
 BOOL: Any = tf.bool

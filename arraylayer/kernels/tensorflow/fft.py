@@ -109,7 +109,7 @@ def _lengths(s: tuple[int, ...] | None, axes: tuple[int, ...]) -> tuple[int | No
 
 
 def _complex_n(x: Any, s: tuple[int, ...] | None, axes: tuple[int, ...], norm: str, inverse: bool) -> Any:
-    for n, axis in zip(_lengths(s, axes), axes):
+    for n, axis in zip(_lengths(s, axes), axes, strict=True):
         x = _complex(x, n, axis, norm, inverse)
     return tf.identity(x)
 

@@ -15,10 +15,10 @@ from typing import Any
 import tensorflow as tf
 
 from . import statistical
-from .statistical import root
 from ._common import BOOL, FLOAT32, broadcast_batch, is_half, positive_axis, via_int16
 from .elementwise import multiply
 from .manipulation import broadcast_arrays
+from .statistical import root
 
 _INT32 = tf.int32
 _INT64 = tf.int64
