@@ -150,6 +150,8 @@ def test_jax_weak_typed_ints_are_range_checked_like_python_ints():
     assert np.asarray(al.add(x, jnp.asarray(5))).tolist() == [6, 7]
     with pytest.raises(ScalarOverflowError, match="1000"):
         al.add(x, jnp.asarray(1000))
+    # the weak call above must not leave a plan behind for strong int8 + int32 (the table's int32)
+    assert al.add(x, jnp.asarray([5, 6], dtype="int32")).dtype == jnp.int32
 
 
 def test_broadcast_error_names_both_shapes_on_the_planned_path_too(on):
@@ -157,3 +159,56 @@ def test_broadcast_error_names_both_shapes_on_the_planned_path_too(on):
     al.add(x, x)  # plans float32 + float32
     with pytest.raises(InvalidArgumentError, match=r"\(2, 2\).*\(3,\)"):
         al.add(x, al.asarray([1.0, 2.0, 3.0]))
+
+
+def _truncated_power(base: int, exponent: int) -> int:
+    """The oracle: the exact value of base ** exponent truncated toward zero (0 for 0 ** -n)."""
+    if exponent >= 0:
+        return base**exponent
+    if base == 0:
+        return 0
+    return math.trunc(1 / base ** -exponent)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32"])
+def test_integer_pow_with_negative_exponents_truncates_alike(on, dtype):
+    bases = [2, 1, -1, 0, -3, 5, -1, 1, 3, -2]
+    exponents = [-1, -2, -3, -1, -1, 2, -4, 0, 0, 3]
+    x, e = al.asarray(bases, dtype=dtype), al.asarray(exponents, dtype=dtype)
+    expected = [_truncated_power(b, n) for b, n in zip(bases, exponents, strict=True)]
+    assert values(al.pow(x, e)) == expected
+    assert al.as_arraylayer_dtype(al.pow(x, e).dtype) == dtype
+    assert values(al.pow(x, -1)) == [_truncated_power(b, -1) for b in bases]
+    assert al.as_arraylayer_dtype(al.pow(x, -1).dtype) == dtype
+    assert values(al.pow(-1, e)) == [_truncated_power(-1, n) for n in exponents]
+
+
+def test_integer_pow_with_negative_exponents_under_jit():
+    jax = pytest.importorskip("jax")
+    with al.use_backend("jax"):
+        x = al.asarray([2, 1, -1, 0], dtype="int32")
+        e = al.asarray([-1, -1, -3, -2], dtype="int32")
+        assert values(jax.jit(al.pow)(x, e)) == [0, 1, -1, 0]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_python_scalars_are_rounded_to_half_precision_before_computing(on, dtype):
+    """The weak scalar rule: the scalar becomes the array's dtype first. 65535 is inf in float16
+    (PyTorch alone used to divide by the exact 65535 and give 2.3e-5)."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    half = np.float16 if dtype == "float16" else ml_dtypes.bfloat16
+    x = al.asarray([1.5, -3.0], dtype=dtype)
+    for scalar in (65535, 0.1, 1e-8, 4.0):  # results stay normal numbers (XLA flushes subnormals)
+        for _ in range(2):  # the planning call, then the planned one
+            got = values(al.astype(al.divide(x, scalar), "float32"))
+            with np.errstate(all="ignore"):
+                want = (np.asarray([1.5, -3.0], dtype=half) / half(scalar)).astype(np.float32).tolist()
+            assert got == want, (scalar, got, want)
+
+
+def test_unique_treats_each_nan_as_distinct(on):
+    """The Array API's rule (and NumPy's result with equal_nan=False), on every backend."""
+    x = al.asarray([math.nan, 1.0, math.nan, 1.0])
+    want = np.unique_counts(np.asarray([math.nan, 1.0, math.nan, 1.0]))
+    assert str(values(al.unique_values(x))) == str(want.values.tolist()) == "[1.0, nan, nan]"
+    assert values(al.unique_counts(x).counts) == [2, 1, 1]

@@ -28,6 +28,7 @@ from ..errors import UnsupportedDtypeError
 from ..promotion import result_type
 from ..registry import backend_of
 from ..support import kernel_unsupported_dtypes
+from .scalars import scalar_converter
 
 __all__ = [
     "kernel", "unsupported_error", "not_defined", "operand", "as_array", "index_dtype", "index_result",
@@ -36,9 +37,6 @@ __all__ = [
 ]
 
 PYTHON_SCALARS: Final = (bool, int, float, complex)
-# The Python type a scalar takes next to an array of a dtype of this kind: TensorFlow,
-# for one, will not convert ``True`` for an int32 tensor, nor ``2`` for a complex one.
-PYTHON_TYPE_OF_KIND: Final = {"bool": bool, "int": int, "uint": int, "float": float, "complex": complex}
 
 
 def unsupported_error(name: str, dtype: Dtype, backend: Backend) -> UnsupportedDtypeError:
@@ -77,9 +75,10 @@ def as_array(backend: Backend, x: Any, dtype: Dtype) -> Any:
 
 def operand(backend: Backend, x: Any, dtype: Dtype, scalar_ok: bool) -> Any:
     """One input of a binary kernel: an array of ``dtype``, or (when ``scalar_ok``: the other
-    input is an array) a Python scalar converted to the Python type of ``dtype``'s kind."""
+    input is an array) a Python scalar converted to the Python type of ``dtype``'s kind (rounded
+    to ``dtype`` first for half precision: see arraylayer/api/scalars.py)."""
     if scalar_ok and type(x) in SCALAR_CLASSES:
-        return PYTHON_TYPE_OF_KIND[dtype.kind](x)
+        return scalar_converter(dtype)(x)
     return as_array(backend, x, dtype)
 
 

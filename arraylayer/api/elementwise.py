@@ -30,7 +30,6 @@ from ..registry import backend_of
 from .arguments import broadcast_shapes
 from .dispatch import (
     PYTHON_SCALARS,
-    PYTHON_TYPE_OF_KIND,
     SCALAR_CLASSES,
     WRAPPERS,
     as_array,
@@ -39,6 +38,7 @@ from .dispatch import (
     not_defined,
     operand,
 )
+from .scalars import scalar_converter
 
 Array = Any
 
@@ -252,7 +252,7 @@ class ScalarPlan(NamedTuple):
     """How to run a binary kernel on an array of a dtype and a Python scalar of a class."""
 
     run: Callable[[Any, Any], Any]
-    python_type: type
+    python_type: Callable[[Any], Any]  # the Python type of the kind, or half precision's rounding
     low: int | None  # integer results: the range a Python int must fit
     high: int | None
     weak_guard: bool  # JAX: a weak-typed array takes the planning path
@@ -313,7 +313,8 @@ def _plan_binary(name: str, spec: Spec, caches: Plans, x1: Any, x2: Any) -> Any:
         same.setdefault(type(x1), {})[x1.dtype] = (
             direct if not backend.weak_arrays else _strong_only(direct, name, spec, caches)
         )
-    elif first_is_array and isinstance(x2, arrays) and type(x1) is type(x2) and compute is dtype:
+    elif (first_is_array and isinstance(x2, arrays) and type(x1) is type(x2) and compute is dtype
+          and not (backend.weak_arrays and (x1.weak_type or x2.weak_type))):  # a weak input's result is not the table's
         d1, d2 = backend.dtype_of(x1), backend.dtype_of(x2)
         if type(policy.table[d1][d2]) is Dtype:  # a strong result: no default dtype involved
             key = (policy.name, x1.dtype, x2.dtype)
@@ -335,7 +336,7 @@ def _plan_binary(name: str, spec: Spec, caches: Plans, x1: Any, x2: Any) -> Any:
                 info = iinfo(compute)
                 bounds = (info.min, info.max)
             key = (policy.name, array.dtype, type(scalar), not first_is_array)
-            python_type = PYTHON_TYPE_OF_KIND[compute.kind]
+            python_type = scalar_converter(compute)
             runs, plans = caches.scalar_runs.setdefault(type(array), {}), with_scalar.setdefault(type(array), {})
             if bounds == (None, None) and python_type is type(scalar) and not backend.weak_arrays:
                 runs[key] = run  # nothing to check, nothing to convert

@@ -191,7 +191,22 @@ def pow(x1: Any, x2: Any, /) -> Any:
         return _complex_pow(x1, x2)
     if dtype in FLOATS:
         return _jit_float_pow(x1, x2)
-    return jnp.pow(as_operand(x1, x2), as_operand(x2, x1))
+    x1, x2 = as_operand(x1, x2), as_operand(x2, x1)
+    if jnp.issubdtype(dtype, jnp.signedinteger):
+        return _signed_pow(x1, x2)
+    return jnp.pow(x1, x2)
+
+
+@jax.jit
+def _signed_pow(x1: Any, x2: Any) -> Any:
+    """Integer ``x1 ** x2`` with the truncating rule for negative exponents (1 for a base of 1,
+    +-1 for -1, 0 otherwise), where JAX gives garbage for negative array exponents and refuses
+    negative Python ones."""
+    negative = x2 < 0
+    power = jnp.pow(x1, jnp.where(negative, 0, x2))
+    sign = jnp.where(x2 % 2 == 0, 1, -1).astype(power.dtype)
+    inverse = jnp.where(x1 == 1, 1, jnp.where(x1 == -1, sign, 0)).astype(power.dtype)
+    return jnp.where(negative, inverse, power)
 
 
 def sign(x: Any, /) -> Any:

@@ -105,7 +105,6 @@ minimum = _weak(np.minimum)
 multiply = _weak(np.multiply)
 nextafter = _weak(np.nextafter)
 not_equal = _weak(np.not_equal)
-pow = _weak(np.pow)
 remainder = _weak(np.remainder)
 subtract = _weak(np.subtract)
 
@@ -150,3 +149,38 @@ def log1p(x: Any, /) -> Any:
         return np.log1p(x)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(np.isfinite(x), np.log1p(x), np.log(1 + x))
+
+
+def _signed_pow(x1: Any, x2: Any) -> Any:
+    """Integer ``x1 ** x2`` where some exponent is negative: the true value truncated toward zero
+    (1 for a base of 1, +-1 for -1, 0 otherwise; 0 ** -n is 0, as integer division by zero is),
+    the rule of every backend (docs/errors.rst); NumPy itself refuses negative exponents."""
+    if type(x1) is int:  # a weak Python int takes the array's dtype
+        x1 = np.asarray(x1, x2.dtype)
+    elif type(x2) is int:
+        x2 = np.asarray(x2, x1.dtype)
+    negative = np.less(x2, 0)
+    power = np.pow(x1, np.where(negative, 0, x2))
+    inverse = np.where(np.equal(x1, 1), 1, np.where(np.equal(x1, -1), np.where(np.remainder(x2, 2) == 0, 1, -1), 0))
+    return np.where(negative, inverse, power).astype(power.dtype, copy=False)
+
+
+_weak_pow = _weak(np.pow)
+
+
+def _pow_arrays(x1: Any, x2: Any, /) -> Any:
+    try:
+        return np.pow(x1, x2)
+    except ValueError:  # "Integers to negative integer powers are not allowed"
+        return _signed_pow(x1, x2)
+
+
+def pow(x1: Any, x2: Any, /) -> Any:  # noqa: A001 - the Array API's name
+    """numpy.pow, with the truncating rule for negative integer exponents (see _signed_pow)."""
+    try:
+        return _weak_pow(x1, x2)
+    except ValueError:
+        return _signed_pow(x1, x2)
+
+
+pow.arrays_only = _pow_arrays  # type: ignore[attr-defined]

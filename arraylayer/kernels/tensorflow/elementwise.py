@@ -154,7 +154,18 @@ def pow(x1: Any, x2: Any, /) -> Any:
         return tf.where(tf.math.equal(x2, 0), tf.constant(1, dtype), tf.math.pow(x1, x2))
     if dtype.is_floating:
         return _float_pow(x1, x2)
-    return tf.math.pow(x1, x2)
+    return _signed_pow(x1, x2)
+
+
+def _signed_pow(x1: Any, x2: Any) -> Any:
+    """Integer ``x1 ** x2`` with the truncating rule for negative exponents (1 for a base of 1,
+    +-1 for -1, 0 otherwise), where TF refuses negative integer exponents."""
+    negative = tf.math.less(x2, 0)
+    power = tf.math.pow(x1, tf.where(negative, tf.zeros_like(x2), x2))
+    one = tf.ones_like(power)
+    sign = tf.where(tf.math.equal(tf.math.floormod(x2, 2), 0), one, -one)
+    inverse = tf.where(tf.math.equal(x1, 1), one, tf.where(tf.math.equal(x1, -1), sign, tf.zeros_like(power)))
+    return tf.where(negative, inverse, power)
 
 
 _float_pow = with_gradient(tf.math.pow, pow_rule)

@@ -118,11 +118,29 @@ def subtract(x1: Any, x2: Any, /) -> Any:
 
 
 def pow(x1: Any, x2: Any, /) -> Any:
-    """torch.pow, but a complex 0 ** 0 is 1 (numpy, C99) where torch gives NaN (tensor exponents only)."""
+    """torch.pow, but a complex 0 ** 0 is 1 (numpy, C99) where torch gives NaN (tensor exponents only),
+    and negative integer exponents follow the truncating rule (torch refuses negative Python ones)."""
+    if type(x2) is int and x2 < 0 or type(x1) is int and isinstance(x2, Tensor) and not x2.dtype.is_floating_point:
+        x1, x2 = both(x1, x2)
+    if isinstance(x2, Tensor) and x2.dtype in _SIGNED:
+        return _signed_pow(x1, x2)
     result = torch.pow(x1, x2)
     if isinstance(x2, Tensor) and result.is_complex():
         return torch.where(x2 == 0, 1, result)
     return result
+
+
+_SIGNED = frozenset({torch.int8, torch.int16, torch.int32, torch.int64})
+
+
+def _signed_pow(x1: Any, x2: Any) -> Any:
+    """Integer ``x1 ** x2`` with the truncating rule for negative exponents: 1 for a base of 1,
+    +-1 for -1, 0 otherwise (0 ** -n is 0, as integer division by zero is)."""
+    negative = x2 < 0
+    power = torch.pow(x1, torch.where(negative, 0, x2))
+    sign = torch.where(x2 % 2 == 0, 1, -1)
+    inverse = torch.where(x1 == 1, 1, torch.where(x1 == -1, sign, 0))
+    return torch.where(negative, inverse.to(power.dtype), power)
 
 
 # Integer division by zero raises in torch (on CPU); numpy and arraylayer give 0.
