@@ -1,5 +1,6 @@
-"""Sessions: ``main`` (the main job), ``tests`` (the whole suite, CI's, with ``docs``), ``tests-<backend>``,
-``lint``, ``demo``, ``bench``, ``docs``, ``clients``.
+"""Sessions: ``main`` (the main job), ``tests`` (CI's, with ``docs``: the whole suite, then the official
+Array API suite and the client libraries, in one environment), ``tests-<backend>``, ``lint``, ``demo``,
+``bench``, ``docs``, and ``conformance`` and ``clients`` to run those two parts alone.
 
 Every install goes through constraints.txt, which pins the frameworks (torch==2.13.0 included:
 an unpinned torch would pull several GB of CUDA packages).
@@ -17,12 +18,20 @@ CONSTRAINTS = ("-c", "constraints.txt")
 BACKEND_EXTRAS = {"numpy": "", "jax": "jax", "torch": "torch", "tensorflow": "tensorflow"}
 
 
+# Everything CI's run needs: the frameworks, the test tools, the client libraries, the suite's plugins.
+EVERYTHING = ".[all,test,clients,conformance]"
+
+
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """The whole test suite on every backend (tests/clients/ is the ``clients`` session's; the
-    client libraries are installed here too, for the docs' examples that use them)."""
-    session.install(*CONSTRAINTS, "-e", ".[all,test,clients]")
+    """CI's run, in one environment: the whole test suite on every backend, then the official Array
+    API suite on every configuration (``conformance``) and the client libraries (``clients``).
+    Arguments go to the first pytest run only (``nox -s tests -- -k promotion``)."""
+    session.install(*CONSTRAINTS, "-e", EVERYTHING)
     session.run("pytest", "--ignore=tests/clients", *session.posargs)
+    if not session.posargs:
+        run_conformance(session, [])
+        run_clients(session, [])
 
 
 @nox.session(python=PYTHON, name="tests-backend")
@@ -89,9 +98,13 @@ def conformance(session: nox.Session) -> None:
     backend's Array namespace (jax with x64; jax-no-x64 on request), each with its committed xfails file
     (tests/conformance/xfails-<config>.txt). ``nox -s conformance -- torch --no-xfails`` runs one
     configuration without xfails; tests/conformance/run.py says more."""
-    session.install(*CONSTRAINTS, "-e", ".[all,test]", "pytest-json-report", "pytest-metadata", "ndindex")
-    configs = [a for a in session.posargs if a in CONFORMANCE_CONFIGS] or list(CONFORMANCE_DEFAULT)
-    options = [a for a in session.posargs if a not in CONFORMANCE_CONFIGS]
+    session.install(*CONSTRAINTS, "-e", EVERYTHING)
+    run_conformance(session, session.posargs)
+
+
+def run_conformance(session: nox.Session, arguments: list[str]) -> None:
+    configs = [a for a in arguments if a in CONFORMANCE_CONFIGS] or list(CONFORMANCE_DEFAULT)
+    options = [a for a in arguments if a not in CONFORMANCE_CONFIGS]
     for config in configs:
         session.run("python", "tests/conformance/run.py", config, *options)
 
@@ -101,6 +114,9 @@ def clients(session: nox.Session) -> None:
     """scikit-learn, SciPy, array-api-extra and einops run on arraylayer.Array of every backend
     (tests/clients/), their results compared with the same library on NumPy arrays; the summary
     prints passed/failed/xfailed per library and backend. SciPy reads SCIPY_ARRAY_API at import."""
-    session.install(*CONSTRAINTS, "-e", ".[all,test,clients]")
-    session.run("pytest", "tests/clients", *session.posargs,
-                env={"SCIPY_ARRAY_API": "1", "TF_CPP_MIN_LOG_LEVEL": "3"})
+    session.install(*CONSTRAINTS, "-e", EVERYTHING)
+    run_clients(session, session.posargs)
+
+
+def run_clients(session: nox.Session, arguments: list[str]) -> None:
+    session.run("pytest", "tests/clients", *arguments, env={"SCIPY_ARRAY_API": "1", "TF_CPP_MIN_LOG_LEVEL": "3"})
