@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import arraylayer as al
+
 to_numpy = np.asarray  # every backend here is on the CPU
 
 jax = pytest.importorskip("jax")
