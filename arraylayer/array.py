@@ -318,12 +318,16 @@ class Array:
                    dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
         """The DLPack capsule of the native array (TensorFlow's through tf.experimental.dlpack)."""
         native = self._native
+        if dl_device is not None:  # its own device means "as is": TensorFlow refuses any dl_device
+            if tuple(dl_device) != self.__dlpack_device__():
+                raise BufferError(f"__dlpack__(dl_device={dl_device}): the Array is on {self.__dlpack_device__()} "
+                                  f"and DLPack export does not move data; call to_device first.")
+            dl_device = None
+        if copy:  # copied here, the same on every backend (TensorFlow's exporter has no copy=)
+            native, copy = _backend(native).copy(native), None
         producer = getattr(native, "__dlpack__", None)
         if producer is None:  # TensorFlow tensors export through a function
-            backend = _backend(native)
-            if copy:
-                native = backend.copy(native)
-            return backend.module.experimental.dlpack.to_dlpack(native)
+            return _backend(native).module.experimental.dlpack.to_dlpack(native)
         options = {key: value for key, value in (("stream", stream), ("max_version", max_version),
                                                  ("dl_device", dl_device), ("copy", copy)) if value is not None}
         return producer(**options)

@@ -21,6 +21,12 @@ J = np.array([1, 5, 7, 3])
 NANS = np.array([1.0, np.nan, 3.0, -np.inf, 2.0])
 COMPLEX = np.array([1 + 1j, -2.0 + 0.5j, 0.0 - 3j])
 
+def _namespace(x: Any, options: dict[str, Any]) -> Any:
+    """The namespace a case computes with: ``xp=`` when given, else the input's own (NumPy's for
+    NumPy arrays). Indexing a native tf.Tensor with an integer array is no part of TensorFlow."""
+    return options.get("xp") or (np if isinstance(x, np.ndarray) else x.__array_namespace__())
+
+
 # name -> (call(xpx function arguments..., **xp), NumPy arguments)
 CASES: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
     "atleast_nd": (lambda x, **k: xpx.atleast_nd(x, ndim=3, **k), (V,)),
@@ -43,7 +49,7 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
     "angle": (lambda x, **k: xpx.angle(x, deg=True, **k), (COMPLEX,)),
     "deg2rad": (lambda x, **k: xpx.deg2rad(x, **k), (V,)),
     "partition": (lambda x, **k: xpx.partition(x, 4, **k)[4], (I,)),
-    "argpartition": (lambda x, **k: x[xpx.argpartition(x, 4, **k)][4], (I,)),
+    "argpartition": (lambda x, **k: _namespace(x, k).take(x, xpx.argpartition(x, 4, **k))[4], (I,)),
     "searchsorted": (lambda a, b, **k: xpx.searchsorted(a, b, side="right", **k), (np.sort(I), J)),
     "unravel_index": (lambda x, **k: xpx.unravel_index(x, (2, 5), **k), (I,)),
     "apply_where": (lambda x, **k: xpx.apply_where(x > 0, x, lambda v: v ** 0.5, fill_value=-1.0, **k), (V,)),
