@@ -110,8 +110,9 @@ def {name}(self, other, /{modulo}):
         if other is NotImplemented:
             return NotImplemented
     native = self._native{planned}
+    result = {function}({arguments})
     array = _object_new(Array)
-    array._native = {function}({arguments})
+    array._native = result if result.__class__ is native.__class__ else _zero_d(result)
     return array
 """
 # The planned path of an elementwise function (two arrays of one class and dtype: its cached
@@ -124,8 +125,9 @@ _PLANNED_SOURCE: Final = """
         except (AttributeError, KeyError):
             run = None
         if run is not None:
+            result = run({arguments})
             array = _object_new(Array)
-            array._native = run({arguments})
+            array._native = result if result.__class__ is cls else _zero_d(result)
             return array"""
 _UNARY_SOURCE: Final = """
 def {name}(self):
@@ -134,10 +136,19 @@ def {name}(self):
         run = {plans}[type(native)][native.dtype]
     except (AttributeError, KeyError):
         run = {function}
+    result = run(native)
     array = _object_new(Array)
-    array._native = run(native)
+    array._native = result if result.__class__ is native.__class__ else _zero_d(result)
     return array
 """
+
+
+def _zero_d(result: Any) -> Any:
+    """A NumPy scalar (what NumPy's ufuncs give for 0-d arrays) as the 0-d array the standard
+    asks for; anything else as it is. Operators call it only when the result's class is not the
+    operand's, so the common path pays one identity check."""
+    numpy = sys.modules.get("numpy")
+    return numpy.asarray(result) if numpy is not None and isinstance(result, numpy.generic) else result
 
 
 def _generated(source: str, name: str, doc: str) -> Callable[..., Any]:
@@ -568,6 +579,8 @@ def _inplace(function: Callable[[Any, Any], Any], array: Array, other: Any, symb
         return NotImplemented
     before = array._native
     result = function(before, native)
+    if result.__class__ is not before.__class__:
+        result = _zero_d(result)
     backend = _backend(before)
     dtype, new_dtype = backend.dtype_of(before), backend.dtype_of(result)
     if new_dtype is not dtype:

@@ -44,3 +44,44 @@ def test_numpy_imports_array_through_dlpack_on_cpu(backend, copy):
     if copy:  # a copy: writing to the source (in place on NumPy and PyTorch) leaves it as it was
         source[0, 0] = -1.0
         assert float(result[0, 0]) == 0.0 and float(np.asarray(source)[0, 0]) == -1.0
+
+
+# Every operator on 0-d Arrays: NumPy's ufuncs give NumPy scalars for 0-d inputs, which would
+# leave a scalar inside the Array (SciPy's f_oneway then failed assigning into one).
+OPERATORS = {
+    "a + b": lambda a, b: a + b, "a - 1.5": lambda a, b: a - 1.5, "2.0 / a": lambda a, b: 2.0 / a,
+    "a ** 2.0": lambda a, b: a ** 2.0, "-a": lambda a, b: -a, "abs(a)": lambda a, b: abs(a),
+    "a > b": lambda a, b: a > b, "a == 1.0": lambda a, b: a == 1.0, "v @ v": lambda a, b: b @ b,
+}
+
+
+@pytest.mark.parametrize("name", list(OPERATORS))
+def test_operators_on_0d_arrays_give_0d_arrays(backend, name):
+    a = al.Array(make_array(backend, "float32", 2.0))
+    vector = al.Array(make_array(backend, "float32", [1.0, 2.0]))
+    result = OPERATORS[name](a, vector if name == "v @ v" else al.Array(make_array(backend, "float32", 3.0)))
+    native_backend = al.registry.get_backend(backend)
+    assert isinstance(result.native, native_backend.array_types) and not isinstance(result.native, np.generic)
+    assert tuple(result.shape) == ()
+    expected = OPERATORS[name](np.float32(2.0), np.array([1.0, 2.0], np.float32) if name == "v @ v" else np.float32(3.0))
+    assert np.asarray(result).item() == pytest.approx(float(expected))
+
+
+def test_in_place_operator_on_0d_array_keeps_an_array(backend):
+    a = al.Array(make_array(backend, "float32", 2.0))
+    a += 1.0
+    assert not isinstance(a.native, np.generic) and tuple(a.shape) == () and float(a) == 3.0
+
+
+@pytest.mark.parametrize("where", ["prepend", "append", "both"])
+def test_diff_with_prepend_and_append(backend, where):
+    # SciPy's rankdata calls xp.diff(indices, append=...)
+    x = make_array(backend, "int32", [1, 4, 9, 16])
+    edges = {"prepend": [0], "append": [30]}
+    options = {k: make_array(backend, "int32", v) for k, v in edges.items() if where in (k, "both")}
+    expected = np.diff(np.array([1, 4, 9, 16], np.int32), **{k: np.array(v, np.int32) for k, v in edges.items()
+                                                              if where in (k, "both")})
+    result = al.diff(x, **options)
+    assert np.asarray(result).tolist() == expected.tolist() and str(al.registry.backend_of(result).dtype_of(result)) == "int32"
+    with pytest.raises(al.InvalidArgumentError, match="must match x's shape"):
+        al.diff(x, append=make_array(backend, "int32", [[1, 2]]))
