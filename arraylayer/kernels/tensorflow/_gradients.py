@@ -108,6 +108,12 @@ def pow_rule(g: Any, result: Any, x1: Any, x2: Any) -> tuple[Any, Any]:
     return g * by_base, g * by_exponent
 
 
+def remainder_rule(g: Any, result: Any, x1: Any, x2: Any) -> tuple[Any, Any]:
+    """``(1, -floor(x1 / x2))`` everywhere, zero results included (where the signed-zero fix of
+    the values would otherwise cut the gradient off)."""
+    return g, -g * tf.math.floor(tf.math.truediv(x1, x2))
+
+
 def norm_sqrt_rule(g: Any, result: Any, x: Any) -> tuple[Any]:
     """The square root that ends a 2-norm or a standard deviation: ``1 / (2 sqrt(x))``, and 0
     at 0, so that the norm of zeros (a cone's tip) has gradient 0 rather than ``inf * 0``."""
