@@ -373,19 +373,8 @@ def _cotangent(case: Case, args: tuple[np.ndarray, ...]) -> np.ndarray:
     return np.random.default_rng(SEED).uniform(0.5, 1.5, shape)
 
 
-# Known failures, each with its cause (strict: an xfail that passes fails, so the mark goes when it is fixed).
-KNOWN_FAILURES = {
-    **{("jax", name): "arraylayer's jax backend reads x.devices() of a traced array in *_like (device_of in "
-                      "arraylayer/backends/jax.py), which raises ConcretizationTypeError under jax.grad"
-       for name in ("zeros_like", "ones_like", "full_like")},
-}
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_gradient_at_random_points(ad_backend, name, request):
-    reason = KNOWN_FAILURES.get((ad_backend, name))
-    if reason:
-        request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
+def test_gradient_at_random_points(ad_backend, name):
     case = CASES[name]
     cotangent = _cotangent(case, case.args)
     expected = finite_difference(lambda *xs: case.oracle(*xs, **case.constants), list(case.args), cotangent)
