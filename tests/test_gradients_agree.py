@@ -460,6 +460,21 @@ def test_gradient_at_random_points(ad_backend, name):
     assert_gradients(_case_gradient(ad_backend, case, case.args, cotangent), expected, name)
 
 
+@pytest.mark.parametrize("name", ["fft", "ifft", "fftn", "ifftn"])
+def test_unitary_fft_keeps_the_energy_and_its_gradient(ad_backend, name):
+    """An analytic oracle: with norm="ortho" the transforms are unitary (Parseval), so the energy
+    of the spectrum, sum |F(x)|**2, is sum x**2 and its gradient 2 x."""
+    transform = getattr(al.fft, name)
+
+    def energy(x: Any) -> Any:
+        spectrum = transform(al.astype(x, "complex128"), norm="ortho")
+        return al.sum(al.add(al.square(al.real(spectrum)), al.square(al.imag(spectrum))))
+
+    x = _random((3, 4), key=3)
+    got = al.grad(energy)(native(ad_backend, x))
+    assert_gradients([host(ad_backend, got)], [2 * x], f"energy of {name}")
+
+
 @pytest.mark.parametrize("name", sorted(TIES))
 def test_gradient_at_ties_and_kinks(ad_backend, name):
     case = CASES[name]
