@@ -13,7 +13,9 @@ test_autodiff.py).
 
 from __future__ import annotations
 
+import logging
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -473,6 +475,25 @@ def test_unitary_fft_keeps_the_energy_and_its_gradient(ad_backend, name):
     x = _random((3, 4), key=3)
     got = al.grad(energy)(native(ad_backend, x))
     assert_gradients([host(ad_backend, got)], [2 * x], f"energy of {name}")
+
+
+def test_gradients_through_complex_values_are_quiet(ad_backend, caplog):
+    """Nothing is logged or warned while gradients flow back through complex values to real
+    inputs (TensorFlow's own gradients of casts and eig log, once per call, that the imaginary
+    part is discarded: keeping the real part is the gradient of a real input)."""
+    def loss(x: Any, m: Any) -> Any:
+        spectrum = al.fft.fft(al.astype(x, "complex128"))
+        largest = al.max(al.real(al.linalg.eigvals(m)))
+        vectors = al.linalg.eig(m).eigenvectors
+        return al.add(al.add(al.sum(al.real(spectrum)), largest), al.sum(al.real(al.multiply(vectors, al.conj(vectors)))))
+
+    caplog.set_level(logging.WARNING)
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        for _ in range(2):
+            al.grad(loss, argnums=(0, 1))(native(ad_backend, V4), native(ad_backend, REAL_SPECTRUM))
+    assert [str(w.message) for w in warned] == []
+    assert caplog.messages == []
 
 
 @pytest.mark.parametrize("name", sorted(TIES))
