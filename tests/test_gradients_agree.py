@@ -496,6 +496,24 @@ def test_gradients_through_complex_values_are_quiet(ad_backend, caplog):
     assert caplog.messages == []
 
 
+@pytest.mark.parametrize("compile_it", [False, True], ids=["eager", "compiled"])
+def test_complex_values_on_the_way_inside_the_compiler(ad_backend, compile_it):
+    """The fft and eig gradients under jax.jit, tf.function and torch.compile(fullgraph=True),
+    against analytic values: the energy of a unitary fft has gradient 2x; the largest eigenvalue
+    of an upper triangular matrix, 3 = m[1, 1] here, has gradient u v^T / (u . v) with the left
+    eigenvector u = (0, 1) and the right one v = (1, 1)."""
+    def loss(x: Any, m: Any) -> Any:
+        spectrum = al.fft.fft(al.astype(x, "complex128"), norm="ortho")
+        energy = al.sum(al.add(al.square(al.real(spectrum)), al.square(al.imag(spectrum))))
+        return al.add(energy, al.max(al.real(al.linalg.eigvals(m))))
+
+    x, m = np.array([1.0, -2.0, 0.5]), np.array([[2.0, 1.0], [0.0, 3.0]])
+    g = al.grad(loss, argnums=(0, 1))
+    gx, gm = (compiled(ad_backend, g) if compile_it else g)(native(ad_backend, x), native(ad_backend, m))
+    assert_gradients([host(ad_backend, gx), host(ad_backend, gm)], [2 * x, np.array([[0.0, 0.0], [1.0, 1.0]])],
+                     "fft energy and largest eigenvalue")
+
+
 @pytest.mark.parametrize("name", sorted(TIES))
 def test_gradient_at_ties_and_kinks(ad_backend, name):
     case = CASES[name]
