@@ -454,7 +454,8 @@ class Array:
         native = self._native
         key = _unwrap_key(key)
         standard = _STANDARD_GETITEM.get(_backend(native).name)
-        return _wrap(native[key] if standard is None else standard(native, key))
+        result = native[key] if standard is None else standard(native, key)
+        return _wrap(result if result.__class__ is native.__class__ else _zero_d(result))
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         """Assign ``value`` (an array or Python scalar whose promotion with this array keeps its

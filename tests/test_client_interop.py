@@ -85,3 +85,15 @@ def test_diff_with_prepend_and_append(backend, where):
     assert np.asarray(result).tolist() == expected.tolist() and str(al.registry.backend_of(result).dtype_of(result)) == "int32"
     with pytest.raises(al.InvalidArgumentError, match="must match x's shape"):
         al.diff(x, append=make_array(backend, "int32", [[1, 2]]))
+
+
+@pytest.mark.parametrize("key", [0, (1,), -1, (Ellipsis, 2)], ids=str)
+def test_integer_index_gives_a_0d_array(backend, key):
+    # NumPy gives a NumPy scalar for x[0]; the standard (and every other backend) a 0-d array,
+    # which can then be assigned into and exported like any Array.
+    x = al.Array(make_array(backend, "float32", [1.0, 2.0, 3.0]))
+    item = x[key]
+    assert not isinstance(item.native, np.generic) and tuple(item.shape) == ()
+    assert float(item) == float(np.array([1.0, 2.0, 3.0])[key])
+    item[()] = 7.0
+    assert float(item) == 7.0 and np.from_dlpack(item).shape == ()
