@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 xpx = pytest.importorskip("array_api_extra")
+# 0.11.5 deprecates its expand_dims (the standard's takes tuple axes since 2025.12); still tested.
+pytestmark = pytest.mark.filterwarnings("ignore:`xpx.expand_dims` is deprecated:DeprecationWarning")
 
 RNG = np.random.default_rng(2)
 V = RNG.normal(size=7)
