@@ -38,9 +38,11 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = Non
     if len(x.shape) == 0:
         raise InvalidArgumentError("diff needs an array of at least one dimension; reshape a 0-d array first.")
     axis = arguments.axis(axis, len(x.shape))
+    def across(shape: tuple[int, ...]) -> tuple[int, ...]:  # (this module's ``any`` is the Array API's)
+        return tuple(int(size) for i, size in enumerate(shape) if i != axis)
+
     for other in extra:
-        if len(other.shape) != len(x.shape) or any(
-                a != b for i, (a, b) in enumerate(zip(other.shape, x.shape, strict=True)) if i != axis):
+        if len(other.shape) != len(x.shape) or across(other.shape) != across(x.shape):
             raise InvalidArgumentError(f"diff's prepend/append of shape {tuple(other.shape)} must match x's shape "
                                        f"{tuple(x.shape)} except along axis {axis}.")
     # Differences beyond the length are all empty: stop there instead of running n passes.
