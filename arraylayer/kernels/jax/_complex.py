@@ -45,11 +45,13 @@ def log(x: Any) -> Any:
 
 @jax.jit
 def sqrt(x: Any) -> Any:
-    """sqrt(+inf + NaN j) is inf + NaN j, sqrt(-inf + NaN j) is NaN + inf j."""
+    """sqrt(anything +- inf j) is inf +- inf j (NaN too); sqrt(+inf + NaN j) is inf + NaN j,
+    sqrt(-inf + NaN j) is NaN + inf j."""
     re, im = jnp.real(x), jnp.imag(x)
     plus = re > 0
     special = _complex(jnp.where(plus, _INF, _NAN), jnp.where(plus, _NAN, _INF), re)
-    return jnp.where(jnp.isinf(re) & jnp.isnan(im), special, jnp.sqrt(x))
+    out = jnp.where(jnp.isinf(re) & jnp.isnan(im), special, jnp.sqrt(x))
+    return jnp.where(jnp.isinf(im), _complex(_INF, im, re), out)
 
 
 @jax.jit
@@ -79,23 +81,35 @@ def tanh(x: Any) -> Any:
 
 @jax.jit
 def acos(x: Any) -> Any:
-    """acos(+-0 + NaN j) is pi/2 + NaN j."""
+    """With a NaN component: pi/2 + NaN j at a zero real part, NaN -+ inf j beside an infinity,
+    NaN + NaN j otherwise (jax's large-argument formula gives a number for some)."""
     re, im = jnp.real(x), jnp.imag(x)
-    return jnp.where((re == 0) & jnp.isnan(im), _complex(_HALF_PI, _NAN, re), jnp.acos(x))
+    nan_re, nan_im = jnp.isnan(re), jnp.isnan(im)
+    special = _complex(jnp.where((re == 0) & nan_im, _HALF_PI, _NAN),
+                       jnp.where(jnp.isinf(re) & nan_im, _INF, jnp.where(nan_re & jnp.isinf(im), -im, _NAN)), re)
+    return jnp.where(nan_re | nan_im, special, jnp.acos(x))
 
 
 @jax.jit
 def acosh(x: Any) -> Any:
-    """acosh(+-0 + NaN j) is NaN + pi/2 j."""
+    """With a NaN component: NaN + pi/2 j at a zero real part, inf + NaN j beside an infinity,
+    NaN + NaN j otherwise."""
     re, im = jnp.real(x), jnp.imag(x)
-    return jnp.where((re == 0) & jnp.isnan(im), _complex(_NAN, _HALF_PI, re), jnp.acosh(x))
+    nan_re, nan_im = jnp.isnan(re), jnp.isnan(im)
+    special = _complex(jnp.where(jnp.isinf(re) | jnp.isinf(im), _INF, _NAN),
+                       jnp.where((re == 0) & nan_im, _HALF_PI, _NAN), re)
+    return jnp.where(nan_re | nan_im, special, jnp.acosh(x))
 
 
 @jax.jit
 def asinh(x: Any) -> Any:
-    """asinh(NaN +- 0j) is NaN +- 0j."""
+    """With a NaN component: NaN +- 0j at a zero imaginary part, +-inf + NaN j beside an infinity,
+    NaN + NaN j otherwise."""
     re, im = jnp.real(x), jnp.imag(x)
-    return jnp.where(jnp.isnan(re) & (im == 0), _complex(_NAN, im, re), jnp.asinh(x))
+    nan_re, nan_im = jnp.isnan(re), jnp.isnan(im)
+    special = _complex(jnp.where(jnp.isinf(re), re, jnp.where(jnp.isinf(im), _INF, _NAN)),
+                       jnp.where(nan_re & (im == 0), im, _NAN), re)
+    return jnp.where(nan_re | nan_im, special, jnp.asinh(x))
 
 
 @jax.jit
