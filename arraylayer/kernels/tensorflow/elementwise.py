@@ -444,9 +444,12 @@ def expm1(x: Any, /) -> Any:
 
 
 def log1p(x: Any, /) -> Any:
-    """Complex input at infinities and NaN: log(1 + x), which has the standard's special values
-    there (the framework's complex log1p does not)."""
+    """Complex input at infinities, NaN and -1: log(1 + x), which has the standard's special values
+    there (the framework's complex log1p does not: log1p(-1 + 0j) is -inf + nanj)."""
     if not x.dtype.is_complex:
         return tf.math.log1p(x)
-    finite = tf.math.logical_and(tf.math.is_finite(tf.math.real(x)), tf.math.is_finite(tf.math.imag(x)))
-    return tf.where(finite, tf.math.log1p(x), tf.math.log(x + tf.constant(1, dtype=x.dtype)))
+    one = tf.constant(1, dtype=x.dtype)
+    regular = tf.math.logical_and(
+        tf.math.logical_and(tf.math.is_finite(tf.math.real(x)), tf.math.is_finite(tf.math.imag(x))),
+        tf.math.not_equal(x, -one))
+    return tf.where(regular, tf.math.log1p(x), tf.math.log(x + one))
