@@ -26,6 +26,7 @@ from ._gradients import (
     may_differentiate,
     minimum_rule,
     pow_rule,
+    remainder_rule,
     with_gradient,
 )
 
@@ -227,15 +228,23 @@ def _float_floor_divide(x1: Any, x2: Any) -> Any:
 
 
 def remainder(x1: Any, x2: Any, /) -> Any:
-    """TF's ``floormod`` has Python's sign rule for integers and floats alike; a zero
+    """TF's ``floormod`` has Python's sign rule for integers and floats alike; a zero float
     remainder takes the sign of ``x2`` as NumPy's (TF gives ``0.0 % -2.0`` as ``+0.0``)."""
     x1, x2 = pair(x1, x2)
     if x1.dtype.is_floating:
-        result = tf.math.floormod(x1, x2)
-        zero = tf.zeros_like(result)
-        signed_zero = tf.where(tf.math.less(x2, 0.0), tf.math.negative(zero), zero)
-        return tf.where(tf.math.equal(result, 0.0), signed_zero, result)
+        return _float_remainder(x1, x2)
     return _integer_division(tf.math.floormod, x1, x2)
+
+
+def _signed_floormod(x1: Any, x2: Any) -> Any:
+    result = tf.math.floormod(x1, x2)
+    zero = tf.zeros_like(result)
+    signed_zero = tf.where(tf.math.less(x2, 0.0), tf.math.negative(zero), zero)
+    return tf.where(tf.math.equal(result, 0.0), signed_zero, result)
+
+
+# the signed zeros are constants: without the rule, a zero remainder would have gradient 0
+_float_remainder = with_gradient(_signed_floormod, remainder_rule)
 
 
 # -- rounding --------------------------------------------------------------------------------
