@@ -27,6 +27,9 @@ COMPLEX_CASES = [
     ("exp", complex(INF, NAN), complex(INF, NAN)),
     ("expm1", complex(-INF, INF), complex(-1.0, 0.0)),
     ("expm1", complex(INF, NAN), complex(INF, NAN)),
+    ("expm1", complex(-0.0, 0.0), complex(0.0, 0.0)),  # NumPy, torch, TensorFlow: -0 + 0j
+    ("acos", complex(0.0, 0.0), complex(HALF_PI, -0.0)),  # torch: pi/2 + 0j
+    ("acos", complex(-0.0, 0.0), complex(HALF_PI, -0.0)),
     ("log", complex(INF, NAN), complex(INF, NAN)),
     ("log", complex(-INF, NAN), complex(INF, NAN)),
     ("log", complex(NAN, INF), complex(INF, NAN)),
