@@ -444,18 +444,24 @@ def _bound(value: Any, dtype: Any) -> Any:
 
 
 def expm1(x: Any, /) -> Any:
-    """Complex input at infinities and NaN: exp(x) - 1, which has the standard's special values
-    there (the framework's complex expm1 gives nan + nanj for all of them)."""
+    """Complex input at infinities, NaN and zero: exp(x) - 1, which has the standard's special
+    values there (the framework's complex expm1 gives nan + nanj at the first two, -0 + 0j for
+    -0 + 0j where the standard says 0 + 0j)."""
     if not x.dtype.is_complex:
         return tf.math.expm1(x)
+    one = tf.constant(1, dtype=x.dtype)
     finite = tf.math.logical_and(tf.math.is_finite(tf.math.real(x)), tf.math.is_finite(tf.math.imag(x)))
-    return tf.where(finite, tf.math.expm1(x), tf.math.exp(x) - tf.constant(1, dtype=x.dtype))
+    regular = tf.math.logical_and(finite, tf.math.not_equal(x, tf.constant(0, dtype=x.dtype)))
+    return tf.where(regular, tf.math.expm1(x), tf.math.exp(x) - one)
 
 
 def log1p(x: Any, /) -> Any:
-    """Complex input at infinities and NaN: log(1 + x), which has the standard's special values
-    there (the framework's complex log1p does not)."""
+    """Complex input at infinities, NaN and -1: log(1 + x), which has the standard's special values
+    there (the framework's complex log1p does not: log1p(-1 + 0j) is -inf + nanj)."""
     if not x.dtype.is_complex:
         return tf.math.log1p(x)
-    finite = tf.math.logical_and(tf.math.is_finite(tf.math.real(x)), tf.math.is_finite(tf.math.imag(x)))
-    return tf.where(finite, tf.math.log1p(x), tf.math.log(x + tf.constant(1, dtype=x.dtype)))
+    one = tf.constant(1, dtype=x.dtype)
+    regular = tf.math.logical_and(
+        tf.math.logical_and(tf.math.is_finite(tf.math.real(x)), tf.math.is_finite(tf.math.imag(x))),
+        tf.math.not_equal(x, -one))
+    return tf.where(regular, tf.math.log1p(x), tf.math.log(x + one))
