@@ -482,6 +482,8 @@ class Array:
                 native.assign(updated)
             else:
                 self._native = updated
+        elif backend.name == "torch":
+            indexing.torch_set(native, key, value)
         else:
             native[key] = value
 
@@ -626,7 +628,7 @@ def _unwrap_key_part(k: Any) -> Any:
         return k._native
     if k.__class__ is slice and not indexing._plain_slice(k):
         return slice(*(None if b is None else operator.index(b) for b in (k.start, k.stop, k.step)))
-    return k
+    return indexing.python_part(k)
 
 
 def _tensorflow_getitem(x: Any, key: Any) -> Any:
@@ -638,6 +640,7 @@ def _tensorflow_getitem(x: Any, key: Any) -> Any:
 # Backends whose own indexing is not the standard's: name -> getitem(native, key).
 _STANDARD_GETITEM: dict[str, Callable[[Any, Any], Any]] = {
     "jax": indexing.jax_getitem,
+    "torch": indexing.torch_getitem,
     "tensorflow": _tensorflow_getitem,
 }
 
