@@ -125,7 +125,10 @@ _PLANNED_SOURCE: Final = """
         except (AttributeError, KeyError):
             run = None
         if run is not None:
-            result = run({arguments})
+            try:  # free unless raised; then the public function raises arraylayer's error
+                result = run({arguments})
+            except Exception:
+                result = {function}({arguments})
             array = _object_new(Array)
             array._native = result if result.__class__ is cls else _zero_d(result)
             return array"""
@@ -171,7 +174,7 @@ def _binary_method(function: Callable[[Any, Any], Any], name: str, reflected: bo
     planned = ""
     if hasattr(function, "plans"):
         globals()[f"_PLANS_{fn}"] = function.plans
-        planned = _PLANNED_SOURCE.format(plans=f"_PLANS_{fn}", arguments=arguments)
+        planned = _PLANNED_SOURCE.format(plans=f"_PLANS_{fn}", arguments=arguments, function=fn)
     source = _BINARY_SOURCE.format(
         name=name, modulo=", modulo=None" if takes_modulo else "",
         check_modulo="_no_modulo(modulo)\n    " if takes_modulo else "",
