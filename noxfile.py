@@ -87,15 +87,13 @@ def docs(session: nox.Session) -> None:
 
 
 CONFORMANCE_CONFIGS = ("numpy", "jax", "jax-no-x64", "torch", "tensorflow")
-# jax-no-x64 is left out of the default run while the suite cannot start there (with narrowing,
-# the namespace's uint64 is its uint32, which the suite refuses): ``nox -s conformance -- jax-no-x64``.
-CONFORMANCE_DEFAULT = ("numpy", "jax", "torch", "tensorflow")
+CONFORMANCE_DEFAULT = CONFORMANCE_CONFIGS
 
 
 @nox.session(python=PYTHON)
 def conformance(session: nox.Session) -> None:
     """The official Array API suite (../shared/array-api-tests, or $ARRAY_API_TESTS_DIR) against each
-    backend's Array namespace (jax with x64; jax-no-x64 on request), each with its committed xfails file
+    backend's Array namespace (jax with and without x64), each with its committed xfails file
     (tests/conformance/xfails-<config>.txt). ``nox -s conformance -- torch --no-xfails`` runs one
     configuration without xfails; tests/conformance/run.py says more."""
     session.install(*CONSTRAINTS, "-e", EVERYTHING)

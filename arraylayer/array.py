@@ -110,8 +110,9 @@ def {name}(self, other, /{modulo}):
         if other is NotImplemented:
             return NotImplemented
     native = self._native{planned}
+    result = {function}({arguments})
     array = _object_new(Array)
-    array._native = {function}({arguments})
+    array._native = result if result.__class__ is native.__class__ else _zero_d(result)
     return array
 """
 # The planned path of an elementwise function (two arrays of one class and dtype: its cached
@@ -124,8 +125,12 @@ _PLANNED_SOURCE: Final = """
         except (AttributeError, KeyError):
             run = None
         if run is not None:
+            try:  # free unless raised; then the public function raises arraylayer's error
+                result = run({arguments})
+            except Exception:
+                result = {function}({arguments})
             array = _object_new(Array)
-            array._native = run({arguments})
+            array._native = result if result.__class__ is cls else _zero_d(result)
             return array"""
 _UNARY_SOURCE: Final = """
 def {name}(self):
@@ -134,10 +139,19 @@ def {name}(self):
         run = {plans}[type(native)][native.dtype]
     except (AttributeError, KeyError):
         run = {function}
+    result = run(native)
     array = _object_new(Array)
-    array._native = run(native)
+    array._native = result if result.__class__ is native.__class__ else _zero_d(result)
     return array
 """
+
+
+def _zero_d(result: Any) -> Any:
+    """A NumPy scalar (what NumPy's ufuncs give for 0-d arrays) as the 0-d array the standard
+    asks for; anything else as it is. Operators call it only when the result's class is not the
+    operand's, so the common path pays one identity check."""
+    numpy = sys.modules.get("numpy")
+    return numpy.asarray(result) if numpy is not None and isinstance(result, numpy.generic) else result
 
 
 def _generated(source: str, name: str, doc: str) -> Callable[..., Any]:
@@ -160,7 +174,7 @@ def _binary_method(function: Callable[[Any, Any], Any], name: str, reflected: bo
     planned = ""
     if hasattr(function, "plans"):
         globals()[f"_PLANS_{fn}"] = function.plans
-        planned = _PLANNED_SOURCE.format(plans=f"_PLANS_{fn}", arguments=arguments)
+        planned = _PLANNED_SOURCE.format(plans=f"_PLANS_{fn}", arguments=arguments, function=fn)
     source = _BINARY_SOURCE.format(
         name=name, modulo=", modulo=None" if takes_modulo else "",
         check_modulo="_no_modulo(modulo)\n    " if takes_modulo else "",
@@ -318,12 +332,16 @@ class Array:
                    dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
         """The DLPack capsule of the native array (TensorFlow's through tf.experimental.dlpack)."""
         native = self._native
+        if dl_device is not None:  # its own device means "as is": TensorFlow refuses any dl_device
+            if tuple(dl_device) != self.__dlpack_device__():
+                raise BufferError(f"__dlpack__(dl_device={dl_device}): the Array is on {self.__dlpack_device__()} "
+                                  f"and DLPack export does not move data; call to_device first.")
+            dl_device = None
+        if copy:  # copied here, the same on every backend (TensorFlow's exporter has no copy=)
+            native, copy = _backend(native).copy(native), None
         producer = getattr(native, "__dlpack__", None)
         if producer is None:  # TensorFlow tensors export through a function
-            backend = _backend(native)
-            if copy:
-                native = backend.copy(native)
-            return backend.module.experimental.dlpack.to_dlpack(native)
+            return _backend(native).module.experimental.dlpack.to_dlpack(native)
         options = {key: value for key, value in (("stream", stream), ("max_version", max_version),
                                                  ("dl_device", dl_device), ("copy", copy)) if value is not None}
         return producer(**options)
@@ -439,7 +457,8 @@ class Array:
         native = self._native
         key = _unwrap_key(key)
         standard = _STANDARD_GETITEM.get(_backend(native).name)
-        return _wrap(native[key] if standard is None else standard(native, key))
+        result = native[key] if standard is None else standard(native, key)
+        return _wrap(result if result.__class__ is native.__class__ else _zero_d(result))
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         """Assign ``value`` (an array or Python scalar whose promotion with this array keeps its
@@ -466,6 +485,8 @@ class Array:
                 native.assign(updated)
             else:
                 self._native = updated
+        elif backend.name == "torch":
+            indexing.torch_set(native, key, value)
         else:
             native[key] = value
 
@@ -564,6 +585,8 @@ def _inplace(function: Callable[[Any, Any], Any], array: Array, other: Any, symb
         return NotImplemented
     before = array._native
     result = function(before, native)
+    if result.__class__ is not before.__class__:
+        result = _zero_d(result)
     backend = _backend(before)
     dtype, new_dtype = backend.dtype_of(before), backend.dtype_of(result)
     if new_dtype is not dtype:
@@ -608,7 +631,7 @@ def _unwrap_key_part(k: Any) -> Any:
         return k._native
     if k.__class__ is slice and not indexing._plain_slice(k):
         return slice(*(None if b is None else operator.index(b) for b in (k.start, k.stop, k.step)))
-    return k
+    return indexing.python_part(k)
 
 
 def _tensorflow_getitem(x: Any, key: Any) -> Any:
@@ -620,6 +643,7 @@ def _tensorflow_getitem(x: Any, key: Any) -> Any:
 # Backends whose own indexing is not the standard's: name -> getitem(native, key).
 _STANDARD_GETITEM: dict[str, Callable[[Any, Any], Any]] = {
     "jax": indexing.jax_getitem,
+    "torch": indexing.torch_getitem,
     "tensorflow": _tensorflow_getitem,
 }
 

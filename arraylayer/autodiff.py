@@ -309,7 +309,10 @@ def _tensorflow(call: _Call) -> tuple[Any, Any, list[Any]]:
     with tf.GradientTape(watch_accessed_variables=False) as tape:
         tape.watch(sources)
         value, aux = call.run(call.with_leaves(flat, [leaves for leaves, _ in flat]))
-    grads = tape.gradient(value, sources, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    from .kernels.tensorflow._gradients import real_part_casts_quiet
+
+    with real_part_casts_quiet():
+        grads = tape.gradient(value, sources, unconnected_gradients=tf.UnconnectedGradients.ZERO)
     dense = iter([tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g for g in grads])
     return call.value(value), aux, [rebuild([next(dense) for _ in leaves]) for leaves, rebuild in flat]
 

@@ -67,7 +67,8 @@ def _numpy_part(k: Any, to_numpy: Any) -> Any:
     if k.__class__ is slice:
         return slice(*(None if b is None else operator.index(b) for b in (k.start, k.stop, k.step)))
     if isinstance(k, (list,)):
-        return np.asarray(k)
+        array = np.asarray(k)  # an empty list indexes nothing: NumPy reads it as an empty integer array
+        return array.astype(np.intp) if array.size == 0 and array.dtype.kind == "f" else array
     return to_numpy(k)
 
 
@@ -77,14 +78,15 @@ def positions(shape: tuple[int, ...], key: Any) -> np.ndarray:
     import numpy as np
 
     grid = np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
-    selected = grid[key]
-    return np.asarray(selected)
+    return np.ascontiguousarray(grid[key])  # a fresh array: torch refuses NumPy's negative strides
 
 
 def _host(x: Any) -> Any:
-    """A framework array as a NumPy array (TensorFlow's through ``.numpy()``)."""
+    """A framework array as a NumPy array (TensorFlow's and torch's through ``.numpy()``)."""
     import numpy as np
 
+    if hasattr(x, "detach"):  # a torch tensor, on any device
+        return x.detach().cpu().numpy()
     return x.numpy() if hasattr(x, "numpy") else np.asarray(x)
 
 
@@ -100,12 +102,19 @@ def checked_positions(shape: tuple[int, ...], key: Any) -> np.ndarray | None:
     return positions(tuple(int(n) for n in shape), host_key)
 
 
+def _bool_in_tuple(key: Any) -> bool:
+    """Whether a tuple key holds a Python bool (a 0-d mask), which JAX mis-places beside None."""
+    return key.__class__ is tuple and any(k.__class__ is bool for k in key)
+
+
 def jax_getitem(x: Any, key: Any) -> Any:
     """JAX indexing with NumPy's IndexError where JAX would clamp an out-of-bounds index."""
     if is_basic(key):
         check_integer_bounds(x.shape, key)
-    else:
-        checked_positions(x.shape, key)
+        return x[key]
+    selected = checked_positions(x.shape, key)
+    if selected is not None and _bool_in_tuple(key):  # gather NumPy's positions instead
+        return x.reshape(-1)[selected.reshape(-1)].reshape(selected.shape)
     return x[key]
 
 
@@ -132,3 +141,51 @@ def tensorflow_set(tf: Any, x: Any, key: Any, value: Any) -> Any:
     updates = tf.broadcast_to(value, selected.shape)
     flat = tf.tensor_scatter_nd_update(tf.reshape(x, [-1]), selected.reshape(-1, 1), tf.reshape(updates, [-1]))
     return tf.reshape(flat, tf.shape(x))
+
+
+def python_part(k: Any) -> Any:
+    """A NumPy scalar or 0-d NumPy array in a key as the Python bool or int it stands for (torch
+    refuses NumPy bools; JAX reads ``np.False_`` as an integer); a list as the NumPy array NumPy
+    reads it as (JAX refuses lists)."""
+    if k.__class__ is list:
+        return _numpy_part(k, _host)
+    if k.__class__.__module__ != "numpy" or getattr(k, "shape", None) != ():
+        return k
+    kind = k.dtype.kind
+    return bool(k) if kind == "b" else int(k) if kind in "iu" else k
+
+
+def _reversing(key: Any) -> bool:
+    """Whether ``key`` holds a slice with a negative step (torch has none)."""
+    parts = key if key.__class__ is tuple else (key,)
+    return any(k.__class__ is slice and k.step is not None and operator.index(k.step) < 0 for k in parts)
+
+
+def torch_getitem(x: Any, key: Any) -> Any:
+    """torch indexing, plus negative slice steps (gathered from NumPy's positions) and NumPy
+    scalar keys."""
+    if not _reversing(key):
+        return x[key]
+    import torch
+
+    selected = positions(tuple(x.shape), numpy_key(key, _host))
+    flat = torch.as_tensor(selected.reshape(-1), device=x.device)
+    return x.reshape(-1)[flat].reshape(selected.shape)
+
+
+def torch_set(x: Any, key: Any, value: Any) -> None:
+    """``x[key] = value`` in place, negative slice steps included."""
+    if not _reversing(key):
+        x[key] = value
+        return
+    import torch
+
+    selected = positions(tuple(x.shape), numpy_key(key, _host))
+    flat = torch.as_tensor(selected.reshape(-1), device=x.device)
+    updates = torch.broadcast_to(torch.as_tensor(value, dtype=x.dtype, device=x.device), selected.shape)
+    if x.is_contiguous():
+        x.view(-1)[flat] = updates.reshape(-1)
+    else:  # no flat view of a strided tensor: write through a contiguous copy, then back
+        copy = x.contiguous()
+        copy.view(-1)[flat] = updates.reshape(-1)
+        x.copy_(copy)

@@ -263,7 +263,7 @@ def test_info_tells_the_truth(backend):
                 xp.zeros(1, dtype=name)
     assert xp.asarray(1.5).dtype is info.default_dtypes()["real floating"]
     assert xp.arange(3).dtype is info.default_dtypes()["integral"]
-    assert info.devices() == list(b.devices())
+    assert info.devices() == tuple(b.devices())
     assert info.default_device() in info.devices()
     x = xp.zeros(2)
     assert info.dtypes(device=x.device) == dtypes

@@ -161,6 +161,38 @@ def test_tracers_are_arrays_of_this_backend(b):
     assert al.backend_of(b.asarray([1], "int8")) is b
 
 
+def test_device_of_a_tracer(b):
+    """A tracer has no devices() (JAX raises): under an eager jax.grad it reports the device of
+    its concrete value, under jit and vmap JAX's default device, where the trace runs."""
+    seen = {}
+
+    def record(name):
+        def f(t):
+            seen[name] = b.device_of(t)
+            return jnp.sum(t)
+        return f
+
+    x = jax.device_put(jnp.ones(2), jax.devices("cpu")[0])  # committed to the CPU, whatever the default
+    jax.grad(record("grad"))(x)
+    jax.jit(record("jit"))(x)
+    jax.vmap(record("vmap"))(x)
+    with jax.default_device("cpu"):
+        jax.jit(record("jit, default 'cpu'"))(x)
+    with jax.default_device(jax.devices("cpu")[0]):
+        jax.jit(record("jit, default the CPU device"))(x)
+    default = b.device_of(jnp.zeros(()))  # an uncommitted array is on the default device
+    assert seen == {"grad": "cpu", "jit": default, "vmap": default, "jit, default 'cpu'": "cpu",
+                    "jit, default the CPU device": "cpu"}
+
+
+@pytest.mark.parametrize("transform", [jax.jit, jax.vmap], ids=["jit", "vmap"])
+def test_like_functions_inside_a_trace(transform):
+    """zeros_like/ones_like/full_like take the place of x from device_of, tracers included."""
+    x = jnp.arange(3.0)
+    made = transform(lambda t: (al.zeros_like(t), al.ones_like(t), al.full_like(t, 2.5)))(x)
+    assert [np.asarray(m).tolist() for m in made] == [[0.0] * 3, [1.0] * 3, [2.5] * 3]
+
+
 def test_from_dlpack_shares_values(b):
     host = np.arange(6, dtype=np.float32).reshape(2, 3)
     x = b.from_dlpack(host)

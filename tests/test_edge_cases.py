@@ -212,3 +212,14 @@ def test_unique_treats_each_nan_as_distinct(on):
     want = np.unique_counts(np.asarray([math.nan, 1.0, math.nan, 1.0]))
     assert str(values(al.unique_values(x))) == str(want.values.tolist()) == "[1.0, nan, nan]"
     assert values(al.unique_counts(x).counts) == [2, 1, 1]
+
+
+def test_broadcast_error_on_the_planned_array_paths_too(on):
+    """Array operators and the Array namespace call the planned kernel directly: a shape mismatch
+    there still becomes arraylayer's error naming both shapes, not the framework's."""
+    x, y = al.Array(al.asarray([[1.0, 2.0], [3.0, 4.0]])), al.Array(al.asarray([1.0, 2.0, 3.0]))
+    xp = x.__array_namespace__()
+    assert (x + x).shape == xp.multiply(x, x).shape == (2, 2)  # plans the float32 pair
+    for call in (lambda: x + y, lambda: y * x, lambda: xp.multiply(x, y), lambda: xp.add(y, x)):
+        with pytest.raises(InvalidArgumentError, match=r"\(2, 2\), \(3,\)|\(3,\), \(2, 2\)"):
+            call()

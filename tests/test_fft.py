@@ -127,3 +127,29 @@ def test_array_wrappers_stay_wrapped(backend):
     assert isinstance(result, al.Array)
     assert_close(to_numpy(backend, result._native),
                  np.fft.fft(_REAL.astype("float32")), "complex64", "fft(Array)")
+
+
+@pytest.mark.parametrize(("call", "error", "message"), [
+    (lambda x: al.fft.fft(x, norm=3), al.InvalidArgumentTypeError, "norm=3"),
+    (lambda x: al.fft.fft(x, n=2**60), al.InvalidArgumentError, "n=1152921504606846976"),
+    (lambda x: al.fft.fft(x, n=1.5), al.InvalidArgumentTypeError, "must be an integer"),
+    (lambda x: al.fft.fftn(x, axes=1), al.InvalidArgumentTypeError, "sequence of ints"),
+    (lambda x: al.fft.fftn(x, axes=(0, 5)), al.AxisError, "out of range"),
+    (lambda x: al.fft.fftn(x[:0]), al.InvalidArgumentError, "length 0"),
+    (lambda x: al.fft.fft(x[:, :0]), al.InvalidArgumentError, "length 0"),
+    (lambda x: al.fft.fftfreq(4, d=0), al.InvalidArgumentError, "non-zero"),
+    (lambda x: al.fft.fftfreq(-1), al.InvalidArgumentError, "count"),
+    (lambda x: al.fft.fftshift(x, axes=(0, 0)), al.AxisError, "distinct"),
+])
+def test_bad_arguments_get_one_arraylayer_error_everywhere(backend, call, error, message):
+    """Checked before any kernel runs: the same error type and message on every backend
+    (NumPy and PyTorch used to raise their own errors for empty input, JAX and TensorFlow none)."""
+    x = make_array(backend, "float32", np.ones((3, 4), np.float32))
+    with pytest.raises(error, match=message):
+        call(x)
+
+
+def test_zero_padding_an_empty_axis_works(backend):
+    x = make_array(backend, "float32", np.ones((3, 0), np.float32))
+    result = al.fft.fft(x, n=4)
+    np.testing.assert_allclose(to_numpy(backend, result), np.fft.fft(np.ones((3, 0), np.float32), n=4), atol=1e-6)

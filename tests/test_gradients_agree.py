@@ -13,7 +13,9 @@ test_autodiff.py).
 
 from __future__ import annotations
 
+import logging
 import math
+import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -294,13 +296,92 @@ CASES: dict[str, Case] = {
     "full_like": Case(lambda x: al.full_like(x, 2.0), lambda x: np.full_like(x, 2.0), (A,)),
 }
 
+
+
+# -- complex results: the loss differentiates their real and imaginary parts ----------------------
+def _al_complex(x: Any, y: Any) -> Any:
+    return al.add(al.astype(x, "complex128"), al.multiply(al.astype(y, "complex128"), 1j))
+
+
+def _al_parts(z: Any) -> Any:
+    """A complex result as a real array (its real and imaginary parts stacked); a real one as it is."""
+    return al.stack([al.real(z), al.imag(z)]) if al.isdtype(z.dtype, "complex floating") else z
+
+
+def _np_parts(z: np.ndarray) -> np.ndarray:
+    return np.stack([z.real, z.imag]) if np.iscomplexobj(z) else z
+
+
+def _fft_case(name: str, complex_input: bool, **options: Any) -> Case:
+    """``arraylayer.fft.<name>`` against ``numpy.fft.<name>``, of a complex input built from two
+    real arguments (real and imaginary parts) or of a real one."""
+    ours, theirs = getattr(al.fft, name), getattr(np.fft, name)
+    if complex_input:
+        return Case(lambda x, y: _al_parts(ours(_al_complex(x, y), **options)),
+                    lambda x, y: _np_parts(theirs(x + 1j * y, **options)), (A, A2))
+    return Case(lambda x: _al_parts(ours(x, **options)), lambda x: _np_parts(theirs(x, **options)), (A,))
+
+
+FFT_CASES = {
+    "fft": _fft_case("fft", True, n=6),  # zero padding
+    "ifft": _fft_case("ifft", True, axis=0, norm="ortho"),
+    "fftn": _fft_case("fftn", True, s=(2, 5), axes=(0, 1)),  # truncation and padding
+    "ifftn": _fft_case("ifftn", True, norm="forward"),
+    "rfft": _fft_case("rfft", False, n=5),
+    "irfft": _fft_case("irfft", True, n=6),  # even: the imaginary parts at 0 and n/2 are dropped
+    "rfftn": _fft_case("rfftn", False, axes=(0, 1)),
+    "irfftn": _fft_case("irfftn", True, s=(3, 5), axes=(0, 1)),  # odd: only the one at 0 is dropped
+    "hfft": _fft_case("hfft", True, n=7, norm="ortho"),
+    "ihfft": _fft_case("ihfft", False, axis=0),
+    "fftshift": _fft_case("fftshift", False, axes=(1,)),
+    "ifftshift": _fft_case("ifftshift", False),
+}
+
+
+# Eigenvalues come in no particular order and eigenvectors with any phase: the cases differentiate
+# what does not depend on those (sorted real parts, |imaginary parts|, squared moduli of the vectors),
+# of matrices whose eigenvalues stay apart under the finite difference's steps.
+_BASIS = _random((3, 3), key=2) + 2 * np.eye(3)
+REAL_SPECTRUM = _BASIS @ np.diag([1.0, 2.5, -1.5]) @ np.linalg.inv(_BASIS)
+COMPLEX_PAIR = _BASIS @ np.array([[1.0, -2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 3.0]]) @ np.linalg.inv(_BASIS)
+
+
+def _al_spectrum(w: Any) -> Any:
+    return al.concat([al.sort(al.real(w)), al.sort(al.abs(al.imag(w)))])
+
+
+def _np_spectrum(w: np.ndarray) -> np.ndarray:
+    return np.concat([np.sort(w.real), np.sort(np.abs(w.imag))])
+
+
+def _al_moduli(result: Any) -> Any:
+    v = result.eigenvectors
+    moduli = al.add(al.square(al.real(v)), al.square(al.imag(v)))
+    return al.take(moduli, al.argsort(al.real(result.eigenvalues)), axis=1)
+
+
+def _np_moduli(result: Any) -> np.ndarray:
+    return np.take(np.abs(result.eigenvectors) ** 2, np.argsort(result.eigenvalues.real), axis=1)
+
+
+EIG_CASES = {
+    "eigvals": Case(lambda x, y: al.concat([_al_spectrum(al.linalg.eigvals(x)), _al_spectrum(al.linalg.eigvals(y))]),
+                    lambda x, y: np.concat([_np_spectrum(np.linalg.eigvals(x)), _np_spectrum(np.linalg.eigvals(y))]),
+                    (REAL_SPECTRUM, COMPLEX_PAIR)),
+    "eig": Case(lambda x: _al_moduli(al.linalg.eig(x)), lambda x: _np_moduli(np.linalg.eig(x)), (REAL_SPECTRUM,)),
+}
+CASES.update(FFT_CASES)
+CASES.update(EIG_CASES)
+
 NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["argmax", "argmin", "argsort", "count_nonzero", "nonzero", "searchsorted", "matrix_rank"],
                     "integer-valued (indices or counts)"),
     **dict.fromkeys(["all", "any"], "bool-valued"),
     **dict.fromkeys(["can_cast", "finfo", "iinfo", "isdtype", "result_type"], "returns dtypes, limits or bools"),
-    **dict.fromkeys(["arange", "empty", "eye", "full", "linspace", "ones", "zeros"],
+    **dict.fromkeys(["arange", "empty", "eye", "full", "linspace", "ones", "zeros", "fftfreq", "rfftfreq"],
                     "takes no array (Python numbers and shapes only)"),
+    "broadcast_shapes": "takes shapes and returns a shape",
+    "isin": "bool-valued",
     "empty_like": "its values are undefined",
     "from_dlpack": "an interchange of memory, not a computation",
     **dict.fromkeys(["unique_all", "unique_counts", "unique_inverse", "unique_values"],
@@ -349,7 +430,7 @@ def _constants(backend: str, constants: dict[str, np.ndarray]) -> dict[str, Any]
 
 
 def _public_functions() -> set[str]:
-    modules = (*CATEGORIES, al.linalg)
+    modules = (*CATEGORIES, al.linalg, al.fft)
     return {name for module in modules for name in module.__all__
             if callable(getattr(module, name)) and not isinstance(getattr(module, name), type)}
 
@@ -373,23 +454,64 @@ def _cotangent(case: Case, args: tuple[np.ndarray, ...]) -> np.ndarray:
     return np.random.default_rng(SEED).uniform(0.5, 1.5, shape)
 
 
-# Known failures, each with its cause (strict: an xfail that passes fails, so the mark goes when it is fixed).
-KNOWN_FAILURES = {
-    **{("jax", name): "arraylayer's jax backend reads x.devices() of a traced array in *_like (device_of in "
-                      "arraylayer/backends/jax.py), which raises ConcretizationTypeError under jax.grad"
-       for name in ("zeros_like", "ones_like", "full_like")},
-}
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_gradient_at_random_points(ad_backend, name, request):
-    reason = KNOWN_FAILURES.get((ad_backend, name))
-    if reason:
-        request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
+def test_gradient_at_random_points(ad_backend, name):
     case = CASES[name]
     cotangent = _cotangent(case, case.args)
     expected = finite_difference(lambda *xs: case.oracle(*xs, **case.constants), list(case.args), cotangent)
     assert_gradients(_case_gradient(ad_backend, case, case.args, cotangent), expected, name)
+
+
+@pytest.mark.parametrize("name", ["fft", "ifft", "fftn", "ifftn"])
+def test_unitary_fft_keeps_the_energy_and_its_gradient(ad_backend, name):
+    """An analytic oracle: with norm="ortho" the transforms are unitary (Parseval), so the energy
+    of the spectrum, sum |F(x)|**2, is sum x**2 and its gradient 2 x."""
+    transform = getattr(al.fft, name)
+
+    def energy(x: Any) -> Any:
+        spectrum = transform(al.astype(x, "complex128"), norm="ortho")
+        return al.sum(al.add(al.square(al.real(spectrum)), al.square(al.imag(spectrum))))
+
+    x = _random((3, 4), key=3)
+    got = al.grad(energy)(native(ad_backend, x))
+    assert_gradients([host(ad_backend, got)], [2 * x], f"energy of {name}")
+
+
+def test_gradients_through_complex_values_are_quiet(ad_backend, caplog):
+    """Nothing is logged or warned while gradients flow back through complex values to real
+    inputs (TensorFlow's own gradients of casts and eig log, once per call, that the imaginary
+    part is discarded: keeping the real part is the gradient of a real input)."""
+    def loss(x: Any, m: Any) -> Any:
+        spectrum = al.fft.fft(al.astype(x, "complex128"))
+        largest = al.max(al.real(al.linalg.eigvals(m)))
+        vectors = al.linalg.eig(m).eigenvectors
+        return al.add(al.add(al.sum(al.real(spectrum)), largest), al.sum(al.real(al.multiply(vectors, al.conj(vectors)))))
+
+    caplog.set_level(logging.WARNING)
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        for _ in range(2):
+            al.grad(loss, argnums=(0, 1))(native(ad_backend, V4), native(ad_backend, REAL_SPECTRUM))
+    assert [str(w.message) for w in warned] == []
+    assert caplog.messages == []
+
+
+@pytest.mark.parametrize("compile_it", [False, True], ids=["eager", "compiled"])
+def test_complex_values_on_the_way_inside_the_compiler(ad_backend, compile_it):
+    """The fft and eig gradients under jax.jit, tf.function and torch.compile(fullgraph=True),
+    against analytic values: the energy of a unitary fft has gradient 2x; the largest eigenvalue
+    of an upper triangular matrix, 3 = m[1, 1] here, has gradient u v^T / (u . v) with the left
+    eigenvector u = (0, 1) and the right one v = (1, 1)."""
+    def loss(x: Any, m: Any) -> Any:
+        spectrum = al.fft.fft(al.astype(x, "complex128"), norm="ortho")
+        energy = al.sum(al.add(al.square(al.real(spectrum)), al.square(al.imag(spectrum))))
+        return al.add(energy, al.max(al.real(al.linalg.eigvals(m))))
+
+    x, m = np.array([1.0, -2.0, 0.5]), np.array([[2.0, 1.0], [0.0, 3.0]])
+    g = al.grad(loss, argnums=(0, 1))
+    gx, gm = (compiled(ad_backend, g) if compile_it else g)(native(ad_backend, x), native(ad_backend, m))
+    assert_gradients([host(ad_backend, gx), host(ad_backend, gm)], [2 * x, np.array([[0.0, 0.0], [1.0, 1.0]])],
+                     "fft energy and largest eigenvalue")
 
 
 @pytest.mark.parametrize("name", sorted(TIES))

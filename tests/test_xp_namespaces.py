@@ -25,7 +25,7 @@ def test_namespace_is_bound_to_its_backend(backend):
 
         moved = xp.asarray(np.arange(3, dtype=np.int16))  # another backend's array comes over
         assert al.backend_of(moved) is native and str(al.backend_of(moved).dtype_of(moved)) == "int16"
-        assert xp.__array_namespace_info__().devices() == list(native.devices())
+        assert xp.__array_namespace_info__().devices() == tuple(native.devices())
         assert al.backend_of(xp.fft.fftfreq(4)) is native  # takes no array: made on the namespace's backend
     assert xp.float32 == native.as_native_dtype("float32")
     y = xp.add(x, 1)

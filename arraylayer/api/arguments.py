@@ -158,11 +158,21 @@ def count(value: Any, parameter: str, *, upper: int = MAX_ELEMENTS) -> int:
     return n
 
 
-def shape(value: Any, parameter: str = "shape") -> tuple[int, ...]:
-    """``value`` (an int or a sequence of ints) as a tuple of non-negative ints whose product no
-    backend refuses to allocate for its size alone."""
+def dims_sequence(value: Any) -> tuple[Any, ...] | None:
+    """``value`` as a tuple when it is a list, a tuple or a framework's shape object (a native
+    tensor's ``.shape``: TensorFlow's TensorShape is no tuple), else None."""
     if isinstance(value, (list, tuple)):
-        dims = tuple(integer(d, f"{parameter}[{i}]") for i, d in enumerate(value))
+        return tuple(value)
+    as_list = getattr(value, "as_list", None)  # tf.TensorShape (known rank); an unknown length is None
+    return tuple(as_list()) if callable(as_list) and getattr(value, "rank", None) is not None else None
+
+
+def shape(value: Any, parameter: str = "shape") -> tuple[int, ...]:
+    """``value`` (an int, a sequence of ints or a native tensor's shape) as a tuple of non-negative
+    ints whose product no backend refuses to allocate for its size alone."""
+    sequence = dims_sequence(value)
+    if sequence is not None:
+        dims = tuple(integer(d, f"{parameter}[{i}]") for i, d in enumerate(sequence))
     elif hasattr(value, "__index__") and value.__class__ is not bool:
         dims = (integer(value, parameter),)
     else:

@@ -14,12 +14,14 @@ or ``"forward"`` (1/n forward). Axes may be negative; ``axes=None`` means all ax
 
 from __future__ import annotations
 
-import operator
+import math
 from collections.abc import Sequence
 from typing import Any, Final, Literal
 
 from ..defaults import default_float_dtype
 from ..dtypes import Dtype, DtypeLike, as_dtype
+from ..errors import AxisError, InvalidArgumentError, InvalidArgumentTypeError
+from . import arguments
 from .creation import asarray
 from .dispatch import array_input, kernel, not_defined
 from .manipulation import roll
@@ -36,24 +38,36 @@ _NORMS: Final = ("backward", "ortho", "forward")
 _COMPLEX_OF: Final = {"float32": Dtype("complex64"), "float64": Dtype("complex128")}
 
 
-def _norm(name: str, norm: str) -> str:
+def _norm(name: str, norm: Any) -> str:
+    if norm.__class__ is not str:
+        raise InvalidArgumentTypeError(
+            f"fft.{name}: norm={norm!r} must be one of {', '.join(map(repr, _NORMS))} (a string).")
     if norm not in _NORMS:
-        raise ValueError(f"fft.{name}: norm must be one of {', '.join(map(repr, _NORMS))}, got {norm!r}.")
+        raise InvalidArgumentError(f"fft.{name}: norm must be one of {', '.join(map(repr, _NORMS))}, got {norm!r}.")
     return norm
 
 
 def _axis(name: str, axis: Any, ndim: int) -> int:
-    """``axis`` as a non-negative int; IndexError when out of range."""
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise IndexError(f"fft.{name}: axis {axis} is out of range for an array of {ndim} dimensions.")
-    return axis % ndim
+    """``axis`` as a non-negative int: AxisError (an IndexError) when out of range."""
+    return arguments.axis(axis, ndim, f"fft.{name}: axis")
+
+
+def _axes(name: str, axes: Any, ndim: int) -> tuple[int, ...]:
+    """A sequence of distinct axes as non-negative ints."""
+    if not isinstance(axes, (list, tuple, range)):
+        raise InvalidArgumentTypeError(
+            f"fft.{name}: axes={axes!r} must be a sequence of ints, e.g. (0, 1); pass ({axes!r},) for one axis.")
+    normalised = tuple(_axis(name, a, ndim) for a in axes)
+    if len(set(normalised)) != len(normalised):
+        raise AxisError(f"fft.{name}: axes must be distinct; axes={tuple(axes)} names an axis twice.")
+    return normalised
 
 
 def _length(name: str, what: str, n: Any) -> int:
-    n = operator.index(n)
+    """A transform length: a positive int no backend refuses for its size alone."""
+    n = arguments.count(n, f"fft.{name}: {what}")
     if n < 1:
-        raise ValueError(f"fft.{name}: {what} must be a positive length, got {n}.")
+        raise InvalidArgumentError(f"fft.{name}: {what} must be a positive length, got {n}.")
     return n
 
 
@@ -66,17 +80,35 @@ def _input(name: str, x: Array, kinds: tuple[str, ...]) -> tuple[Any, Array, Dty
             "real floating-point arrays" if kinds == ("float",) else "floating-point arrays")
         raise not_defined(f"fft.{name}", (dtype,), takes)
     if len(x.shape) == 0:
-        raise ValueError(f"fft.{name} needs an array of at least one dimension, got a 0-d array.")
+        raise InvalidArgumentError(f"fft.{name} needs an array of at least one dimension, got a 0-d array.")
     if "complex" in kinds and dtype.kind == "float" and str(dtype) in _COMPLEX_OF:
         dtype = _COMPLEX_OF[str(dtype)]
         x = backend.astype(x, dtype)
     return backend, x, dtype
 
 
+def _output_length(name: str, given: int | None, length: int, halved: bool) -> int:
+    """The length a transform computes along one axis: ``given`` (the n or s entry) or the input's
+    own; an inverse of a halved transform (irfft, hfft) makes 2 * (m - 1) by default. Zero is
+    refused on every backend (NumPy and PyTorch raise, JAX and TensorFlow return empty arrays)."""
+    n = given if given is not None else 2 * (length - 1) if halved else length
+    if n < 1:
+        raise InvalidArgumentError(
+            f"fft.{name}: the transform along an axis of length {length} would have length {n}; pass "
+            f"{'s' if name.endswith('n') else 'n'} with a positive length (zero-padding), or a longer array.")
+    return n
+
+
+# the inverse transforms whose default output length along their (last) axis is 2 * (m - 1)
+_HALVED: Final = frozenset({"irfft", "hfft", "irfftn"})
+
+
 def _one_axis(name: str, kinds: tuple[str, ...], x: Array, n: int | None, axis: int, norm: str) -> Array:
     backend, x, dtype = _input(name, x, kinds)
     axis = _axis(name, axis, len(x.shape))
     n = None if n is None else _length(name, "n", n)
+    length = _output_length(name, n, int(x.shape[axis]), name in _HALVED)
+    arguments.shape(tuple(length if i == axis else int(d) for i, d in enumerate(x.shape)), f"the result of fft.{name}")
     return kernel(backend, name, dtype)(x, n=n, axis=axis, norm=_norm(name, norm))
 
 
@@ -84,20 +116,27 @@ def _many_axes(name: str, kinds: tuple[str, ...], x: Array, s: Sequence[int] | N
                axes: Sequence[int] | None, norm: str) -> Array:
     backend, x, dtype = _input(name, x, kinds)
     ndim = len(x.shape)
+    norm = _norm(name, norm)
+    if s is not None and not isinstance(s, (list, tuple)):
+        raise InvalidArgumentTypeError(f"fft.{name}: s={s!r} must be a sequence of lengths, e.g. (4, 4).")
     if axes is None:
         if s is not None and len(s) > ndim:
-            raise ValueError(f"fft.{name}: s has {len(s)} entries, more than the {ndim} axes of x.")
+            raise InvalidArgumentError(f"fft.{name}: s has {len(s)} entries, more than the {ndim} axes of x.")
         axes = range(ndim) if s is None else range(ndim - len(s), ndim)
-    axes = tuple(_axis(name, a, ndim) for a in axes)
+    axes = _axes(name, axes, ndim)
     if not axes and name in ("rfftn", "irfftn"):
-        raise ValueError(f"fft.{name} needs at least one axis (its last axis is the halved one).")
-    if len(set(axes)) != len(axes):
-        raise ValueError(f"fft.{name}: axes must be distinct, got {axes}.")
+        raise InvalidArgumentError(f"fft.{name} needs at least one axis (its last axis is the halved one).")
     if s is not None:
         if len(s) != len(axes):
-            raise ValueError(f"fft.{name}: s and axes must have the same length, got {len(s)} and {len(axes)}.")
-        s = tuple(_length(name, "each entry of s", n) if n != -1 else x.shape[a] for n, a in zip(s, axes, strict=True))
-    return kernel(backend, name, dtype)(x, s=s, axes=axes, norm=_norm(name, norm))
+            raise InvalidArgumentError(
+                f"fft.{name}: s and axes must have the same length, got {len(s)} and {len(axes)}.")
+        s = tuple(int(x.shape[a]) if arguments.integer(n, f"fft.{name}: s") == -1 else _length(name, "each entry of s", n)
+                  for n, a in zip(s, axes, strict=True))
+    shape = [int(d) for d in x.shape]
+    for i, a in enumerate(axes):
+        shape[a] = _output_length(name, None if s is None else s[i], shape[a], name in _HALVED and i == len(axes) - 1)
+    arguments.shape(tuple(shape), f"the result of fft.{name}")
+    return kernel(backend, name, dtype)(x, s=s, axes=axes, norm=norm)
 
 
 def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
@@ -158,6 +197,9 @@ def _frequencies(name: str, n: int, d: float, dtype: DtypeLike | None, device: A
     resolved = default_float_dtype() if dtype is None else as_dtype(dtype)
     if resolved.kind != "float":
         raise not_defined(f"fft.{name}", (resolved,), "a real floating-point dtype")
+    d = arguments.real_scalar(d, f"fft.{name}: d")
+    if not math.isfinite(d) or d == 0:
+        raise InvalidArgumentError(f"fft.{name}: d={d!r} must be a finite, non-zero sample spacing.")
     step = 1.0 / (n * d)
     return asarray([i * step for i in ints], dtype=resolved, device=device)
 
@@ -174,11 +216,15 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DtypeLike | None = None, devic
     return _frequencies("rfftfreq", n, d, dtype, device, list(range(n // 2 + 1)))
 
 
-def _shift(x: Array, axes: int | Sequence[int] | None, sign: int) -> Array:
+def _shift(name: str, x: Array, axes: int | Sequence[int] | None, sign: int) -> Array:
     backend, x, _ = array_input(x)
     ndim = len(x.shape)
-    axes = tuple(range(ndim)) if axes is None else (axes,) if isinstance(axes, int) else tuple(axes)
-    axes = tuple(_axis("fftshift", a, ndim) for a in axes)
+    if axes is None:
+        axes = tuple(range(ndim))
+    elif isinstance(axes, (list, tuple)):
+        axes = _axes(name, axes, ndim)
+    else:
+        axes = (_axis(name, axes, ndim),)
     if not axes:
         return x
     return roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axis=axes)
@@ -186,9 +232,9 @@ def _shift(x: Array, axes: int | Sequence[int] | None, sign: int) -> Array:
 
 def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """x with the zero-frequency term moved to the centre of ``axes`` (all axes when None)."""
-    return _shift(x, axes, 1)
+    return _shift("fftshift", x, axes, 1)
 
 
 def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """The inverse of :func:`fftshift`."""
-    return _shift(x, axes, -1)
+    return _shift("ifftshift", x, axes, -1)

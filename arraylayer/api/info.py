@@ -38,9 +38,9 @@ class Info:
         chosen = default_device()
         return chosen if chosen is not None else self._backend.devices()[0]
 
-    def devices(self) -> list[str]:
-        """The devices of the backend, in arraylayer's vocabulary."""
-        return list(self._backend.devices())
+    def devices(self) -> tuple[str, ...]:
+        """The devices of the backend, in arraylayer's vocabulary (a tuple since 2025.12)."""
+        return tuple(self._backend.devices())
 
     def default_dtypes(self, *, device: str | None = None) -> dict[str, Dtype]:
         """The default dtypes: real floating, complex floating, integral and indexing."""

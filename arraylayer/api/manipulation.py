@@ -150,7 +150,8 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     backend, x, dtype = array_input(x)
     if copy is not None:
         arguments.flag(copy, "copy")
-    target = tuple(shape) if isinstance(shape, (list, tuple)) else shape
+    sequence = arguments.dims_sequence(shape)
+    target = shape if sequence is None else sequence
     if isinstance(target, tuple) and target.count(-1) == 1:
         known = arguments.shape(tuple(1 if d == -1 else d for d in target))
         size, rest = math.prod(x.shape), math.prod(known)

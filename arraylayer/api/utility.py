@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from ..errors import InvalidArgumentError
@@ -39,7 +40,7 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = Non
         raise InvalidArgumentError("diff needs an array of at least one dimension; reshape a 0-d array first.")
     axis = arguments.axis(axis, len(x.shape))
     for other in extra:
-        if len(other.shape) != len(x.shape) or any(
+        if len(other.shape) != len(x.shape) or builtins.any(  # this module's any is the array function
                 a != b for i, (a, b) in enumerate(zip(other.shape, x.shape, strict=True)) if i != axis):
             raise InvalidArgumentError(f"diff's prepend/append of shape {tuple(other.shape)} must match x's shape "
                                        f"{tuple(x.shape)} except along axis {axis}.")

@@ -163,14 +163,22 @@ class JaxBackend(Backend):
         return tuple(self._device_table())
 
     def device_of(self, x: Any) -> str:
+        """The device of ``x``. A tracer (inside ``jax.grad``/``jit``/``vmap``) reports the device of
+        its concrete value when it has one (``jax.grad`` run eagerly), else JAX's default device,
+        where the traced computation runs unless placed otherwise."""
         self._device_table()
+        if isinstance(x, self.module.core.Tracer):
+            concrete = x.to_concrete_value()
+            return self._default_device() if concrete is None else self.device_of(concrete)
         placed = x.devices()
         if len(placed) != 1:
             raise DeviceError(
                 f"This JAX array is sharded over {len(placed)} devices; arraylayer names one device per "
                 "array. Gather it onto one device first (jax.device_put(x, device))."
             )
-        device = next(iter(placed))
+        return self._name_of(next(iter(placed)))
+
+    def _name_of(self, device: Any) -> str:
         try:
             return self._by_device[device]
         except KeyError:
@@ -178,6 +186,15 @@ class JaxBackend(Backend):
                 f"JAX device {device} (platform {device.platform!r}) has no arraylayer name; "
                 f"arraylayer names: {', '.join(self.devices())}."
             ) from None
+
+    def _default_device(self) -> str:
+        """JAX's default device: ``jax_default_device`` (a device or a platform name) when set,
+        else the first device of the default platform."""
+        jax = self.module
+        chosen = jax.config.jax_default_device
+        if chosen is None or isinstance(chosen, str):
+            chosen = jax.devices(chosen)[0]
+        return self._name_of(chosen)
 
     def native_device(self, device: str) -> Any:
         table = self._device_table()
@@ -190,11 +207,9 @@ class JaxBackend(Backend):
             ) from None
 
     def _is_on(self, x: Any, device: str) -> bool:
-        """True if ``x`` is a concrete array already on ``device`` (False for tracers)."""
-        try:
-            return self.device_of(x) == canonical_device(device)
-        except self.module.errors.ConcretizationTypeError:
-            return False
+        """True if ``x`` is a concrete array already on ``device`` (False for tracers: a
+        ``device_put`` in the trace places them)."""
+        return not isinstance(x, self.module.core.Tracer) and self.device_of(x) == canonical_device(device)
 
     def to_device(self, x: Any, device: str) -> Any:
         target = self.native_device(device)

@@ -254,9 +254,9 @@ def _passes(tf: Any, check: Callable[[Any], bool], x: Any) -> bool:
 def _constant(tf: Any, obj: Any, native: Any) -> Any:
     """``tf.constant``; where TF refuses a Python value (``[1.5]`` as int32, ``[1, 0]`` as bool,
     ``[[1], [2j]]`` with mixed types), NumPy converts it first, as the NumPy backend would.
-    A Python ``-0.0`` goes through NumPy too: TF's eager cache of scalar constants keys on the
-    value, where ``-0.0 == 0.0``, and would hand back a cached ``+0.0``."""
-    if obj.__class__ is float and obj == 0.0 and math.copysign(1.0, obj) < 0:
+    A Python ``-0.0`` (or a complex with a ``-0.0`` part) goes through NumPy too: TF's eager cache
+    of scalar constants keys on the value, where ``-0.0 == 0.0``, and would hand back a cached ``+0.0``."""
+    if _negative_zero_in(obj):
         import numpy as np
 
         return tf.constant(np.asarray(obj, dtype=native.as_numpy_dtype), native)
@@ -266,6 +266,12 @@ def _constant(tf: Any, obj: Any, native: Any) -> Any:
         import numpy as np
 
         return tf.constant(np.asarray(obj, dtype=native.as_numpy_dtype), native)
+
+
+def _negative_zero_in(obj: Any) -> bool:
+    """A Python float that is -0.0, or a complex with a -0.0 part."""
+    parts = (obj,) if obj.__class__ is float else (obj.real, obj.imag) if obj.__class__ is complex else ()
+    return any(part == 0.0 and math.copysign(1.0, part) < 0 for part in parts)
 
 
 def _buffer_address(x: Any) -> int | None:

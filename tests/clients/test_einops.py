@@ -1,6 +1,7 @@
 """einops on ``arraylayer.Array`` through arraylayer's einops backend
 (arraylayer/integrations/einops.py): rearrange, reduce, repeat, pack/unpack and einsum give
-Arrays of the input's backend with the values einops computes on NumPy arrays."""
+Arrays of the input's backend with the values einops computes on NumPy arrays; so do the
+functions of ``einops.array_api``, which compute through the inputs' ``__array_namespace__``."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 einops = pytest.importorskip("einops")
+import einops.array_api as einops_xp  # noqa: E402  (einops' functions on any Array API namespace)
 
 RNG = np.random.default_rng(3)
 T = RNG.normal(size=(2, 3, 4, 6))
@@ -35,6 +37,13 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
     "pack-unpack": (lambda x, y: einops.unpack(*einops.pack([x, y], "* w"), "* w")[1], (A, B.T)),
     "einsum-matmul": (lambda x, y: einops.einsum(x, y, "i j, j k -> i k"), (A, B)),
     "einsum-trace-batch": (lambda x: einops.einsum(x, "b c h h2 -> b c", ), (T[:, :, :, :4],)),
+    "reduce-any": (lambda x: einops.reduce(x > 10, "a b c -> a c", "any"), (INTS,)),
+    "reduce-all": (lambda x: einops.reduce(x > 2, "a b c -> b", "all"), (INTS,)),
+    "parse_shape": (lambda x: tuple(einops.parse_shape(x, "b c _ w").values()), (T,)),
+    "array_api-rearrange": (lambda x: einops_xp.rearrange(x, "b c h (w2 w) -> (b w2) c h w", w2=3), (T,)),
+    "array_api-reduce": (lambda x: einops_xp.reduce(x, "b c h w -> c w", "mean"), (T,)),
+    "array_api-repeat": (lambda x: einops_xp.repeat(x, "h w -> h (w r)", r=2), (A,)),
+    "array_api-pack": (lambda x, y: einops_xp.pack([x, y], "h *")[0], (A, B.T[:3])),
     "einsum-mixed-dtypes": (lambda x, y: einops.einsum(x, y, "a b c, a b c -> a"), (INTS.astype(np.int8),
                                                                                    INTS.astype(np.int16))),
 }

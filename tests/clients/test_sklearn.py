@@ -1,6 +1,7 @@
 """scikit-learn with ``array_api_dispatch=True`` on Arrays of every backend: the estimators
 that scikit-learn tags ``array_api_support`` (its ``__sklearn_tags__``) and the metrics its own
-test suite checks on Array API inputs (sklearn/metrics/tests/test_common.py), fit / predict /
+test suite checks on Array API inputs (sklearn/metrics/tests/test_common.py and
+sklearn/metrics/cluster/tests/test_common.py), fit / predict /
 transform / score, compared with the same calls on NumPy arrays."""
 
 from __future__ import annotations
@@ -14,7 +15,16 @@ import pytest
 sklearn = pytest.importorskip("sklearn")
 array_api_compat = pytest.importorskip("array_api_compat")
 
-from sklearn import decomposition, kernel_approximation, linear_model, metrics, naive_bayes, preprocessing  # noqa: E402
+from sklearn import (  # noqa: E402
+    decomposition,
+    kernel_approximation,
+    linear_model,
+    metrics,
+    model_selection,
+    naive_bayes,
+    pipeline,
+    preprocessing,
+)
 from sklearn import discriminant_analysis as da  # noqa: E402
 from sklearn.metrics import pairwise  # noqa: E402
 
@@ -46,6 +56,15 @@ def _sign_fixed(t: Any) -> Any:
     vectors have no defined sign, and LAPACK drivers (NumPy's, torch's ...) choose differently."""
     xp = array_api_compat.array_namespace(t)
     return t * xp.sign(t[0:1, :])
+
+
+def _searched(search: Any, a: Callable[[Any], Any]) -> tuple[Any, ...]:
+    """A hyper-parameter search over Ridge: the alpha it picks, its CV scores (scikit-learn keeps
+    ``cv_results_`` in NumPy on every namespace), its predictions and score."""
+    search.fit(a(X), a(Y_REG))
+    scores = tuple(float(v) for v in search.cv_results_["mean_test_score"])
+    return (search.best_params_["alpha"], scores, search.predict(a(X)),
+            search.score(a(X), a(Y_REG)))
 
 
 def _transformer(estimator: Any, data: np.ndarray = X, inverse: bool = True) -> Case:
@@ -81,6 +100,13 @@ ESTIMATORS: dict[str, Case] = {
     "RidgeCV": lambda a: _fitted(linear_model.RidgeCV(alphas=(0.1, 1.0, 10.0)), a, Y_REG, "predict"),
     "RidgeClassifierCV": lambda a: _fitted(linear_model.RidgeClassifierCV(), a, Y3, "predict", "decision_function"),
     "LabelBinarizer": lambda a: preprocessing.LabelBinarizer().fit_transform(a(Y3)),
+    # meta-estimators: scikit-learn tags them array_api_support when what they hold is
+    "FeatureUnion": _transformer(lambda: pipeline.FeatureUnion(
+        [("pca", decomposition.PCA(2, svd_solver="full")), ("scale", preprocessing.StandardScaler())]), inverse=False),
+    "GridSearchCV": lambda a: _searched(model_selection.GridSearchCV(
+        linear_model.Ridge(solver="svd"), {"alpha": [0.01, 1.0, 30.0]}), a),
+    "RandomizedSearchCV": lambda a: _searched(model_selection.RandomizedSearchCV(
+        linear_model.Ridge(solver="svd"), {"alpha": [0.01, 0.3, 1.0, 30.0]}, n_iter=3, random_state=0), a),
 }
 
 _LABELS = {"y_true": Y3, "y_pred": LABEL_PRED}
@@ -106,7 +132,9 @@ METRICS: dict[str, tuple[Callable[..., Any], dict[str, np.ndarray], dict[str, An
     "det_curve": (metrics.det_curve, _BINARY, {}),
     "precision_recall_curve": (metrics.precision_recall_curve, {"y_true": Y2, "y_score": SCORE}, {}),
     "brier_score_loss": (metrics.brier_score_loss, {"y_true": Y2, "y_proba": SCORE}, {}),
-    "log_loss": (metrics.log_loss, {"y_true": Y3, "y_pred": PROBA3}, {}),
+    "log_loss": (metrics.log_loss, {"y_true": Y3, "y_proba": PROBA3}, {}),
+    "d2_log_loss_score": (metrics.d2_log_loss_score, {"y_true": Y3, "y_proba": PROBA3}, {}),
+    "d2_brier_score": (metrics.d2_brier_score, {"y_true": Y2, "y_proba": SCORE}, {}),
     "r2_score": (metrics.r2_score, _REG, {}),
     "explained_variance_score": (metrics.explained_variance_score, _REG, {}),
     "mean_absolute_error": (metrics.mean_absolute_error, _REG, {}),
@@ -141,6 +169,8 @@ METRICS: dict[str, tuple[Callable[..., Any], dict[str, np.ndarray], dict[str, An
     "pairwise_kernels": (pairwise.pairwise_kernels, _PAIR, {"metric": "rbf"}),
     "pairwise_distances": (pairwise.pairwise_distances, _PAIR, {"metric": "euclidean"}),
     "pairwise_distances_argmin": (pairwise.pairwise_distances_argmin, _PAIR, {}),
+    "calinski_harabasz_score": (metrics.calinski_harabasz_score, {"X": X, "labels": Y3}, {}),
+    "davies_bouldin_score": (metrics.davies_bouldin_score, {"X": X, "labels": Y3}, {}),
 }
 
 # Cases that fail because of scikit-learn itself, per (case, client or "*"), with the reason.

@@ -5,25 +5,37 @@
 
 REASONS maps a pattern on the test id to the reason written after it (the first match wins);
 an unmatched failure is written as "not yet diagnosed". Several runs are merged (a case that
-fails in only some runs, where hypothesis draws differ, is listed once).
+fails in only some runs, where hypothesis draws differ, is listed once), and RANDOM_CASES, which
+fail at random, are always listed (a listed test that passes is an XPASS, not a failure).
 """
 from __future__ import annotations
 
 import re
 import sys
 
-REASONS = [  # (pattern on the test id, reason, owner)
-    (r"is -0|x2_i is -0", "{fw} loses the sign of a -0.0 operand or result (signed zeros, helper idx)"),
-    (r"floordiv|floor_divide", "floor_divide at infinities (not yet the standard's value here)"),
-    (r"test_finfo_dtype|test_iinfo_dtype|test_isdtype|test_result_type|test_arrays_and_dtypes|test_with_scalars|array_namespace_info_dtypes", "dtype identity/info of the Array namespace (helper ns)"),
-    (r"test_devices", "__array_namespace_info__().devices() returns a list; 2025.12 wants a tuple (helper ns)"),
-    (r"test_getitem|test_setitem|dlpack|test_asarray_arrays", "indexing / setitem / dlpack / asarray copy semantics (helper idx)"),
-    (r"__mod__|__imod__|remainder", "sign of a zero remainder (helper idx: signed zeros)"),
+DTYPE_IS_STR = ("design: arraylayer's Dtype is a str subclass equal to its name (Dtype('float32') == 'float32', "
+                "docs/concepts.rst), so the suite's check that finfo/iinfo(...).dtype is not a str, and its own "
+                "isdtype expectation (a str kind is a kind name), fail; not changed (docs/conformance.rst)")
+REASONS = [  # (pattern on the test id, reason); {fw}: the framework, {fn}: the function of a special case
+    (r"test_finfo_dtype|test_iinfo_dtype|test_isdtype", DTYPE_IS_STR),
+    (r"test_dunder_dlpack", "JAX refuses __dlpack__(max_version=(0, 0)) (it exports DLPack 0.5 and later only); "
+                            "arraylayer passes the request on rather than pretend"),
     (r"test_sum|test_prod|test_cumulative_sum|test_cumulative_prod|test_trace", "uint8 accumulates in the default uint dtype (uint32), which torch 2.13 cannot compute with: refused with UnsupportedDtypeError rather than a dtype other backends do not give"),
-    (r"test_repeat", "repeat on TensorFlow: an arraylayer.Array reaches a tf op (TypeError); not yet diagnosed whether in the namespace or the kernel"),
-    (r"test_special_cases.*\[(expm1|exp|log1p|log|tanh|sinh|cosh|acos|acosh|asin|asinh|atan|atanh|sqrt|sign|tan|sin)\(.*(imag|real)\(x_i\)", "{fw}'s complex {fn} differs from the standard's special case (C99 Annex G) at this input"),
-    (r"test_special_cases", "{fw}: special case at a signed zero, infinity or NaN (TensorFlow: -0.0 handling, helper idx)"),
+    (r"\[tanh\(real\(x_i\) is \+infinity and isfinite", "the standard gives 1 + 0j; C99 (NumPy and every framework) "
+                                                          "1 + 0*sin(2y) j, -0 where sin(2y) < 0"),
+    (r"\[round\(x_i.is_integer", "drawn at random (hypothesis .example()): failed once in a CI run of this "
+                                   "configuration, not reproduced in 9 reruns; listed so a rare draw does not fail CI"),
+    (r"test_special_cases", "{fw}'s {fn} differs from the standard's special case at this input"),
 ]
+
+_SPECIAL = "array_api_tests/test_special_cases.py::test_unary["
+_TANH = _SPECIAL + "tanh(real(x_i) is +infinity and isfinite(imag(x_i)) and imag(x_i) > 0) -> 1 + 0j]"
+#: special cases whose input the suite draws with hypothesis's ``.example()``, outside
+#: ``--derandomize``: they fail in some runs only (with the sign of sin(2y)), so they are listed
+#: whether the runs at hand failed them or not
+_ROUND = _SPECIAL + "round(x_i.is_integer()) -> x_i]"
+RANDOM_CASES = {config: (_TANH, _ROUND) if config == "jax-no-x64" else (_TANH,)
+                for config in ("numpy", "jax", "jax-no-x64", "torch", "tensorflow")}
 
 
 def reason(tid: str, fw: str) -> str:
@@ -47,6 +59,7 @@ def main(argv: list[str]) -> None:
             tid = tid[tid.index("array_api_tests/"):]
             if tid not in ids:
                 ids.append(tid)
+    ids += [tid for tid in RANDOM_CASES.get(config, ()) if tid not in ids]
     with open(out, "w") as f:
         f.write(f"# Tests of the official Array API suite that fail on the {config} configuration, each with its reason\n"
                 f"# (tests/conformance/run.py strips the reasons before handing the file to the suite). Regenerate\n"

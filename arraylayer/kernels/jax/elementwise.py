@@ -10,7 +10,10 @@ The gaps closed here, each for the dtypes it concerns only (a static branch):
   ``floor_divide(-0.0, 3.0)`` is -0;
 * integer ``floor_divide`` by 0, which is 0 as in numpy (XLA's quotient is -1, floored to -2);
 * complex ``pow`` of 0 (0 ** (0.5 - 1j) is 0, not NaN) and complex ``sign`` of a number with
-  an infinite component (``sign(inf + 1j)`` is 1, not NaN), as numpy gives them.
+  an infinite component (``sign(inf + 1j)`` is 1, not NaN), as numpy gives them; ``sign`` of a
+  signed zero is +0;
+* complex ``exp``, ``log``, ``sqrt``, the hyperbolic functions and their inverses at infinities
+  and NaN (``_complex``: the standard's special values where XLA gives nan + nanj).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from . import _complex
 from ._common import COMPLEX, FLOATS, as_operand, is_big_int, operand_dtype
 
 
@@ -79,7 +83,13 @@ def _complex_sign(x: Any) -> Any:
     # numpy's sign of a number with one infinite component: that component's direction (XLA: NaN)
     re_inf, im_inf = jnp.isinf(jnp.real(x)), jnp.isinf(jnp.imag(x))
     axis = jax.lax.complex(jnp.where(re_inf, jnp.sign(jnp.real(x)), 0), jnp.where(im_inf, jnp.sign(jnp.imag(x)), 0))
-    return jnp.where(re_inf ^ im_inf, axis, jnp.sign(x))
+    return jnp.where(re_inf ^ im_inf, axis, jnp.where(x == 0, 0, jnp.sign(x)))
+
+
+@jax.jit
+def _float_sign(x: Any) -> Any:
+    # sign(-0.0) is +0 (the standard, numpy, torch); XLA keeps the zero's sign
+    return jnp.where(x == 0, 0, jnp.sign(x))
 
 
 # -- gradients at kinks, as arraylayer defines them (docs/autodiff.rst) ---------------------------
@@ -210,7 +220,9 @@ def _signed_pow(x1: Any, x2: Any) -> Any:
 
 
 def sign(x: Any, /) -> Any:
-    return _complex_sign(x) if x.dtype in COMPLEX else jnp.sign(x)
+    if x.dtype in COMPLEX:
+        return _complex_sign(x)
+    return _float_sign(x) if x.dtype in FLOATS else jnp.sign(x)
 
 
 def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
@@ -218,25 +230,18 @@ def clip(x: Any, /, min: Any = None, max: Any = None) -> Any:
     return jnp.clip(x, as_operand(min, x), as_operand(max, x))
 
 
-acos = jnp.acos
-acosh = jnp.acosh
 asin = jnp.asin
-asinh = jnp.asinh
 atan = jnp.atan
-atanh = jnp.atanh
 bitwise_invert = jnp.bitwise_invert
 ceil = jnp.ceil
 conj = jnp.conj
 cos = jnp.cos
-cosh = jnp.cosh
 divide = jnp.divide
-exp = jnp.exp
 floor = jnp.floor
 imag = jnp.imag
 isfinite = jnp.isfinite
 isinf = jnp.isinf
 isnan = jnp.isnan
-log = jnp.log
 log2 = jnp.log2
 log10 = jnp.log10
 logaddexp = jnp.logaddexp
@@ -252,11 +257,8 @@ reciprocal = jnp.reciprocal
 round = jnp.round
 signbit = jnp.signbit
 sin = jnp.sin
-sinh = jnp.sinh
-sqrt = jnp.sqrt
 square = jnp.square
 tan = jnp.tan
-tanh = jnp.tanh
 trunc = jnp.trunc
 
 add = _weak(jnp.add)
@@ -277,12 +279,34 @@ not_equal = _weak(jnp.not_equal)
 subtract = _weak(jnp.subtract)
 
 
+def _complex_special(real: Callable[[Any], Any], complex_: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """jax.numpy's ``real`` function, and for complex input ``complex_`` (the standard's special values)."""
+
+    def kernel(x: Any, /) -> Any:
+        return complex_(x) if x.dtype in COMPLEX else real(x)
+
+    kernel.__name__ = kernel.__qualname__ = real.__name__
+    return kernel
+
+
+acos = _complex_special(jnp.acos, _complex.acos)
+acosh = _complex_special(jnp.acosh, _complex.acosh)
+asinh = _complex_special(jnp.asinh, _complex.asinh)
+atanh = _complex_special(jnp.atanh, _complex.atanh)
+cosh = _complex_special(jnp.cosh, _complex.cosh)
+exp = _complex_special(jnp.exp, _complex.exp)
+log = _complex_special(jnp.log, _complex.log)
+sinh = _complex_special(jnp.sinh, _complex.sinh)
+sqrt = _complex_special(jnp.sqrt, _complex.sqrt)
+tanh = _complex_special(jnp.tanh, _complex.tanh)
+
+
 def expm1(x: Any, /) -> Any:
     """Complex input at infinities and NaN: exp(x) - 1, which has the standard's special values
     there (the framework's complex expm1 gives nan + nanj for all of them)."""
     if not jnp.iscomplexobj(x):
         return jnp.expm1(x)
-    return jnp.where(jnp.isfinite(x), jnp.expm1(x), jnp.exp(x) - 1)
+    return jnp.where(jnp.isfinite(x), jnp.expm1(x), _complex.exp(x) - 1)
 
 
 def log1p(x: Any, /) -> Any:
@@ -290,4 +314,4 @@ def log1p(x: Any, /) -> Any:
     there (the framework's complex log1p does not)."""
     if not jnp.iscomplexobj(x):
         return jnp.log1p(x)
-    return jnp.where(jnp.isfinite(x), jnp.log1p(x), jnp.log(1 + x))
+    return jnp.where(jnp.isfinite(x), jnp.log1p(x), _complex.log(1 + x))

@@ -118,8 +118,14 @@ def svdvals(x: Any, /) -> Any:
 
 
 def eig(x: Any, /) -> tuple[Any, Any]:
-    """Eigenvalues and eigenvectors of general matrices, complex (jax's eig always is)."""
-    return tuple(jnp.linalg.eig(_no_half(x)))
+    """Eigenvalues and eigenvectors of general matrices, complex (jax's eig always is).
+
+    Differentiable in the eigenvectors too, as on torch and tensorflow (jax.numpy's eig refuses:
+    the derivative holds where the eigenvalues are distinct, and a loss must not depend on each
+    vector's phase, which eig leaves free on every backend)."""
+    eigenvalues, eigenvectors = jax.lax.linalg.eig(_no_half(x), compute_left_eigenvectors=False,
+                                                   enable_eigvec_derivs=True)
+    return eigenvalues, eigenvectors
 
 
 def eigvals(x: Any, /) -> Any:

@@ -110,12 +110,13 @@ subtract = _weak(np.subtract)
 
 
 def expm1(x: Any, /) -> Any:
-    """Complex input at infinities and NaN: exp(x) - 1, which has the standard's special values
-    there (the framework's complex expm1 gives nan + nanj for all of them)."""
+    """Complex input at infinities, NaN and zero: exp(x) - 1, which has the standard's special
+    values there (the framework's complex expm1 gives nan + nanj at the first two, -0 + 0j for
+    -0 + 0j where the standard says 0 + 0j)."""
     if x.dtype.kind != "c":
         return np.expm1(x)
     with np.errstate(invalid="ignore", over="ignore"):
-        return np.where(np.isfinite(x), np.expm1(x), np.exp(x) - 1)
+        return np.where(np.isfinite(x) & (x != 0), np.expm1(x), np.exp(x) - 1)
 
 
 def _standard_at_infinities(x1: Any, x2: Any, quotient: Any) -> Any:

@@ -11,7 +11,9 @@ eager call).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import tensorflow as tf
@@ -22,6 +24,7 @@ except ImportError:  # pragma: no cover - a TF without the private module
     def _tape_may_record() -> bool:
         return True
 
+_LOG = logging.getLogger("tensorflow")
 Rule = Callable[..., tuple[Any, ...]]  # (upstream gradient, result, *inputs) -> one gradient per input
 
 
@@ -108,6 +111,12 @@ def pow_rule(g: Any, result: Any, x1: Any, x2: Any) -> tuple[Any, Any]:
     return g * by_base, g * by_exponent
 
 
+def remainder_rule(g: Any, result: Any, x1: Any, x2: Any) -> tuple[Any, Any]:
+    """``(1, -floor(x1 / x2))`` everywhere, zero results included (where the signed-zero fix of
+    the values would otherwise cut the gradient off)."""
+    return g, -g * tf.math.floor(tf.math.truediv(x1, x2))
+
+
 def norm_sqrt_rule(g: Any, result: Any, x: Any) -> tuple[Any]:
     """The square root that ends a 2-norm or a standard deviation: ``1 / (2 sqrt(x))``, and 0
     at 0, so that the norm of zeros (a cone's tip) has gradient 0 rather than ``inf * 0``."""
@@ -128,3 +137,24 @@ def cumprod_gradient(x: Any, axis: int, g: Any) -> Any:
             y = y * tf.concat([head, tf.gather(y, tf.range(n - shift), axis=axis)], axis)
             shift *= 2
     return tape.gradient(y, x, output_gradients=g)
+
+
+# -- quiet gradients through complex values ---------------------------------------------------
+class _RealPartCasts(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("You are casting an input of type complex")
+
+
+@contextmanager
+def real_part_casts_quiet() -> Iterator[None]:
+    """TF's own gradients of a real-to-complex ``tf.cast`` (and of ``tf.linalg.eig`` of a real
+    matrix) cast the complex gradient back with ``tf.cast``, which logs that the imaginary part
+    is discarded, once per call. Keeping the real part is the gradient of a real input, so
+    while arraylayer computes gradients that line is not shown (a filter of its own per call:
+    threads and nested calls remove only theirs)."""
+    quiet = _RealPartCasts()
+    _LOG.addFilter(quiet)
+    try:
+        yield
+    finally:
+        _LOG.removeFilter(quiet)

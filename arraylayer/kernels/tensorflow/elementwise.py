@@ -26,6 +26,7 @@ from ._gradients import (
     may_differentiate,
     minimum_rule,
     pow_rule,
+    remainder_rule,
     with_gradient,
 )
 
@@ -227,15 +228,23 @@ def _float_floor_divide(x1: Any, x2: Any) -> Any:
 
 
 def remainder(x1: Any, x2: Any, /) -> Any:
-    """TF's ``floormod`` has Python's sign rule for integers and floats alike; a zero
+    """TF's ``floormod`` has Python's sign rule for integers and floats alike; a zero float
     remainder takes the sign of ``x2`` as NumPy's (TF gives ``0.0 % -2.0`` as ``+0.0``)."""
     x1, x2 = pair(x1, x2)
     if x1.dtype.is_floating:
-        result = tf.math.floormod(x1, x2)
-        zero = tf.zeros_like(result)
-        signed_zero = tf.where(tf.math.less(x2, 0.0), tf.math.negative(zero), zero)
-        return tf.where(tf.math.equal(result, 0.0), signed_zero, result)
+        return _float_remainder(x1, x2)
     return _integer_division(tf.math.floormod, x1, x2)
+
+
+def _signed_floormod(x1: Any, x2: Any) -> Any:
+    result = tf.math.floormod(x1, x2)
+    zero = tf.zeros_like(result)
+    signed_zero = tf.where(tf.math.less(x2, 0.0), tf.math.negative(zero), zero)
+    return tf.where(tf.math.equal(result, 0.0), signed_zero, result)
+
+
+# the signed zeros are constants: without the rule, a zero remainder would have gradient 0
+_float_remainder = with_gradient(_signed_floormod, remainder_rule)
 
 
 # -- rounding --------------------------------------------------------------------------------
@@ -435,18 +444,24 @@ def _bound(value: Any, dtype: Any) -> Any:
 
 
 def expm1(x: Any, /) -> Any:
-    """Complex input at infinities and NaN: exp(x) - 1, which has the standard's special values
-    there (the framework's complex expm1 gives nan + nanj for all of them)."""
+    """Complex input at infinities, NaN and zero: exp(x) - 1, which has the standard's special
+    values there (the framework's complex expm1 gives nan + nanj at the first two, -0 + 0j for
+    -0 + 0j where the standard says 0 + 0j)."""
     if not x.dtype.is_complex:
         return tf.math.expm1(x)
+    one = tf.constant(1, dtype=x.dtype)
     finite = tf.math.logical_and(tf.math.is_finite(tf.math.real(x)), tf.math.is_finite(tf.math.imag(x)))
-    return tf.where(finite, tf.math.expm1(x), tf.math.exp(x) - tf.constant(1, dtype=x.dtype))
+    regular = tf.math.logical_and(finite, tf.math.not_equal(x, tf.constant(0, dtype=x.dtype)))
+    return tf.where(regular, tf.math.expm1(x), tf.math.exp(x) - one)
 
 
 def log1p(x: Any, /) -> Any:
-    """Complex input at infinities and NaN: log(1 + x), which has the standard's special values
-    there (the framework's complex log1p does not)."""
+    """Complex input at infinities, NaN and -1: log(1 + x), which has the standard's special values
+    there (the framework's complex log1p does not: log1p(-1 + 0j) is -inf + nanj)."""
     if not x.dtype.is_complex:
         return tf.math.log1p(x)
-    finite = tf.math.logical_and(tf.math.is_finite(tf.math.real(x)), tf.math.is_finite(tf.math.imag(x)))
-    return tf.where(finite, tf.math.log1p(x), tf.math.log(x + tf.constant(1, dtype=x.dtype)))
+    one = tf.constant(1, dtype=x.dtype)
+    regular = tf.math.logical_and(
+        tf.math.logical_and(tf.math.is_finite(tf.math.real(x)), tf.math.is_finite(tf.math.imag(x))),
+        tf.math.not_equal(x, -one))
+    return tf.where(regular, tf.math.log1p(x), tf.math.log(x + one))

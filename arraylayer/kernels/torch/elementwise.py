@@ -11,6 +11,7 @@ Names are the Array API's, so some shadow builtins (abs, pow, round) here.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
@@ -21,7 +22,6 @@ from ._scalars import Tensor, both, like
 
 # -- unary, as torch has them --------------------------------------------------------------
 abs = torch.abs
-acos = torch.acos
 acosh = torch.acosh
 asin = torch.asin
 asinh = torch.asinh
@@ -257,12 +257,22 @@ def greater_equal(x1: Any, x2: Any, /) -> Any:
     return torch.ge(x1, x2) if isinstance(x1, Tensor) else torch.le(x2, x1)
 
 
+def acos(x: Any, /) -> Any:
+    """acos(+-0 + 0j) is pi/2 - 0j (and pi/2 + 0j for a -0j), as the standard says; torch gives
+    the imaginary zero the input's sign."""
+    if not x.is_complex():
+        return torch.acos(x)
+    zero = torch.complex(torch.full_like(x.real, math.pi / 2), torch.negative(x.imag))
+    return torch.where(x == 0, zero, torch.acos(x))
+
+
 def expm1(x: Any, /) -> Any:
-    """Complex input at infinities and NaN: exp(x) - 1, which has the standard's special values
-    there (the framework's complex expm1 gives nan + nanj for all of them)."""
+    """Complex input at infinities, NaN and zero: exp(x) - 1, which has the standard's special
+    values there (the framework's complex expm1 gives nan + nanj at the first two, -0 + 0j for
+    -0 + 0j where the standard says 0 + 0j)."""
     if not x.is_complex():
         return torch.expm1(x)
-    return torch.where(torch.isfinite(x), torch.expm1(x), torch.exp(x) - 1)
+    return torch.where(torch.isfinite(x) & (x != 0), torch.expm1(x), torch.exp(x) - 1)
 
 
 def log1p(x: Any, /) -> Any:

@@ -149,7 +149,10 @@ _PLANNED: Final = """    cls = type({first})
             run = None
         if run is not None:
             a = _new(_A)
-            a._native = run({arguments})
+            try:  # free unless raised; then the public function raises arraylayer's error
+                a._native = run({arguments})
+            except Exception:
+                a._native = _f({arguments})
             return a
 """
 
