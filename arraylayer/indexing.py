@@ -103,8 +103,10 @@ def checked_positions(shape: tuple[int, ...], key: Any) -> np.ndarray | None:
 
 
 def _bool_in_tuple(key: Any) -> bool:
-    """Whether a tuple key holds a Python bool (a 0-d mask), which JAX mis-places beside None."""
-    return key.__class__ is tuple and any(k.__class__ is bool for k in key)
+    """Whether a tuple key holds a 0-d mask (a Python bool or a 0-d boolean array), which JAX
+    mis-places beside None."""
+    return key.__class__ is tuple and any(
+        k.__class__ is bool or (getattr(k, "shape", None) == () and getattr(k, "dtype", None) == bool) for k in key)
 
 
 def jax_getitem(x: Any, key: Any) -> Any:

@@ -25,6 +25,7 @@ KEYS = {
     "mask on axis 1": (slice(None), np.array([True, False, True])),
     "reversed": slice(None, None, -1), "reversed stride": (Ellipsis, slice(None, 0, -2)),
     "numpy bool": np.False_, "none and bool": (None, True), "numpy int": np.int64(1),
+    "none and 0-d mask": (Ellipsis, None, np.array(False)),
 }
 OUT_OF_BOUNDS = {"int": 5, "second int": (0, 7), "third int": (0, 0, 9), "negative": (Ellipsis, -5),
                  "integer array": (np.array([3]),), "too many": (0, 0, 0, 0)}

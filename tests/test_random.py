@@ -26,8 +26,8 @@ def test_key_split_fold_in_bits_uniform_match_jax(backend, seed):
                 al.random.uniform(k, (7, 3))]
     jk = _jax_key(seed)
     theirs = [jax.random.key_data(jk), jax.random.key_data(jax.random.split(jk, 4)),
-              jax.random.key_data(jax.random.fold_in(jk, 123)), jax.random.bits(jk, (3, 5)),
-              jax.random.uniform(jk, (7, 3))]
+              jax.random.key_data(jax.random.fold_in(jk, 123)), jax.random.bits(jk, (3, 5), dtype=np.uint32),
+              jax.random.uniform(jk, (7, 3), dtype=np.float32)]
     for a, b in zip(ours, theirs, strict=True):
         np.testing.assert_array_equal(to_numpy(a).astype(np.asarray(b).dtype), np.asarray(b))
     assert str(to_numpy(ours[4]).dtype) == "float32"
@@ -37,7 +37,7 @@ def test_uniform_range_matches_jax(backend):
     with al.use_backend(backend):
         u = al.random.uniform(al.random.key(3), (100,), minval=-2.0, maxval=5.0)
     # XLA fuses jax's u * (max - min) + min into one FMA; arraylayer rounds twice.
-    expected = np.asarray(jax.random.uniform(_jax_key(3), (100,), minval=-2.0, maxval=5.0))
+    expected = np.asarray(jax.random.uniform(_jax_key(3), (100,), minval=-2.0, maxval=5.0, dtype=np.float32))
     np.testing.assert_allclose(to_numpy(u), expected, rtol=0, atol=2.0**-21)  # 1 ulp at |x| < 8
 
 
@@ -120,7 +120,7 @@ def test_under_jax_jit():
         keys, u = f(al.random.key(5))
     jk = _jax_key(5)
     np.testing.assert_array_equal(np.asarray(keys), jax.random.key_data(jax.random.split(jk, 3)))
-    np.testing.assert_array_equal(np.asarray(u), jax.random.uniform(jk, (4,)))
+    np.testing.assert_array_equal(np.asarray(u), jax.random.uniform(jk, (4,), dtype=np.float32))
 
 
 def test_under_tf_function():
@@ -130,7 +130,7 @@ def test_under_tf_function():
         keys, u = f(al.random.key(5))
     jk = _jax_key(5)
     np.testing.assert_array_equal(keys.numpy(), jax.random.key_data(jax.random.split(jk, 3)))
-    np.testing.assert_array_equal(u.numpy(), jax.random.uniform(jk, (4,)))
+    np.testing.assert_array_equal(u.numpy(), jax.random.uniform(jk, (4,), dtype=np.float32))
 
 
 def test_under_torch_compile():
@@ -140,4 +140,4 @@ def test_under_torch_compile():
         keys, u = f(al.random.key(5))
     jk = _jax_key(5)
     np.testing.assert_array_equal(keys.numpy(), np.asarray(jax.random.key_data(jax.random.split(jk, 3)), np.int64))
-    np.testing.assert_array_equal(u.numpy(), jax.random.uniform(jk, (4,)))
+    np.testing.assert_array_equal(u.numpy(), jax.random.uniform(jk, (4,), dtype=np.float32))
