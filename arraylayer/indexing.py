@@ -106,7 +106,7 @@ def _bool_in_tuple(key: Any) -> bool:
     """Whether a tuple key holds a 0-d mask (a Python bool or a 0-d boolean array), which JAX
     mis-places beside None."""
     return key.__class__ is tuple and any(
-        k.__class__ is bool or (getattr(k, "shape", None) == () and getattr(k, "dtype", None) == bool) for k in key)
+        k.__class__ is bool or (getattr(k, "shape", None) == () and str(getattr(k, "dtype", "")) == "bool") for k in key)
 
 
 def jax_getitem(x: Any, key: Any) -> Any:
