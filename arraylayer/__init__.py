@@ -111,6 +111,7 @@ from .api.dispatch import accepting_wrapped as _accepting_wrapped  # noqa: E402
 
 to_backend, dev, to_device = (_accepting_wrapped(f) for f in (to_backend, dev, to_device))
 from . import random  # noqa: E402, F401 - threefry keys and samplers; imports no framework
+from . import nn  # noqa: E402, F401 - activations, losses, conv and pools; imports no framework
 
 # The dtypes every backend holds are plain attributes. The others (int64, uint16, uint32,
 # uint64, float64, complex128) are looked up through __getattr__ below, so that, as seed 004

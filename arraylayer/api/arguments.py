@@ -27,7 +27,7 @@ from ..errors import (
 
 __all__ = [
     "MAX_ELEMENTS", "array_like", "convertible", "flag", "real_scalar", "axes", "axis", "broadcast_shapes", "count", "indices_in_bounds", "integer",
-    "shape", "no_narrowing",
+    "shape", "no_narrowing", "compiling",
 ]
 
 #: The largest number of elements any array may have: 2**48 (no backend can allocate more, and
@@ -222,8 +222,8 @@ def axes(value: Any, ndim: int, parameter: str = "axis") -> Any:
 
 def indices_in_bounds(backend: Any, indices: Any, length: int, parameter: str = "indices") -> None:
     """Every index must lie in [-length, length): IndexError on every backend otherwise. Traced
-    indices (inside jax.jit / tf.function), whose values are unknown, are not checked."""
-    if 0 in tuple(indices.shape):
+    indices (inside jax.jit / tf.function / torch.compile), whose values are unknown, are not checked."""
+    if 0 in tuple(indices.shape) or compiling(backend):
         return
     try:
         values = backend.to_numpy(indices)
@@ -236,6 +236,16 @@ def indices_in_bounds(backend: Any, indices: Any, length: int, parameter: str = 
             f"{parameter} holds {bad}, out of bounds for an axis of length {length}; indices must lie in "
             f"[{-length}, {length})."
         )
+
+
+def compiling(backend: Any) -> bool:
+    """Whether torch.compile is tracing (its fake tensors have no values to check; reading one
+    would be a data-dependent guard that breaks ``fullgraph=True``)."""
+    if backend.name != "torch":
+        return False
+    import torch
+
+    return torch.compiler.is_compiling()
 
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
