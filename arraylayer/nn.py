@@ -13,6 +13,7 @@ NaN at logits of +-100, in half precision too.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
 from typing import Any
@@ -22,7 +23,6 @@ import arraylayer as al
 from .api import arguments
 from .errors import (
     InvalidArgumentError,
-    InvalidArgumentTypeError,
     InvalidDtypeError,
     OutOfBoundsIndexError,
     UnsupportedOperationError,
@@ -77,6 +77,13 @@ def _labels_in_range(labels: Any, num_classes: int, parameter: str) -> None:
         raise OutOfBoundsIndexError(
             f"{parameter} holds {low if low < 0 else high}, not a class index for {num_classes} classes; "
             f"labels must lie in [0, {num_classes}).")
+
+
+def _on_backend_of(x: Any) -> Any:
+    """A scope in which ``x``'s backend is the active one (``arange`` and arraylayer.random create
+    their arrays there); no scope when it already is (torch.compile cannot trace entering one)."""
+    name = al.backend_of(x).name
+    return contextlib.nullcontext() if al.current_backend() == name else al.use_backend(name)
 
 
 def _reduce(losses: Any, reduction: str, function: str) -> Any:
@@ -169,7 +176,7 @@ def one_hot(labels: Any, num_classes: int, dtype: Any = None) -> Any:
     if num_classes == 0:
         raise InvalidArgumentError("one_hot: num_classes=0 must be a positive number of classes.")
     _labels_in_range(labels, num_classes, "labels")
-    with al.use_backend(al.backend_of(labels).name):  # arange makes its array on the active backend
+    with _on_backend_of(labels):
         classes = al.arange(num_classes, dtype=labels.dtype, device=al.dev(labels))
     hits = al.equal(al.expand_dims(labels, axis=-1), classes)
     return al.astype(hits, al.default_float_dtype() if dtype is None else dtype)
@@ -224,7 +231,7 @@ def dropout(key: Any, x: Any, rate: float, training: bool = True) -> Any:
         raise InvalidArgumentError(f"dropout: rate={rate} must lie in [0, 1) (the fraction of elements dropped).")
     if not arguments.flag(training, "training") or rate == 0:
         return x
-    with al.use_backend(al.backend_of(x).name):  # arraylayer.random draws on the active backend
+    with _on_backend_of(x):
         keep = al.random.bernoulli(key, 1.0 - rate, shape=tuple(x.shape))
     return al.where(keep, al.divide(x, 1.0 - rate), al.zeros_like(x))
 
@@ -275,7 +282,7 @@ def _padding(padding: Any, size: tuple[int, int], span: tuple[int, int], stride:
         return ((0, 0), (0, 0))
     if padding == "SAME":
         pads = []
-        for n, k, s in zip(size, span, stride):
+        for n, k, s in zip(size, span, stride, strict=True):
             total = max((-(-n // s) - 1) * s + k - n, 0)
             pads.append((total // 2, total - total // 2))
         return tuple(pads)  # type: ignore[return-value]
@@ -306,9 +313,9 @@ def _layout(x: Any, data_format: str, function: str) -> bool:
 def _geometry(x: Any, channels_last: bool, window: tuple[int, int], stride: tuple[int, int],
               dilation: tuple[int, int], padding: Any, function: str) -> Any:
     size = tuple(int(n) for n in (x.shape[1:3] if channels_last else x.shape[2:4]))
-    span = tuple((k - 1) * d + 1 for k, d in zip(window, dilation))
+    span = tuple((k - 1) * d + 1 for k, d in zip(window, dilation, strict=True))
     pads = _padding(padding, size, span, stride)  # type: ignore[arg-type]
-    for n, k, (low, high) in zip(size, span, pads):
+    for n, k, (low, high) in zip(size, span, pads, strict=True):
         if n + low + high < k:
             raise InvalidArgumentError(
                 f"{function}: a window of {k} does not fit an input of {n} padded by {(low, high)}; use "

@@ -83,7 +83,7 @@ def _place(device: str | None) -> str | None:
 
 def _check_fill(value: Any, dtype: Dtype, what: str) -> None:
     """A Python scalar must fit ``dtype`` exactly: no kind narrowing, no integer overflow."""
-    rank = _SCALAR_RANK.get(value.__class__)
+    rank = _SCALAR_RANK.get(type(value))  # type(): torch.compile resolves it for Python scalars
     if rank is None:
         if not hasattr(value, "dtype"):
             raise arguments.InvalidArgumentTypeError(

@@ -28,10 +28,24 @@ def _padded(x: Any, padding: Any, value: float) -> Any:
     return tf.pad(x, ((0, 0), padding[0], padding[1], (0, 0)), constant_values=tf.cast(value, x.dtype))
 
 
+def _dilated(kernel: Any, rate: int, axis: int) -> Any:
+    """The HWIO ``kernel`` with ``rate - 1`` zeros between its taps along ``axis`` (0 or 1)."""
+    if rate == 1:
+        return kernel
+    taps = int(kernel.shape[axis])
+    spread = tf.stack([kernel] + [tf.zeros_like(kernel)] * (rate - 1), axis=axis + 1)
+    shape = tf.concat([tf.shape(kernel)[:axis], [taps * rate], tf.shape(kernel)[axis + 1:]], 0)
+    whole = tf.reshape(spread, shape)
+    return whole[: (taps - 1) * rate + 1] if axis == 0 else whole[:, : (taps - 1) * rate + 1]
+
+
 def conv2d(x: Any, kernel: Any, stride: Any, padding: Any, dilation: Any, channels_last: bool) -> Any:
     hwio = kernel if channels_last else tf.transpose(kernel, (2, 3, 1, 0))
+    # TensorFlow's CPU gradient of a dilated convolution is missing ("dilation rates larger than
+    # 1" unsupported): the kernel is dilated with zeros instead, which the gradient passes through.
+    hwio = _dilated(_dilated(hwio, dilation[0], 0), dilation[1], 1)
     pads = [[0, 0], list(padding[0]), list(padding[1]), [0, 0]]
-    out = tf.nn.conv2d(_nhwc(x, channels_last), hwio, strides=stride, padding=pads, dilations=dilation)
+    out = tf.nn.conv2d(_nhwc(x, channels_last), hwio, strides=stride, padding=pads)
     return _back(out, channels_last)
 
 
