@@ -120,11 +120,18 @@ def _is_array(x: Any) -> bool:
     return x is not None and not isinstance(x, (bool, int, float, complex, str)) and hasattr(x, "shape")
 
 
+_WHY_NOT: Final = {
+    "numpy": "NumPy has no automatic differentiation",
+    "dask": "dask has no automatic differentiation (a dask array is a lazy graph of NumPy chunks); for data "
+            "larger than memory, compute the gradient batch by batch on one of those backends and combine, or "
+            "shard over devices with JAX",
+}
+
+
 def _no_autodiff(backend: Backend) -> UnsupportedOperationError:
     here = [name for name in _AUTODIFF_BACKENDS if name in installed_backends()]
     installed = f" (installed here: {', '.join(here)})" if here else " (none of them is installed here)"
-    what = "NumPy has no automatic differentiation" if backend.name == "numpy" else (
-        f"arraylayer has no automatic differentiation for the {backend.name} backend")
+    what = _WHY_NOT.get(backend.name, f"arraylayer has no automatic differentiation for the {backend.name} backend")
     return UnsupportedOperationError(
         f"arraylayer.grad / value_and_grad: {what}. The jax, torch and tensorflow backends have it{installed}: "
         f"move the arrays there first, e.g. arraylayer.to_backend(x, 'jax'), or create them under "

@@ -1,6 +1,6 @@
 """The adapter contract: what every backend module implements.
 
-A backend is one subclass of :class:`Backend` in one module. The four built-in ones
+A backend is one subclass of :class:`Backend` in one module. The five built-in ones
 live in ``arraylayer/backends/``; a third-party package registers its class under the
 entry-point group ``arraylayer.backends`` (``name = "package.module:ClassName"``).
 Adding a backend is adding one module (and, outside arraylayer, one entry point).
@@ -43,6 +43,8 @@ class Backend(ABC):
     weak_arrays: ClassVar[bool] = False
     #: False when every arraylayer dtype is always valid here (nothing to load to answer)
     narrows: ClassVar[bool] = True
+    #: True when arrays are chunked and lazy (dask): creation functions take ``chunks=``
+    chunked: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self.module: Any = None
