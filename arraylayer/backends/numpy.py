@@ -22,7 +22,6 @@ class NumpyBackend(Backend):
 
     def _build_native_dtypes(self, module: Any) -> dict[Dtype, Any]:
         import ml_dtypes
-
         import numpy as np  # not ``module``: the dask backend shares these dtypes
 
         return {d: np.dtype(ml_dtypes.bfloat16 if d == "bfloat16" else str(d)) for d in all_dtypes}
