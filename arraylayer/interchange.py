@@ -15,9 +15,8 @@ __all__ = ["to_backend", "dev", "to_device"]
 def to_backend(x: Any, name: str, *, chunks: Any = None) -> Any:
     """``x`` as an array of backend ``name``, with the same dtype, values and device kind.
 
-    To a chunked backend (dask), ``chunks`` sets the chunks (dask's ``chunks``; None: ``"auto"``)
-    and the data are wrapped, not copied, where NumPy can view them; from dask, the graph is
-    computed on the way out. ``chunks`` must be None for other targets.
+    To a chunked backend (dask), ``chunks`` sets the chunks (dask's ``chunks``; None: ``"auto"``);
+    from dask, the graph is computed on the way out. ``chunks`` must be None for other targets.
 
     The exchange goes through DLPack, zero-copy where both frameworks allow it. Where
     DLPack cannot carry the array (a dtype the protocol or one framework does not
