@@ -13,6 +13,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
+from ..numpy._common import BF16 as NUMPY_BF16
 from ._lazy import NUMPY, along, chunkwise, gathered, unknown
 
 argmax = da.argmax
@@ -34,15 +35,20 @@ def nonzero(x: Any, /) -> tuple[Any, ...]:
 
 
 def searchsorted(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None) -> Any:
-    """NumPy's kernel per chunk of x2, against x1 whole (x1 is 1-D)."""
-    x1 = x1.rechunk(-1)
+    """dask's searchsorted (x1 1-D, searched block by block); bfloat16 compared as exact float32
+    copies, as on the NumPy backend; a 0-d x2 (or a Python scalar) gives a 0-d result."""
     if sorter is not None:
-        x1 = da.take(x1, sorter.rechunk(-1))
-    return x2.map_blocks(_search, x1, side=side, dtype=_INDEX)
+        x1 = da.take(x1, sorter)
+    x2 = x2 if isinstance(x2, da.Array) else da.asarray(np.asarray(x2, dtype=x1.dtype))
+    x1, x2 = _orderable(x1), _orderable(x2)
+    if x2.ndim == 0:  # dask's block-wise search needs at least one axis
+        return da.searchsorted(x1, x2.reshape(1), side=side).reshape(())
+    return da.searchsorted(x1, x2, side=side)
 
 
-def _search(x2: Any, x1: Any, *, side: str) -> Any:
-    return NUMPY["searchsorted"](x1, x2, side=side)
+def _orderable(x: Any) -> Any:
+    """``x``, or for bfloat16 an exact float32 copy, which NumPy orders correctly."""
+    return x.astype(np.float32) if x.dtype == NUMPY_BF16 else x
 
 
 def sort(x: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
