@@ -184,5 +184,11 @@ class Backend(ABC):
     def to_device(self, x: Any, device: str) -> Any:
         """``x`` on ``device`` (``x`` itself when it is already there)."""
 
+    def placement_like(self, x: Any) -> Any:
+        """The framework's placement for a new array made like ``x`` (``zeros_like`` ...): the
+        native device of ``x``; adapters whose arrays can span devices return that layout (JAX:
+        the sharding)."""
+        return self.native_device(self.device_of(x))
+
     def __repr__(self) -> str:
         return f"<arraylayer backend {self.name!r}>"

@@ -163,11 +163,11 @@ def _like(name: str, x: Array, dtype: DtypeLike | None, device: str | None, *fil
     if fill:
         _check_fill(fill[0], resolved, "fill_value")
         fill = (_exact(fill[0], resolved),)
-    place = backend.device_of(x) if device is None else device
+    placement = backend.placement_like(x) if device is None else native_device(backend, device)
     if chunks is None and backend.chunked:
         chunks = x.chunks  # x's own chunking
     return kernel(backend, name, resolved)(
-        tuple(x.shape), *fill, dtype=native_dtype(backend, resolved), device=native_device(backend, place),
+        tuple(x.shape), *fill, dtype=native_dtype(backend, resolved), device=placement,
         **arguments.chunks(backend, chunks, tuple(x.shape), resolved),
     )
 
