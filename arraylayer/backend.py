@@ -58,6 +58,8 @@ class Backend(ABC):
         self.native_dtypes: dict[Dtype, Any] = {}
         #: the native array type(s), known after load()
         self.array_types: tuple[type, ...] = ()
+        #: the backend's arraylayer.nn kernels (``<kernel_module>.nn``), None where it has none
+        self.nn_kernels: Any = None
 
     # -- life cycle -------------------------------------------------------------------------
     def load(self) -> Backend:
@@ -78,6 +80,7 @@ class Backend(ABC):
             self.kernels = dict(kernels.KERNELS)
             self.supported = dict(getattr(kernels, "SUPPORTED", {}))
             self.unsupported = dict(getattr(kernels, "UNSUPPORTED", {}))
+            self.nn_kernels = self._load_nn_kernels()
             self.module = module
         return self
 
@@ -85,6 +88,13 @@ class Backend(ABC):
         """The module named by :attr:`kernel_module`, holding ``KERNELS`` (and the
         ``SUPPORTED``/``UNSUPPORTED`` declarations)."""
         return importlib.import_module(self.kernel_module)
+
+    def _load_nn_kernels(self) -> Any:
+        """``<kernel_module>.nn`` (convolution, pooling, erf for arraylayer.nn), or None."""
+        try:
+            return importlib.import_module(f"{self.kernel_module}.nn")
+        except ModuleNotFoundError:
+            return None
 
     @abstractmethod
     def _build_native_dtypes(self, module: Any) -> dict[Dtype, Any]:

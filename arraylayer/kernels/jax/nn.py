@@ -1,0 +1,33 @@
+"""Neural-network kernels of the JAX backend (see arraylayer/nn.py): XLA's own convolution and
+windowed reductions (``jax.lax``), which JAX differentiates. Padding arrives as explicit pairs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+from jax import lax
+
+erf = lax.erf
+
+
+def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[int, int], ...],
+           dilation: tuple[int, int], channels_last: bool) -> Any:
+    numbers = ("NHWC", "HWIO", "NHWC") if channels_last else ("NCHW", "OIHW", "NCHW")
+    return lax.conv_general_dilated(x, kernel, strides, padding, rhs_dilation=dilation, dimension_numbers=numbers)
+
+
+def _layout(window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> tuple[Any, ...]:
+    if channels_last:
+        return (1, *window, 1), (1, *strides, 1), ((0, 0), *padding, (0, 0))
+    return (1, 1, *window), (1, 1, *strides), ((0, 0), (0, 0), *padding)
+
+
+def max_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
+    dims, steps, pads = _layout(window, strides, padding, channels_last)
+    return lax.reduce_window(x, jnp.array(-jnp.inf, x.dtype), lax.max, dims, steps, pads)
+
+
+def sum_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
+    dims, steps, pads = _layout(window, strides, padding, channels_last)
+    return lax.reduce_window(x, jnp.array(0, x.dtype), lax.add, dims, steps, pads)

@@ -1,0 +1,43 @@
+"""Neural-network kernels of the TensorFlow backend (see arraylayer/nn.py): tf.nn's convolution
+and pooling (channels last, as TensorFlow computes them on every device; channels-first input is
+transposed around them), with explicit padding."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tensorflow as tf
+
+erf = tf.math.erf
+
+
+def _last(x: Any, channels_last: bool) -> Any:
+    return x if channels_last else tf.transpose(x, (0, 2, 3, 1))
+
+
+def _back(y: Any, channels_last: bool) -> Any:
+    return y if channels_last else tf.transpose(y, (0, 3, 1, 2))
+
+
+def _pad(x: Any, padding: Any, value: float = 0.0) -> Any:
+    if not any(any(pair) for pair in padding):
+        return x
+    return tf.pad(x, [(0, 0), *padding, (0, 0)], constant_values=tf.cast(value, x.dtype))
+
+
+def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[int, int], ...],
+           dilation: tuple[int, int], channels_last: bool) -> Any:
+    hwio = kernel if channels_last else tf.transpose(kernel, (2, 3, 1, 0))
+    y = tf.nn.conv2d(_pad(_last(x, channels_last), padding), hwio, strides=strides, padding="VALID",
+                     dilations=dilation)
+    return _back(y, channels_last)
+
+
+def max_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
+    y = tf.nn.max_pool2d(_pad(_last(x, channels_last), padding, float("-inf")), window, strides, "VALID")
+    return _back(y, channels_last)
+
+
+def sum_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
+    y = tf.nn.avg_pool2d(_pad(_last(x, channels_last), padding), window, strides, "VALID")
+    return _back(y * (window[0] * window[1]), channels_last)

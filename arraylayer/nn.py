@@ -1,0 +1,326 @@
+"""Functions models need beyond the Array API: activations, softmax and losses, normalisation,
+dropout, convolution, pooling and embeddings, with one dtype semantics on every backend.
+
+Everything but convolution, pooling and ``erf`` is composed of arraylayer's own functions, so
+promotion, weak Python scalars, errors and gradients are those of the rest of arraylayer
+(``al.grad`` differentiates them on JAX, PyTorch and TensorFlow). Convolution and pooling call
+each framework's own operation (``arraylayer/kernels/<backend>/nn.py``), after arraylayer has
+checked the arguments and resolved the padding to explicit pairs (TensorFlow's ``"SAME"``
+arithmetic on every backend).
+
+Inputs are native arrays of any backend or ``arraylayer.Array``; results are of the same kind.
+Floating functions take floating inputs: an integer array raises ``InvalidDtypeError`` (no
+silent conversion to a float of the caller's choosing).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Final
+
+import arraylayer as al
+
+from .api import arguments
+from .api.dispatch import WRAPPERS
+from .dtypes import Dtype, as_dtype
+from .errors import InvalidArgumentError, InvalidDtypeError, UnsupportedOperationError
+
+__all__ = [
+    "relu", "gelu", "silu", "sigmoid", "softplus", "softmax", "log_softmax", "logsumexp", "one_hot",
+    "cross_entropy", "mse", "layer_norm", "dropout", "conv2d", "max_pool2d", "avg_pool2d", "embedding",
+]
+
+_REDUCTIONS: Final = ("mean", "sum", "none")
+_LAYOUTS: Final = {"NHWC": True, "NCHW": False}  # data format -> channels last
+_SQRT_2_OVER_PI: Final = math.sqrt(2.0 / math.pi)
+
+
+# -- helpers ---------------------------------------------------------------------------------------------
+def _floating(x: Any, function: str) -> Dtype:
+    """x's dtype, which must be real floating."""
+    dtype = as_dtype(x.dtype)
+    if dtype.kind != "float":
+        raise InvalidDtypeError(f"nn.{function} takes real floating arrays; got {dtype}. Cast first, e.g. "
+                                f"arraylayer.astype(x, 'float32').")
+    return dtype
+
+
+def _native(x: Any) -> tuple[Any, Any]:
+    """(native array, rewrap): an arraylayer.Array is unwrapped, and its result wrapped back."""
+    pair = WRAPPERS.get(type(x))
+    if pair is None:
+        return x, lambda y: y
+    return pair[0](x), pair[1]
+
+
+def _kernels(x: Any) -> Any:
+    """The backend's nn kernel module (``arraylayer/kernels/<backend>/nn.py``)."""
+    backend = al.backend_of(x)
+    if backend.nn_kernels is None:
+        raise UnsupportedOperationError(
+            f"arraylayer.nn has no convolution, pooling or erf for the {backend.name} backend; move the arrays "
+            f"to numpy, jax, torch or tensorflow first (arraylayer.to_backend(x, 'numpy'))."
+        )
+    return backend.nn_kernels
+
+
+def _reduce(losses: Any, reduction: str, function: str) -> Any:
+    if reduction not in _REDUCTIONS:
+        raise InvalidArgumentError(f"nn.{function}(reduction={reduction!r}): choose one of {', '.join(_REDUCTIONS)}.")
+    if reduction == "mean":
+        return al.mean(losses)
+    return al.sum(losses) if reduction == "sum" else losses
+
+
+# -- activations -------------------------------------------------------------------------------------------
+def relu(x: Any) -> Any:
+    """max(x, 0). Its gradient at 0 is 0.5, arraylayer's convention at kinks (docs/autodiff.rst)."""
+    _floating(x, "relu")
+    return al.maximum(x, 0.0)
+
+
+def sigmoid(x: Any) -> Any:
+    """1 / (1 + exp(-x)), computed as (1 + tanh(x / 2)) / 2: no overflow, no NaN, at any x."""
+    _floating(x, "sigmoid")
+    return al.multiply(al.add(al.tanh(al.multiply(x, 0.5)), 1.0), 0.5)
+
+
+def silu(x: Any) -> Any:
+    """x * sigmoid(x) (also called swish)."""
+    return al.multiply(x, sigmoid(x))
+
+
+def softplus(x: Any) -> Any:
+    """log(1 + exp(x)), as logaddexp(x, 0): exact for large |x|."""
+    _floating(x, "softplus")
+    return al.logaddexp(x, 0.0)
+
+
+def gelu(x: Any, approximate: bool = False) -> Any:
+    """x * Phi(x): exact with erf, or with ``approximate=True`` the tanh form
+    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    _floating(x, "gelu")
+    if arguments.flag(approximate, "approximate"):
+        inner = al.multiply(al.add(x, al.multiply(al.multiply(al.square(x), x), 0.044715)), _SQRT_2_OVER_PI)
+        return al.multiply(al.multiply(x, 0.5), al.add(al.tanh(inner), 1.0))
+    native, rewrap = _native(x)
+    erf = _kernels(native).erf(al.multiply(native, 1.0 / math.sqrt(2.0)))
+    return rewrap(al.multiply(al.multiply(native, 0.5), al.add(erf, 1.0)))
+
+
+# -- softmax and its family ---------------------------------------------------------------------------------
+def logsumexp(x: Any, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Any:
+    """log(sum(exp(x))) over ``axis``, shifted by the maximum: finite for logits of any size
+    (an all -inf slice gives -inf, a +inf gives +inf)."""
+    _floating(x, "logsumexp")
+    peak = al.max(x, axis=axis, keepdims=True)
+    shift = al.where(al.isfinite(peak), peak, 0.0)
+    total = al.log(al.sum(al.exp(al.subtract(x, shift)), axis=axis, keepdims=True))
+    result = al.add(total, shift)
+    return result if keepdims else al.squeeze(result, axis=_axes(axis, result.ndim))
+
+
+def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    return (axis,) if isinstance(axis, int) else tuple(axis)
+
+
+def log_softmax(x: Any, axis: int = -1) -> Any:
+    """x - logsumexp(x) along ``axis``: log-probabilities, stable for logits of any size."""
+    return al.subtract(x, logsumexp(x, axis=axis, keepdims=True))
+
+
+def softmax(x: Any, axis: int = -1) -> Any:
+    """exp(x) / sum(exp(x)) along ``axis``, shifted by the maximum (no overflow at logits of 100)."""
+    _floating(x, "softmax")
+    shifted = al.exp(al.subtract(x, al.max(x, axis=axis, keepdims=True)))
+    return al.divide(shifted, al.sum(shifted, axis=axis, keepdims=True))
+
+
+def one_hot(labels: Any, num_classes: int, dtype: Any = None) -> Any:
+    """A trailing axis of ``num_classes`` with 1 at each label (integer labels; others get all 0).
+    ``dtype``: None is the default float dtype."""
+    kind = as_dtype(labels.dtype)
+    if kind.kind not in ("int", "uint"):
+        raise InvalidDtypeError(f"nn.one_hot takes integer labels; got {kind}.")
+    count = arguments.count(num_classes, "num_classes")
+    if count == 0:
+        raise InvalidArgumentError("nn.one_hot(num_classes=0): there must be at least one class.")
+    native, rewrap = _native(labels)
+    with al.use_backend(al.backend_of(native).name):
+        classes = al.arange(count, dtype=kind)
+    hits = al.equal(al.expand_dims(native, axis=-1), classes)
+    return rewrap(al.astype(hits, al.default_float_dtype() if dtype is None else dtype))
+
+
+# -- losses -----------------------------------------------------------------------------------------------------
+def cross_entropy(logits: Any, labels: Any, axis: int = -1, reduction: str = "mean") -> Any:
+    """Softmax cross-entropy from ``logits`` and integer class ``labels`` (the logits' shape without
+    ``axis``): -log_softmax(logits)[label], then the mean (``reduction``: "mean", "sum", "none")."""
+    dtype = _floating(logits, "cross_entropy")
+    axis = arguments.axis(axis, logits.ndim)
+    log_probabilities = log_softmax(logits, axis=axis)
+    moved = al.moveaxis(log_probabilities, axis, -1)
+    if tuple(labels.shape) != tuple(moved.shape[:-1]):
+        raise InvalidArgumentError(f"nn.cross_entropy: labels of shape {tuple(labels.shape)} do not match logits of "
+                                   f"shape {tuple(logits.shape)} without axis {axis}.")
+    picked = al.sum(al.multiply(moved, one_hot(labels, int(moved.shape[-1]), dtype)), axis=-1)
+    return _reduce(al.negative(picked), reduction, "cross_entropy")
+
+
+def mse(predictions: Any, targets: Any, reduction: str = "mean") -> Any:
+    """Mean squared error (``reduction``: "mean", "sum" or "none" for the element-wise squares)."""
+    _floating(predictions, "mse")
+    return _reduce(al.square(al.subtract(predictions, targets)), reduction, "mse")
+
+
+# -- normalisation, dropout, embedding ---------------------------------------------------------------------
+def layer_norm(x: Any, scale: Any = None, offset: Any = None, axis: int | tuple[int, ...] = -1,
+               eps: float = 1e-5) -> Any:
+    """(x - mean) / sqrt(var + eps) over ``axis``, then ``* scale + offset`` when given."""
+    _floating(x, "layer_norm")
+    mean = al.mean(x, axis=axis, keepdims=True)
+    centred = al.subtract(x, mean)
+    variance = al.mean(al.square(centred), axis=axis, keepdims=True)
+    y = al.divide(centred, al.sqrt(al.add(variance, arguments.real_scalar(eps, "eps"))))
+    if scale is not None:
+        y = al.multiply(y, scale)
+    return y if offset is None else al.add(y, offset)
+
+
+def dropout(key: Any, x: Any, rate: float, training: bool = True) -> Any:
+    """Inverted dropout: each element zeroed with probability ``rate`` (drawn from ``key``, so the same
+    key drops the same elements on every backend), the others scaled by 1 / (1 - rate). Identity when
+    ``training`` is False or ``rate`` is 0."""
+    _floating(x, "dropout")
+    rate = arguments.real_scalar(rate, "rate")
+    if not 0.0 <= rate < 1.0:
+        raise InvalidArgumentError(f"nn.dropout(rate={rate}): the rate must lie in [0, 1).")
+    if not arguments.flag(training, "training") or rate == 0.0:
+        return x
+    native, rewrap = _native(x)
+    with al.use_backend(al.backend_of(native).name):
+        keep = al.random.bernoulli(key, 1.0 - rate, tuple(native.shape))
+    return rewrap(al.where(keep, al.divide(native, 1.0 - rate), 0.0))
+
+
+def embedding(table: Any, ids: Any) -> Any:
+    """Rows of ``table`` (vocabulary, features) at integer ``ids`` of any shape: ids.shape + (features,)."""
+    kind = as_dtype(ids.dtype)
+    if kind.kind not in ("int", "uint"):
+        raise InvalidDtypeError(f"nn.embedding takes integer ids; got {kind}.")
+    if table.ndim != 2:
+        raise InvalidArgumentError(f"nn.embedding takes a 2-d table (vocabulary, features); got shape {tuple(table.shape)}.")
+    rows = al.take(table, al.reshape(ids, (-1,)), axis=0)
+    return al.reshape(rows, (*tuple(ids.shape), int(table.shape[1])))
+
+
+# -- convolution and pooling ---------------------------------------------------------------------------------
+def _pair(value: Any, parameter: str) -> tuple[int, int]:
+    values = (value, value) if isinstance(value, int) and not isinstance(value, bool) else tuple(value)
+    if len(values) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values):
+        raise InvalidArgumentError(f"{parameter}={value!r}: pass a positive int or a pair of them.")
+    return values  # type: ignore[return-value]
+
+
+def _layout(data_format: str) -> bool:
+    try:
+        return _LAYOUTS[data_format]
+    except (KeyError, TypeError):
+        raise InvalidArgumentError(f"data_format={data_format!r}: choose 'NHWC' or 'NCHW'.") from None
+
+
+def _padding(padding: Any, size: Sequence[int], extent: Sequence[int], strides: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    """Explicit (before, after) pairs for the two spatial axes. "SAME" is TensorFlow's: the output
+    has ceil(size / stride) positions and the odd pixel of padding goes after."""
+    if padding == "VALID":
+        return ((0, 0), (0, 0))
+    if padding == "SAME":
+        pairs = []
+        for n, k, s in zip(size, extent, strides, strict=True):
+            total = max((math.ceil(n / s) - 1) * s + k - n, 0)
+            pairs.append((total // 2, total - total // 2))
+        return tuple(pairs)
+    if isinstance(padding, int) and not isinstance(padding, bool) and padding >= 0:
+        return ((padding, padding), (padding, padding))
+    try:
+        pairs = tuple((int(a), int(b)) for a, b in padding)
+        if len(pairs) == 2 and all(a >= 0 and b >= 0 for a, b in pairs):
+            return pairs
+    except (TypeError, ValueError):
+        pass
+    raise InvalidArgumentError(f"padding={padding!r}: pass 'VALID', 'SAME', a non-negative int or "
+                               f"((top, bottom), (left, right)).")
+
+
+def _spatial(x: Any, channels_last: bool, function: str) -> tuple[int, int]:
+    if x.ndim != 4:
+        raise InvalidArgumentError(f"nn.{function} takes 4-d inputs (batch, height, width, channels or batch, "
+                                   f"channels, height, width); got shape {tuple(x.shape)}.")
+    shape = tuple(int(n) for n in x.shape)
+    return shape[1:3] if channels_last else shape[2:4]  # type: ignore[return-value]
+
+
+def conv2d(x: Any, kernel: Any, stride: Any = 1, padding: Any = "VALID", dilation: Any = 1,
+           data_format: str = "NHWC") -> Any:
+    """2-d convolution (cross-correlation, as every framework computes it) through the framework's own
+    operation. ``kernel``: HWIO for NHWC input, OIHW for NCHW. x and kernel are promoted to one
+    floating dtype first."""
+    channels_last = _layout(data_format)
+    strides, dilations = _pair(stride, "stride"), _pair(dilation, "dilation")
+    dtype = al.result_type(x, kernel)
+    if dtype.kind != "float":
+        raise InvalidDtypeError(f"nn.conv2d takes real floating arrays; got {as_dtype(x.dtype)} and "
+                                f"{as_dtype(kernel.dtype)}.")
+    native, rewrap = _native(x)
+    weights, _ = _native(kernel)
+    size = _spatial(native, channels_last, "conv2d")
+    if weights.ndim != 4:
+        raise InvalidArgumentError(f"nn.conv2d takes a 4-d kernel; got shape {tuple(weights.shape)}.")
+    spatial = tuple(int(n) for n in (weights.shape[:2] if channels_last else weights.shape[2:]))
+    channels = int(native.shape[-1] if channels_last else native.shape[1])
+    kernel_in = int(weights.shape[2] if channels_last else weights.shape[1])
+    if channels != kernel_in:
+        raise InvalidArgumentError(f"nn.conv2d: x has {channels} channels but the kernel takes {kernel_in} "
+                                   f"({'HWIO' if channels_last else 'OIHW'} layout for {data_format}).")
+    extent = tuple((k - 1) * d + 1 for k, d in zip(spatial, dilations, strict=True))
+    pads = _padding(padding, size, extent, strides)
+    if any(n + a + b < e for n, (a, b), e in zip(size, pads, extent, strict=True)):
+        raise InvalidArgumentError(f"nn.conv2d: the kernel (extent {extent}) is larger than the padded input {size}.")
+    native, weights = al.astype(native, dtype), al.astype(weights, dtype)
+    return rewrap(_kernels(native).conv2d(native, weights, strides, pads, dilations, channels_last))
+
+
+def _pool_arguments(x: Any, window: Any, stride: Any, padding: Any, data_format: str,
+                    function: str) -> tuple[Any, Any, Any, Any, Any, bool]:
+    channels_last = _layout(data_format)
+    windows = _pair(window, "window")
+    strides = windows if stride is None else _pair(stride, "stride")
+    _floating(x, function)
+    native, rewrap = _native(x)
+    size = _spatial(native, channels_last, function)
+    pads = _padding(padding, size, windows, strides)
+    if any(n + a + b < w for n, (a, b), w in zip(size, pads, windows, strict=True)):
+        raise InvalidArgumentError(f"nn.{function}: the window {windows} is larger than the padded input {size}.")
+    return native, rewrap, windows, strides, pads, channels_last
+
+
+def max_pool2d(x: Any, window: Any, stride: Any = None, padding: Any = "VALID", data_format: str = "NHWC") -> Any:
+    """The maximum of each window (``stride`` None: the window, non-overlapping); padding never wins."""
+    native, rewrap, windows, strides, pads, last = _pool_arguments(x, window, stride, padding, data_format, "max_pool2d")
+    return rewrap(_kernels(native).max_pool(native, windows, strides, pads, last))
+
+
+def avg_pool2d(x: Any, window: Any, stride: Any = None, padding: Any = "VALID", data_format: str = "NHWC") -> Any:
+    """The mean of each window over its elements inside the input (padding is not counted: TensorFlow's
+    and Keras's convention), the same on every backend."""
+    native, rewrap, windows, strides, pads, last = _pool_arguments(x, window, stride, padding, data_format, "avg_pool2d")
+    kernels = _kernels(native)
+    sums = kernels.sum_pool(native, windows, strides, pads, last)
+    if not any(a or b for a, b in pads):
+        return rewrap(al.divide(sums, float(windows[0] * windows[1])))
+    ones = al.ones_like(native[:1, :1] if not last else native[:1, ..., :1])
+    counts = kernels.sum_pool(ones, windows, strides, pads, last)  # how many elements each window holds
+    return rewrap(al.divide(sums, counts))
