@@ -110,12 +110,9 @@ globals().update(_FUNCTIONS)
 from .api.dispatch import accepting_wrapped as _accepting_wrapped  # noqa: E402
 
 to_backend, dev, to_device = (_accepting_wrapped(f) for f in (to_backend, dev, to_device))
-from . import (  # noqa: E402, F401 - initialisers and optimizers over parameter trees
-    initializers,
-    nn,  # noqa: E402, F401 - activations, losses, convolution, pooling; imports no framework
-    optim,
-    random,  # noqa: E402, F401 - threefry keys and samplers; imports no framework
-)
+# What models need: random (threefry keys), nn (activations, losses, convolution, pooling), optim
+# (optimizers over parameter trees), initializers. None of them imports a framework.
+from . import initializers, nn, optim, random  # noqa: E402, F401
 from .tree import tree_leaves, tree_map  # noqa: E402
 
 # The dtypes every backend holds are plain attributes. The others (int64, uint16, uint32,
