@@ -15,6 +15,7 @@ silent conversion to a float of the caller's choosing).
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
 from typing import Any, Final
@@ -63,6 +64,13 @@ def _kernels(x: Any) -> Any:
             f"to numpy, jax, torch or tensorflow first (arraylayer.to_backend(x, 'numpy'))."
         )
     return backend.nn_kernels
+
+
+def _creating_on(x: Any) -> Any:
+    """A scope in which arraylayer creates arrays on x's backend: none when that backend is the
+    active one already (setting a context variable is not traceable by torch.compile)."""
+    name = al.backend_of(x).name
+    return contextlib.nullcontext() if al.current_backend() == name else al.use_backend(name)
 
 
 def _reduce(losses: Any, reduction: str, function: str) -> Any:
@@ -149,7 +157,7 @@ def one_hot(labels: Any, num_classes: int, dtype: Any = None) -> Any:
     if count == 0:
         raise InvalidArgumentError("nn.one_hot(num_classes=0): there must be at least one class.")
     native, rewrap = _native(labels)
-    with al.use_backend(al.backend_of(native).name):
+    with _creating_on(native):
         classes = al.arange(count, dtype=kind)
     hits = al.equal(al.expand_dims(native, axis=-1), classes)
     return rewrap(al.astype(hits, al.default_float_dtype() if dtype is None else dtype))
@@ -201,7 +209,7 @@ def dropout(key: Any, x: Any, rate: float, training: bool = True) -> Any:
     if not arguments.flag(training, "training") or rate == 0.0:
         return x
     native, rewrap = _native(x)
-    with al.use_backend(al.backend_of(native).name):
+    with _creating_on(native):
         keep = al.random.bernoulli(key, 1.0 - rate, tuple(native.shape))
     return rewrap(al.where(keep, al.divide(native, 1.0 - rate), 0.0))
 

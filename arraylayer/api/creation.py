@@ -30,7 +30,7 @@ __all__ = [
 # Kind ranks: a Python scalar may fill an array of its own kind or a higher one, never lower
 # (1.5 into int32 would truncate silently on every framework).
 _RANK: Final = {"bool": 0, "int": 1, "uint": 1, "float": 2, "complex": 3}
-_SCALAR_RANK: Final = {bool: 0, int: 1, float: 2, complex: 3}
+_SCALAR_RANKS: Final = ((bool, 0), (int, 1), (float, 2), (complex, 3))  # bool before int: bool is an int
 
 
 def asarray(
@@ -90,9 +90,18 @@ def _place(device: str | None) -> str | None:
     return default_device() if device is None else device
 
 
+def _scalar_rank(value: Any) -> int | None:
+    """The kind rank of a Python scalar (None for anything else), by isinstance: torch.compile
+    traces that, where it cannot look a class up in a dict."""
+    for kind, rank in _SCALAR_RANKS:
+        if isinstance(value, kind):
+            return None if hasattr(value, "dtype") else rank  # NumPy scalars subclass float: arrays here
+    return None
+
+
 def _check_fill(value: Any, dtype: Dtype, what: str) -> None:
     """A Python scalar must fit ``dtype`` exactly: no kind narrowing, no integer overflow."""
-    rank = _SCALAR_RANK.get(value.__class__)
+    rank = _scalar_rank(value)
     if rank is None:
         if not hasattr(value, "dtype"):
             raise arguments.InvalidArgumentTypeError(

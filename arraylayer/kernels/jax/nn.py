@@ -25,9 +25,9 @@ def _layout(window: tuple[int, int], strides: tuple[int, int], padding: Any, cha
 
 def max_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
     dims, steps, pads = _layout(window, strides, padding, channels_last)
-    return lax.reduce_window(x, jnp.array(-jnp.inf, x.dtype), lax.max, dims, steps, pads)
+    return lax.reduce_window(x, -jnp.inf, lax.max, dims, steps, pads)  # a Python init: JAX sees max, differentiable
 
 
 def sum_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
     dims, steps, pads = _layout(window, strides, padding, channels_last)
-    return lax.reduce_window(x, jnp.array(0, x.dtype), lax.add, dims, steps, pads)
+    return lax.reduce_window(x, 0.0, lax.add, dims, steps, pads)
