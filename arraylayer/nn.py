@@ -35,6 +35,9 @@ __all__ = [
 _REDUCTIONS: Final = ("mean", "sum", "none")
 _LAYOUTS: Final = {"NHWC": True, "NCHW": False}  # data format -> channels last
 _SQRT_2_OVER_PI: Final = math.sqrt(2.0 / math.pi)
+#: the dtypes the frameworks' fused cross-entropies compute in their own dtype (half precision is
+#: composed, with arraylayer's promotion, on every backend alike)
+_FUSED_DTYPES: Final = (Dtype("float32"), Dtype("float64"))
 
 
 # -- helpers ---------------------------------------------------------------------------------------------
@@ -83,9 +86,13 @@ def _reduce(losses: Any, reduction: str, function: str) -> Any:
 
 # -- activations -------------------------------------------------------------------------------------------
 def relu(x: Any) -> Any:
-    """max(x, 0). Its gradient at 0 is 0.5, arraylayer's convention at kinks (docs/autodiff.rst)."""
+    """max(x, 0), through the framework's own relu (fused by its compiler). Its gradient at 0 is 0,
+    as every framework defines relu's (``arraylayer.maximum(x, 0.0)`` has 0.5 there: the convention
+    of ``maximum`` at ties, docs/autodiff.rst)."""
     _floating(x, "relu")
-    return al.maximum(x, 0.0)
+    native, rewrap = _native(x)
+    kernels = al.backend_of(native).nn_kernels
+    return rewrap(al.maximum(native, 0.0) if kernels is None else kernels.relu(native))
 
 
 def sigmoid(x: Any) -> Any:
@@ -174,8 +181,29 @@ def cross_entropy(logits: Any, labels: Any, axis: int = -1, reduction: str = "me
     if tuple(labels.shape) != tuple(moved.shape[:-1]):
         raise InvalidArgumentError(f"nn.cross_entropy: labels of shape {tuple(labels.shape)} do not match logits of "
                                    f"shape {tuple(logits.shape)} without axis {axis}.")
+    _labels_in_range(labels, int(moved.shape[-1]))
+    fused = getattr(al.backend_of(logits).nn_kernels, "softmax_cross_entropy", None)
+    if fused is not None and moved.ndim == 2 and dtype in _FUSED_DTYPES:  # the framework's own, one op
+        native, rewrap = _native(al.moveaxis(logits, axis, -1))
+        return _reduce(rewrap(fused(native, _native(labels)[0])), reduction, "cross_entropy")
     picked = al.sum(al.multiply(moved, one_hot(labels, int(moved.shape[-1]), dtype)), axis=-1)
     return _reduce(al.negative(picked), reduction, "cross_entropy")
+
+
+def _labels_in_range(labels: Any, classes: int) -> None:
+    """InvalidArgumentError for a label outside [0, classes) or a non-integer label, where the values
+    are known (not inside a compiler's trace, not on dask): a silent loss of 0 or a framework's own
+    error otherwise."""
+    kind = as_dtype(labels.dtype)
+    if kind.kind not in ("int", "uint"):
+        raise InvalidDtypeError(f"nn.cross_entropy takes integer class labels; got {kind}.")
+    native = _native(labels)[0]
+    kernels = al.backend_of(native).nn_kernels
+    values = None if kernels is None else kernels.concrete(native)
+    if values is not None and values.size and (values.min() < 0 or values.max() >= classes):
+        bad = values.min() if values.min() < 0 else values.max()
+        raise InvalidArgumentError(f"nn.cross_entropy: label {int(bad)} is not a class of the {classes} logits "
+                                   f"per row; labels must lie in [0, {classes}).")
 
 
 def mse(predictions: Any, targets: Any, reduction: str = "mean") -> Any:

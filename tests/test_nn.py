@@ -264,6 +264,10 @@ BAD = [
     (lambda b: al.nn.one_hot(on(b, np.array([1]), "int32"), 0), al.InvalidArgumentError, "at least one class"),
     (lambda b: al.nn.cross_entropy(on(b, X), on(b, np.array([1, 2]), "int32")), al.InvalidArgumentError, "do not match"),
     (lambda b: al.nn.mse(on(b, X), on(b, X), reduction="avg"), al.InvalidArgumentError, "choose one of"),
+    (lambda b: al.nn.cross_entropy(on(b, X[:2]), on(b, np.array([1, 5]), "int32")), al.InvalidArgumentError,
+     r"label 5 is not a class"),
+    (lambda b: al.nn.cross_entropy(on(b, X[:2]), on(b, np.array([-1, 0]), "int32")), al.InvalidArgumentError,
+     r"label -1"),
     (lambda b: al.nn.max_pool2d(on(b, np.ones((1, 4, 4, 1))), 2, padding="FULL"), al.InvalidArgumentError, "'VALID'"),
     (lambda b: al.nn.avg_pool2d(on(b, np.ones((1, 4, 4, 1))), 0), al.InvalidArgumentError, "positive int"),
     (lambda b: al.nn.conv2d(on(b, np.ones((1, 4, 4, 2))), on(b, np.ones((2, 2, 3, 1)))), al.InvalidArgumentError,
@@ -278,7 +282,7 @@ BAD = [
 @pytest.mark.parametrize("index", range(len(BAD)))
 def test_bad_input_gets_arraylayers_errors(backend, index):
     call, error, message = BAD[index]
-    if backend == "dask" and index >= 6:
+    if backend == "dask" and index >= 6:  # dask: no convolution or pooling; label values are lazy
         pytest.skip("no pooling or convolution on dask")
     with pytest.raises(error, match=message):
         call(backend)

@@ -5,10 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 erf = lax.erf
+relu = jax.nn.relu
+
+
+def concrete(x: Any) -> Any:
+    """x's values as a NumPy array; None for a tracer (inside jit or grad), whose values are unknown."""
+    return None if isinstance(x, jax.core.Tracer) else np.asarray(x)
 
 
 def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[int, int], ...],

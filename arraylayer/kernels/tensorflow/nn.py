@@ -9,6 +9,17 @@ from typing import Any
 import tensorflow as tf
 
 erf = tf.math.erf
+relu = tf.nn.relu
+
+
+def concrete(x: Any) -> Any:
+    """x's values as a NumPy array; None inside tf.function, where a tensor has no values yet."""
+    return x.numpy() if tf.executing_eagerly() and hasattr(x, "numpy") else None
+
+
+def softmax_cross_entropy(logits: Any, labels: Any) -> Any:
+    """Per-row -log_softmax(logits)[label] for 2-d logits: TensorFlow's fused cross-entropy."""
+    return tf.nn.sparse_softmax_cross_entropy_with_logits(tf.cast(labels, tf.int64), logits)
 
 
 def _last(x: Any, channels_last: bool) -> Any:
@@ -28,8 +39,8 @@ def _pad(x: Any, padding: Any, value: float = 0.0) -> Any:
 def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[int, int], ...],
            dilation: tuple[int, int], channels_last: bool) -> Any:
     hwio = kernel if channels_last else tf.transpose(kernel, (2, 3, 1, 0))
-    y = tf.nn.conv2d(_pad(_last(x, channels_last), padding), hwio, strides=strides, padding="VALID",
-                     dilations=dilation)
+    explicit = [(0, 0), *padding, (0, 0)]  # padded inside the convolution
+    y = tf.nn.conv2d(_last(x, channels_last), hwio, strides=strides, padding=explicit, dilations=dilation)
     return _back(y, channels_last)
 
 

@@ -10,6 +10,17 @@ import torch
 import torch.nn.functional as F
 
 erf = torch.special.erf
+relu = torch.relu
+
+
+def concrete(x: Any) -> Any:
+    """x's values as a NumPy array; None while torch.compile traces (reading them would break the graph)."""
+    return None if torch.compiler.is_compiling() else x.detach().cpu().numpy()
+
+
+def softmax_cross_entropy(logits: Any, labels: Any) -> Any:
+    """Per-row -log_softmax(logits)[label] for 2-d logits: torch's fused cross-entropy."""
+    return F.cross_entropy(logits, labels.long(), reduction="none")
 
 
 def _first(x: Any, channels_last: bool) -> Any:
@@ -30,7 +41,11 @@ def _pad(x: Any, padding: Any, value: float = 0.0) -> Any:
 def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[int, int], ...],
            dilation: tuple[int, int], channels_last: bool) -> Any:
     oihw = kernel.permute(3, 2, 0, 1) if channels_last else kernel
-    y = F.conv2d(_pad(_first(x, channels_last), padding), oihw, stride=strides, dilation=dilation)
+    (top, bottom), (left, right) = padding
+    if top == bottom and left == right:  # symmetric: torch pads inside its convolution
+        y = F.conv2d(_first(x, channels_last), oihw, stride=strides, padding=(top, left), dilation=dilation)
+    else:
+        y = F.conv2d(_pad(_first(x, channels_last), padding), oihw, stride=strides, dilation=dilation)
     return _back(y, channels_last)
 
 
