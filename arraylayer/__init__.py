@@ -233,7 +233,7 @@ __all__ = [
     "use_backend", "current_backend", "backend_of", "as_native_dtype", "as_arraylayer_dtype",
     "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
     "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit",
-    "linalg", "fft", "__array_api_version__", "__array_namespace_info__",
+    "linalg", "fft", "random", "nn", "optim", "initializers", "__array_api_version__", "__array_namespace_info__",
     "Array", "grad", "value_and_grad", "tree_map", "tree_leaves", "UnsupportedOperationError", "GradientError",
     "function_supported_dtypes", "function_unsupported_dtypes", "UnverifiedVersionWarning",
     *sorted(_FUNCTIONS.keys() - {"can_cast", "finfo", "iinfo", "result_type", "__array_namespace_info__"}),
