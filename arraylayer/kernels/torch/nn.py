@@ -14,8 +14,14 @@ relu = torch.relu
 
 
 def concrete(x: Any) -> Any:
-    """x's values as a NumPy array; None while torch.compile traces (reading them would break the graph)."""
-    return None if torch.compiler.is_compiling() else x.detach().cpu().numpy()
+    """x's values as a NumPy array; None while torch.compile traces (reading them would break the
+    graph) and inside torch.func transforms (whose wrapped tensors have no storage to read)."""
+    if torch.compiler.is_compiling():
+        return None
+    try:
+        return x.detach().cpu().numpy()
+    except RuntimeError:
+        return None
 
 
 def softmax_cross_entropy(logits: Any, labels: Any) -> Any:
