@@ -13,24 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..names import collect_kernels, half_precision_decompositions_unsupported
-from . import creation, elementwise, fft, linalg, manipulation, searching, statistical
 
-_MODULES = {
-    "creation": creation,
-    "elementwise": elementwise,
-    "fft": fft,
-    "indexing": manipulation,
-    "linear_algebra": linalg,
-    "linalg": linalg,
-    "manipulation": manipulation,
-    "searching": searching,
-    "sets": searching,
-    "sorting": searching,
-    "statistical": statistical,
-    "utility": statistical,
-}
-
-KERNELS: dict[str, Callable[..., Any]] = collect_kernels(_MODULES)
+KERNELS: dict[str, Callable[..., Any]] = collect_kernels(__name__)
 
 # What the NumPy chunks cannot compute exactly (half-precision factorisations, solves and transforms).
 UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = half_precision_decompositions_unsupported(">=2026.1")

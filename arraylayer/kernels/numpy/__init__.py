@@ -13,24 +13,8 @@ from typing import Any
 import numpy as np
 
 from ..names import collect_kernels, half_precision_decompositions_unsupported
-from . import creation, elementwise, fft, linalg, manipulation, searching, statistical
 
-_MODULES = {
-    "creation": creation,
-    "elementwise": elementwise,
-    "fft": fft,
-    "indexing": manipulation,
-    "linear_algebra": linalg,
-    "linalg": linalg,
-    "manipulation": manipulation,
-    "searching": searching,
-    "sets": searching,
-    "sorting": searching,
-    "statistical": statistical,
-    "utility": statistical,
-}
-
-KERNELS: dict[str, Callable[..., Any]] = collect_kernels(_MODULES)
+KERNELS: dict[str, Callable[..., Any]] = collect_kernels(__name__)
 
 # numpy's reductions return numpy scalars for a 0-d result; the standard (and the other
 # backends) return 0-d arrays, so these kernels pass their result through ``np.asarray``.
