@@ -110,8 +110,10 @@ globals().update(_FUNCTIONS)
 from .api.dispatch import accepting_wrapped as _accepting_wrapped  # noqa: E402
 
 to_backend, dev, to_device = (_accepting_wrapped(f) for f in (to_backend, dev, to_device))
-from . import random  # noqa: E402, F401 - threefry keys and samplers; imports no framework
-from . import nn  # noqa: E402, F401 - activations, losses, conv and pools; imports no framework
+# What models need: random (threefry keys), nn (activations, losses, convolution, pooling), optim
+# (optimizers over parameter trees), initializers. None of them imports a framework.
+from . import initializers, nn, optim, random  # noqa: E402, F401
+from .tree import tree_leaves, tree_map  # noqa: E402
 
 # The dtypes every backend holds are plain attributes. The others (int64, uint16, uint32,
 # uint64, float64, complex128) are looked up through __getattr__ below, so that, as seed 004
@@ -231,8 +233,8 @@ __all__ = [
     "use_backend", "current_backend", "backend_of", "as_native_dtype", "as_arraylayer_dtype",
     "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
     "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit",
-    "linalg", "fft", "__array_api_version__", "__array_namespace_info__",
-    "Array", "grad", "value_and_grad", "UnsupportedOperationError", "GradientError",
+    "linalg", "fft", "random", "nn", "optim", "initializers", "__array_api_version__", "__array_namespace_info__",
+    "Array", "grad", "value_and_grad", "tree_map", "tree_leaves", "UnsupportedOperationError", "GradientError",
     "function_supported_dtypes", "function_unsupported_dtypes", "UnverifiedVersionWarning",
     *sorted(_FUNCTIONS.keys() - {"can_cast", "finfo", "iinfo", "result_type", "__array_namespace_info__"}),
 ]

@@ -340,8 +340,11 @@ class Array:
         if copy:  # copied here, the same on every backend (TensorFlow's exporter has no copy=)
             native, copy = _backend(native).copy(native), None
         producer = getattr(native, "__dlpack__", None)
-        if producer is None:  # TensorFlow tensors export through a function
-            return _backend(native).module.experimental.dlpack.to_dlpack(native)
+        if producer is None:
+            backend = _backend(native)
+            if not backend.chunked:  # TensorFlow tensors export through a function
+                return backend.module.experimental.dlpack.to_dlpack(native)
+            producer = backend.to_numpy(native).__dlpack__  # dask: computed, as an export asks for memory
         options = {key: value for key, value in (("stream", stream), ("max_version", max_version),
                                                  ("dl_device", dl_device), ("copy", copy)) if value is not None}
         return producer(**options)
@@ -424,8 +427,8 @@ class Array:
             )
         native = self._native
         item = getattr(native, "item", None)
-        if item is None:  # TensorFlow eager tensors
-            return native.numpy().item()
+        if item is None:  # TensorFlow eager tensors, dask arrays (computed here: a Python value is asked for)
+            return _backend(native).to_numpy(native).item()
         return item()
 
     def __bool__(self) -> bool:
@@ -487,6 +490,8 @@ class Array:
                 self._native = updated
         elif backend.name == "torch":
             indexing.torch_set(native, key, value)
+        elif backend.name == "dask":
+            self._native = indexing.dask_set(native, key, value)
         else:
             native[key] = value
 
@@ -645,6 +650,7 @@ _STANDARD_GETITEM: dict[str, Callable[[Any, Any], Any]] = {
     "jax": indexing.jax_getitem,
     "torch": indexing.torch_getitem,
     "tensorflow": _tensorflow_getitem,
+    "dask": indexing.dask_getitem,
 }
 
 

@@ -21,8 +21,7 @@ go in and come out wrapped.
 from __future__ import annotations
 
 import functools
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from .api.dispatch import WRAPPERS
@@ -30,6 +29,7 @@ from .backend import Backend
 from .defaults import default_float_dtype
 from .errors import GradientError, UnsupportedOperationError
 from .registry import backend_of, installed_backends
+from .tree import tree_flatten
 
 __all__ = ["grad", "value_and_grad"]
 
@@ -110,21 +110,28 @@ def _positions(argnums: Argnums, count: int) -> list[int]:
 def _backend_of_call(args: tuple[Any, ...], positions: list[int]) -> Backend:
     """The backend of the arrays among the differentiated arguments, else among all arguments,
     else the active backend."""
-    differentiated = [leaf for p in positions for leaf in _flatten(args[p])[0]]
+    differentiated = [leaf for p in positions for leaf in tree_flatten(args[p])[0]]
     if any(_is_array(leaf) for leaf in differentiated):
         return backend_of(*differentiated)
-    return backend_of(*(leaf for x in args for leaf in _flatten(x)[0]))
+    return backend_of(*(leaf for x in args for leaf in tree_flatten(x)[0]))
 
 
 def _is_array(x: Any) -> bool:
     return x is not None and not isinstance(x, (bool, int, float, complex, str)) and hasattr(x, "shape")
 
 
+_WHY_NOT: Final = {
+    "numpy": "NumPy has no automatic differentiation",
+    "dask": "dask has no automatic differentiation (a dask array is a lazy graph of NumPy chunks); for data "
+            "larger than memory, compute the gradient batch by batch on one of those backends and combine, or "
+            "shard over devices with JAX",
+}
+
+
 def _no_autodiff(backend: Backend) -> UnsupportedOperationError:
     here = [name for name in _AUTODIFF_BACKENDS if name in installed_backends()]
     installed = f" (installed here: {', '.join(here)})" if here else " (none of them is installed here)"
-    what = "NumPy has no automatic differentiation" if backend.name == "numpy" else (
-        f"arraylayer has no automatic differentiation for the {backend.name} backend")
+    what = _WHY_NOT.get(backend.name, f"arraylayer has no automatic differentiation for the {backend.name} backend")
     return UnsupportedOperationError(
         f"arraylayer.grad / value_and_grad: {what}. The jax, torch and tensorflow backends have it{installed}: "
         f"move the arrays there first, e.g. arraylayer.to_backend(x, 'jax'), or create them under "
@@ -133,39 +140,6 @@ def _no_autodiff(backend: Backend) -> UnsupportedOperationError:
 
 
 # -- pytrees: dicts, lists, tuples (named ones too) and arraylayer.Array --------------------------------
-
-Rebuild = Callable[[Iterator[Any]], Any]
-
-
-def _flatten(tree: Any) -> tuple[list[Any], Callable[[Sequence[Any]], Any]]:
-    """The leaves of ``tree`` (natives for Array wrappers) and a function rebuilding the same
-    structure from new leaves (wrapping those that were Arrays). None holds no leaf."""
-    leaves: list[Any] = []
-    build = _flatten_into(tree, leaves)
-    return leaves, lambda new: build(iter(new))
-
-
-def _flatten_into(tree: Any, leaves: list[Any]) -> Rebuild:
-    pair = WRAPPERS.get(tree.__class__)
-    if pair is not None:
-        unwrap, wrap = pair
-        leaves.append(unwrap(tree))
-        return lambda it: wrap(next(it))
-    if isinstance(tree, dict):
-        items = [(key, _flatten_into(value, leaves)) for key, value in tree.items()]
-        cls = tree.__class__ if tree.__class__ in (dict, OrderedDict) else dict
-        return lambda it: cls((key, build(it)) for key, build in items)
-    if isinstance(tree, (list, tuple)):
-        builds = [_flatten_into(item, leaves) for item in tree]
-        if hasattr(tree, "_fields"):  # a named tuple
-            return lambda it: tree.__class__(*(build(it) for build in builds))
-        cls = tree.__class__ if tree.__class__ in (list, tuple) else (list if isinstance(tree, list) else tuple)
-        return lambda it: cls(build(it) for build in builds)
-    if tree is None:
-        return lambda it: None
-    leaves.append(tree)
-    return next
-
 
 def _differentiable(backend: Backend, leaf: Any, position: int) -> Any:
     """A leaf to differentiate: a real floating-point array of ``backend`` (a Python float
@@ -247,7 +221,7 @@ class _Call:
         """For each differentiated argument: its leaves, made differentiable, and its rebuild."""
         result = []
         for p in self.positions:
-            leaves, rebuild = _flatten(self.args[p])
+            leaves, rebuild = tree_flatten(self.args[p])
             result.append(([_differentiable(self.backend, leaf, p) for leaf in leaves], rebuild))
         return result
 
@@ -288,7 +262,7 @@ def _torch(call: _Call) -> tuple[Any, Any, list[Any]]:
         value, aux = call.run(call.with_leaves(flat, leaf_lists))
         # torch.func hands back the tensors of aux (unwrapped from its transform); other leaves
         # (strings, numbers ...) stay here and are put back around them.
-        aux_leaves, rebuild = _flatten(aux)
+        aux_leaves, rebuild = tree_flatten(aux)
         tensors = [i for i, leaf in enumerate(aux_leaves) if isinstance(leaf, torch.Tensor)]
         aux_parts.append((aux_leaves, rebuild, tensors))
         return value, [aux_leaves[i] for i in tensors]

@@ -1,6 +1,6 @@
 """The adapter contract: what every backend module implements.
 
-A backend is one subclass of :class:`Backend` in one module. The four built-in ones
+A backend is one subclass of :class:`Backend` in one module. The five built-in ones
 live in ``arraylayer/backends/``; a third-party package registers its class under the
 entry-point group ``arraylayer.backends`` (``name = "package.module:ClassName"``).
 Adding a backend is adding one module (and, outside arraylayer, one entry point).
@@ -43,6 +43,8 @@ class Backend(ABC):
     weak_arrays: ClassVar[bool] = False
     #: False when every arraylayer dtype is always valid here (nothing to load to answer)
     narrows: ClassVar[bool] = True
+    #: True when arrays are chunked and lazy (dask): creation functions take ``chunks=``
+    chunked: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self.module: Any = None
@@ -56,6 +58,8 @@ class Backend(ABC):
         self.native_dtypes: dict[Dtype, Any] = {}
         #: the native array type(s), known after load()
         self.array_types: tuple[type, ...] = ()
+        #: the backend's arraylayer.nn kernels (``<kernel_module>.nn``), None where it has none
+        self.nn_kernels: Any = None
 
     # -- life cycle -------------------------------------------------------------------------
     def load(self) -> Backend:
@@ -76,6 +80,7 @@ class Backend(ABC):
             self.kernels = dict(kernels.KERNELS)
             self.supported = dict(getattr(kernels, "SUPPORTED", {}))
             self.unsupported = dict(getattr(kernels, "UNSUPPORTED", {}))
+            self.nn_kernels = self._load_nn_kernels()
             self.module = module
         return self
 
@@ -83,6 +88,13 @@ class Backend(ABC):
         """The module named by :attr:`kernel_module`, holding ``KERNELS`` (and the
         ``SUPPORTED``/``UNSUPPORTED`` declarations)."""
         return importlib.import_module(self.kernel_module)
+
+    def _load_nn_kernels(self) -> Any:
+        """``<kernel_module>.nn`` (convolution, pooling, erf for arraylayer.nn), or None."""
+        try:
+            return importlib.import_module(f"{self.kernel_module}.nn")
+        except ModuleNotFoundError:
+            return None
 
     @abstractmethod
     def _build_native_dtypes(self, module: Any) -> dict[Dtype, Any]:
@@ -181,6 +193,12 @@ class Backend(ABC):
     @abstractmethod
     def to_device(self, x: Any, device: str) -> Any:
         """``x`` on ``device`` (``x`` itself when it is already there)."""
+
+    def placement_like(self, x: Any) -> Any:
+        """The framework's placement for a new array made like ``x`` (``zeros_like`` ...): the
+        native device of ``x``; adapters whose arrays can span devices return that layout (JAX:
+        the sharding)."""
+        return self.native_device(self.device_of(x))
 
     def __repr__(self) -> str:
         return f"<arraylayer backend {self.name!r}>"

@@ -11,7 +11,7 @@ take the framework's own indexing (after a bounds check), which costs nothing ex
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:  # NumPy is imported on first use: importing arraylayer loads no array framework
     import numpy as np
@@ -191,3 +191,118 @@ def torch_set(x: Any, key: Any, value: Any) -> None:
         copy = x.contiguous()
         copy.view(-1)[flat] = updates.reshape(-1)
         x.copy_(copy)
+
+
+#: the largest dask array whose advanced keys are resolved through NumPy's positions (an int64
+#: grid of this many elements, 512 MiB); larger arrays use dask's own advanced indexing
+DASK_POSITIONS_LIMIT: Final = 2**26
+
+
+def _lazy_mask(key: Any) -> bool:
+    """Whether ``key`` holds a dask boolean array of one or more dimensions (``x[x > 0]``), which
+    dask applies lazily and which would be as large as the data to compute."""
+    parts = key if key.__class__ is tuple else (key,)
+    return any(type(k).__module__.startswith("dask.") and k.dtype == bool and k.ndim > 0 for k in parts)
+
+
+def _dask_key(key: Any) -> Any:
+    """``key`` with its arrays as NumPy arrays: dask arrays of indices are computed here (they
+    are indices, not data; a lazy mask never comes here)."""
+    return numpy_key(key, _host)
+
+
+def dask_getitem(x: Any, key: Any) -> Any:
+    """dask indexing with NumPy's results and errors. Basic keys are dask's own (bounds checked
+    here); boolean dask masks are dask's own (lazy; the result's length is unknown until
+    computed). Other advanced keys have their index arrays computed (they are small), then, on
+    arrays of up to :data:`DASK_POSITIONS_LIMIT` elements, gather NumPy's positions (dask has no
+    multi-array indexing); larger arrays use dask's own advanced indexing."""
+    if is_basic(key):
+        check_integer_bounds(x.shape, key)
+        return x[_canonical_slices(tuple(x.shape), key)]
+    if _lazy_mask(key):
+        return _dask_native(x, key)
+    key = _dask_key(key)
+    if not x.size <= DASK_POSITIONS_LIMIT:
+        return _dask_native(x, key)
+    selected = positions(tuple(x.shape), key)
+    return x.reshape(-1)[selected.reshape(-1)].reshape(selected.shape)
+
+
+def _check_mask_shapes(shape: tuple[int, ...], key: Any) -> None:
+    """NumPy's IndexError for a boolean mask whose shape is not that of the axes it indexes
+    (metadata only: the mask stays lazy)."""
+    parts = key if key.__class__ is tuple else (key,)
+    consumed = [0 if k is None else 0 if k is Ellipsis else getattr(k, "ndim", 1) if _is_mask(k) else 1 for k in parts]
+    axis = 0
+    for k, width in zip(parts, consumed, strict=True):
+        if k is Ellipsis:
+            axis += len(shape) - sum(consumed)
+        elif _is_mask(k):
+            for offset, size in enumerate(k.shape):
+                if axis + offset >= len(shape) or shape[axis + offset] != size:
+                    have = shape[axis + offset] if axis + offset < len(shape) else 0
+                    raise IndexError(f"boolean index did not match indexed array along axis {axis + offset}; size "
+                                     f"of axis is {have} but size of corresponding boolean axis is {size}")
+        axis += width
+
+
+def _canonical_slices(shape: tuple[int, ...], key: Any) -> Any:
+    """A basic key with each negative-step slice written with explicit, in-range bounds (dask
+    2026.8 selects the wrong elements for some, e.g. ``slice(-3, None, -1)`` on an axis of 2)."""
+    parts = key if key.__class__ is tuple else (key,)
+    if not any(k.__class__ is slice and k.step is not None and k.step < 0 for k in parts):
+        return key
+    consumed = [0 if k is None or k is Ellipsis else 1 for k in parts]
+    axis, canonical = 0, []
+    for k, width in zip(parts, consumed, strict=True):
+        if k is Ellipsis:
+            axis += len(shape) - sum(consumed)
+        elif k.__class__ is slice and k.step is not None and k.step < 0:
+            chosen = range(*k.indices(shape[axis]))
+            k = slice(chosen.start, chosen.stop if chosen.stop >= 0 else None, chosen.step) if chosen else slice(0, 0)
+        canonical.append(k)
+        axis += width
+    return tuple(canonical)
+
+
+def _is_mask(k: Any) -> bool:
+    return str(getattr(k, "dtype", "")) == "bool" and getattr(k, "ndim", 0) > 0
+
+
+def _dask_native(x: Any, key: Any) -> Any:
+    _check_mask_shapes(tuple(x.shape), key)
+    try:
+        return x[key]
+    except NotImplementedError as error:
+        raise IndexError(
+            f"dask cannot index an array of {x.size} elements with {key!r} ({error}). Index with one array "
+            f"at a time (keys with several index arrays are resolved exactly for arrays of up to "
+            f"{DASK_POSITIONS_LIMIT} elements)."
+        ) from None
+
+
+def dask_set(x: Any, key: Any, value: Any) -> Any:
+    """``x`` with ``x[key]`` replaced by ``value``, lazily, as a new dask array, with NumPy's
+    errors; a boolean dask mask with a scalar value is dask's own (lazy); other advanced keys
+    (their index arrays computed) as NumPy's positions of the flattened array for arrays
+    of up to :data:`DASK_POSITIONS_LIMIT` elements (dask assigns one index array at a time)."""
+    if is_basic(key):
+        check_integer_bounds(x.shape, key)
+        key = _canonical_slices(tuple(x.shape), key)
+    elif not (_lazy_mask(key) and getattr(value, "ndim", 0) == 0):  # a lazy mask takes a scalar only
+        key = _dask_key(key)
+        if x.size <= DASK_POSITIONS_LIMIT:
+            import numpy as np
+
+            selected = positions(tuple(x.shape), key)
+            np.broadcast_shapes(getattr(value, "shape", ()), selected.shape)  # NumPy's ValueError
+            flat = x.reshape(-1).copy()
+            if selected.size:
+                import dask.array as da
+
+                flat[selected.reshape(-1)] = da.broadcast_to(value, selected.shape).reshape(-1)
+            return flat.reshape(x.shape)
+    updated = x.copy()
+    updated[key] = value
+    return updated

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .api import arguments
 from .devices import canonical_device
 from .errors import BackendMismatchError
 from .registry import _BY_TYPE, backend_of, get_backend
@@ -11,8 +12,11 @@ from .registry import _BY_TYPE, backend_of, get_backend
 __all__ = ["to_backend", "dev", "to_device"]
 
 
-def to_backend(x: Any, name: str) -> Any:
+def to_backend(x: Any, name: str, *, chunks: Any = None) -> Any:
     """``x`` as an array of backend ``name``, with the same dtype, values and device kind.
+
+    To a chunked backend (dask), ``chunks`` sets the chunks (dask's ``chunks``; None: ``"auto"``);
+    from dask, the graph is computed on the way out. ``chunks`` must be None for other targets.
 
     The exchange goes through DLPack, zero-copy where both frameworks allow it. Where
     DLPack cannot carry the array (a dtype the protocol or one framework does not
@@ -27,10 +31,13 @@ def to_backend(x: Any, name: str) -> Any:
             f"the target backend with: with arraylayer.use_backend({name!r}): arraylayer.asarray(x)."
         )
     target = get_backend(name)
-    if source is target:
-        return x
     dtype = source.dtype_of(x)
+    chunking = arguments.chunks(target, chunks, tuple(x.shape), dtype)
+    if source is target:
+        return target.asarray(x, dtype, **chunking) if chunking else x
     target.check_valid(dtype)
+    if target.chunked:
+        return target.asarray(source.to_numpy(x), dtype, **chunking)
     try:
         moved = target.from_dlpack(x)
     except Exception:  # noqa: BLE001 - any refusal of the protocol selects the exact-copy fallback

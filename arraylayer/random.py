@@ -47,8 +47,37 @@ def _rotl(x: Any, r: int) -> Any:
     return al.bitwise_or(left, al.bitwise_right_shift(x, 32 - r))
 
 
+def _compile_jax(f: Any) -> Any:
+    import jax
+
+    return jax.jit(f)
+
+
+def _compile_tensorflow(f: Any) -> Any:
+    import tensorflow as tf
+
+    return tf.function(f, jit_compile=True, reduce_retracing=True)
+
+
+#: The frameworks whose compiler fuses the ~120 integer operations of threefry into one kernel:
+#: the same operations, so the same bits, an order of magnitude faster than one at a time.
+_COMPILERS: dict[str, Any] = {"jax": _compile_jax, "tensorflow": _compile_tensorflow}
+_COMPILED: dict[str, Any] = {}
+
+
 def _threefry(k0: Any, k1: Any, x0: Any, x1: Any) -> tuple[Any, Any]:
-    """threefry-2x32 of the counters (x0, x1) under the key words (k0, k1)."""
+    """threefry-2x32 of the counters (x0, x1) under the key words (k0, k1), compiled where the
+    backend's compiler fuses it (inside a user's own jit/tf.function it is simply inlined)."""
+    name = al.current_backend()
+    compiled = _COMPILED.get(name)
+    if compiled is None:
+        make = _COMPILERS.get(name)
+        compiled = _COMPILED[name] = _threefry_rounds if make is None else make(_threefry_rounds)
+    return compiled(k0, k1, x0, x1)  # type: ignore[no-any-return]
+
+
+def _threefry_rounds(k0: Any, k1: Any, x0: Any, x1: Any) -> tuple[Any, Any]:
+    """threefry-2x32 (20 rounds) written with arraylayer's integer operations."""
     ks = (k0, k1, al.bitwise_xor(al.bitwise_xor(k0, k1), _PARITY))
     x0, x1 = _wrap(al.add(x0, ks[0])), _wrap(al.add(x1, ks[1]))
     for group in range(5):

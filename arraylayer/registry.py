@@ -39,6 +39,7 @@ _REGISTERED: dict[str, str | type[Backend]] = {
     "jax": "arraylayer.backends.jax:JaxBackend",
     "torch": "arraylayer.backends.torch:TorchBackend",
     "tensorflow": "arraylayer.backends.tensorflow:TensorflowBackend",
+    "dask": "arraylayer.backends.dask:DaskBackend",
 }
 _BUILT_IN: Final = frozenset(_REGISTERED)
 _INSTANCES: dict[str, Backend] = {}
@@ -48,7 +49,7 @@ _entry_points_read = False
 def register_backend(name: str, target: str | type[Backend]) -> None:
     """Register a backend class (or its ``"module:Class"`` path) under ``name``.
 
-    ``name`` is a new identifier-like string (the four built-in names cannot be replaced);
+    ``name`` is a new identifier-like string (the built-in names cannot be replaced);
     ``target`` is a :class:`Backend` subclass or a ``"package.module:Class"`` string.
     """
     if not isinstance(name, str) or not name.isidentifier():

@@ -1,4 +1,5 @@
-"""1e7 float32 uniforms: arraylayer.random.uniform against each framework's own generator.
+"""1e7 float32 uniforms: arraylayer.random.uniform against each framework's own generator
+(dask: both computed, on dask's default threaded scheduler).
 
 Run: PYTHONPATH=. python benchmarks/bench_random.py [n]
 """
@@ -36,6 +37,9 @@ def _native(backend: str, n: int):
     if backend == "torch":
         import torch
         return lambda: torch.rand(n)
+    if backend == "dask":  # computed: a dask array is a graph until then
+        import dask.array as da
+        return lambda: da.random.default_rng(0).random(n, dtype=np.float32).compute()
     import tensorflow as tf
     g = tf.random.Generator.from_seed(0)
     return lambda: g.uniform((n,)).numpy()
@@ -49,6 +53,8 @@ def _ours(backend: str, n: int):
             u = al.random.uniform(k, (n,))
         if backend == "jax":
             u.block_until_ready()
+        if backend == "dask":
+            u = u.compute()
         return u
     return draw
 

@@ -45,7 +45,7 @@ import numpy as np
 import arraylayer as al
 from arraylayer.logs import quiet_framework_logs
 
-BACKENDS = ("numpy", "jax", "torch", "tensorflow")
+BACKENDS = ("numpy", "jax", "torch", "tensorflow", "dask")
 DIFFERENTIABLE = ("jax", "torch", "tensorflow")
 
 

@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-ALL_BACKENDS = ("numpy", "jax", "torch", "tensorflow")
+ALL_BACKENDS = ("numpy", "jax", "torch", "tensorflow", "dask")
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 # SciPy (and scikit-learn through it) reads this once, at SciPy's first import, which importing
@@ -111,6 +111,10 @@ def make_array(backend: str, dtype: str, values=(1, 0, 1)):
         import tensorflow as tf
 
         return tf.constant(host, dtype=getattr(tf, dtype))
+    if backend == "dask":
+        import dask.array as da
+
+        return da.from_array(host, chunks=2)  # several chunks, so that the chunked paths run
     raise ValueError(backend)
 
 

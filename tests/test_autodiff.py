@@ -48,9 +48,9 @@ def expected_linear(x=X, w=W, b=B):
 
 @pytest.fixture
 def ad_backend(backend):
-    """The backends with autodiff (numpy is tested for its error)."""
-    if backend == "numpy":
-        pytest.skip("NumPy has no autodiff (see test_numpy_raises_a_clear_error)")
+    """The backends with autodiff (numpy and dask are tested for their error)."""
+    if backend in ("numpy", "dask"):
+        pytest.skip(f"{backend} has no autodiff (see test_numpy_raises_a_clear_error)")
     return backend
 
 
@@ -196,6 +196,17 @@ def test_numpy_raises_a_clear_error():
         al.value_and_grad(linear_loss)({"w": W, "b": B}, X)
     with al.use_backend("numpy"), pytest.raises(al.UnsupportedOperationError):  # no arrays: the active backend
         al.grad(lambda a: al.multiply(a, a))(2.0)
+
+
+def test_dask_raises_a_clear_error_naming_the_alternatives():
+    da = pytest.importorskip("dask.array")
+    x = da.ones(3, dtype=np.float32, chunks=2)
+    with pytest.raises(al.UnsupportedOperationError) as info:
+        al.grad(lambda a: al.sum(a))(x)
+    message = str(info.value)
+    assert "dask has no automatic differentiation" in message
+    for alternative in ("jax", "torch", "tensorflow", "to_backend", "batch by batch"):
+        assert alternative in message
 
 
 def test_output_must_be_a_real_float_scalar(ad_backend):

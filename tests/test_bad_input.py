@@ -4,7 +4,10 @@ Each case corrupts one parameter of one function (the others keep a valid value)
 that parameter's role (array-like, axis, shape, count, dtype, device, ...). The outcome on each
 backend must be a result or an arraylayer error with a message: never an exception raised from
 inside numpy/jax/torch/tensorflow ("raw"), never a plain Python error from arraylayer's own code
-("leak"), never a hang; and it must be the same outcome class on every backend.
+("leak"), never a hang; and it must be the same outcome class on every backend. On dask a call
+must also compute nothing ("computed"): arraylayer's checks there read metadata only, and those
+that need values (indices in bounds) raise the same error when the result is computed, which
+the suite does.
 
 ``python tests/test_bad_input.py`` runs every case exhaustively and prints the figures per backend.
 """
@@ -12,6 +15,7 @@ inside numpy/jax/torch/tensorflow ("raw"), never a plain Python error from array
 from __future__ import annotations
 
 import collections
+import contextlib
 import importlib.util
 import inspect
 import os
@@ -29,8 +33,8 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-BACKENDS: Final = tuple(b for b in ("numpy", "jax", "torch", "tensorflow") if importlib.util.find_spec(b))
-FRAMEWORKS: Final = ("numpy", "jax", "jaxlib", "torch", "tensorflow", "keras")
+BACKENDS: Final = tuple(b for b in ("numpy", "jax", "torch", "tensorflow", "dask") if importlib.util.find_spec(b))
+FRAMEWORKS: Final = ("numpy", "jax", "jaxlib", "torch", "tensorflow", "keras", "dask")
 HANG_SECONDS: Final = 20
 
 
@@ -64,6 +68,7 @@ BAD: Final[dict[str, list[Any]]] = {
     "flag": [None, "yes", 2],
     "choice": [None, "nope", 3],
     "int": [-1, 2**70, 1.5, None, "1", True],
+    "chunks": ["abc", -3, 1.5, (2, 2, 2), _Obj(), ((1, 1),)],
 }
 
 #: Parameter name -> (role, valid value). Parameters not listed keep their default.
@@ -84,6 +89,7 @@ PARAMS: Final[dict[str, tuple[str, Any]]] = {
     "side": ("choice", "left"), "indexing": ("choice", "xy"), "mode": ("choice", "reduced"),
     "ord": ("choice", None), "correction": ("scalar", 0.0), "rtol": ("scalar", None),
     "kind": ("choice", "real floating"), "shapes": ("shape", None), "norm": ("choice", "backward"),
+    "chunks": ("chunks", None),
 }
 
 #: Valid values that differ from the table above for one function.
@@ -183,17 +189,41 @@ def _alarm(*_: Any) -> None:
     raise _Hang
 
 
+def _computation_counter() -> Any:
+    """A dask callback that counts the graphs computed while it is active (``with counter:``)."""
+    from dask.callbacks import Callback
+
+    class Counter(Callback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.computed = 0
+
+        def _start(self, dsk: Any) -> None:
+            self.computed += 1
+
+    return Counter()
+
+
 def outcome(backend: str, name: str, parameter: str, value: Any) -> tuple[str, str]:
     """(class, detail) of calling ``name`` on ``backend`` with ``parameter`` set to ``value``:
-    "ok", "al:<ErrorType>", "raw:<module>", "leak:<ErrorType>", "hang" or "empty-message"."""
+    "ok", "al:<ErrorType>", "raw:<module>", "leak:<ErrorType>", "hang" or "empty-message"; on
+    dask, "computed" for a call that ran a graph (arraylayer must stay lazy there)."""
     f = FUNCTIONS[name]
     with al.use_backend(backend):
         args, kwargs = call_with(name, f, parameter, value)
         args, kwargs = materialise(args), {k: materialise(v) for k, v in kwargs.items()}
         previous = signal.signal(signal.SIGALRM, _alarm)
         signal.alarm(HANG_SECONDS)
+        counter = _computation_counter() if backend == "dask" else contextlib.nullcontext()
         try:
-            f(*args, **kwargs)
+            with counter:
+                result = f(*args, **kwargs)
+            if getattr(counter, "computed", 0):
+                return "computed", f"{counter.computed} graph(s) computed by {name}"
+            if backend == "dask":  # what the lazy result does when it runs: value checks happen then
+                import dask
+
+                dask.compute(result)
             return "ok", ""
         except _Hang:
             return "hang", ""
@@ -228,13 +258,20 @@ def cases() -> list[tuple[str, str, int]]:
 CASES: Final = cases()
 
 
+def comparable(parameter: str, results: dict[str, Any]) -> dict[str, Any]:
+    """The outcomes that must agree: ``chunks`` has a meaning on chunked backends only (the others
+    refuse any value but None by design), so it is compared among those."""
+    chunked = {b: r for b, r in results.items() if al.get_backend(b).chunked}
+    return chunked if parameter == "chunks" else results
+
+
 def _check(name: str, parameter: str, index: int) -> None:
     value = BAD[PARAMS[parameter][0]][index]
     results = {b: outcome(b, name, parameter, value) for b in BACKENDS}
     call = f"{name}({parameter}={value!r})"
     for backend, (kind, detail) in results.items():
         assert kind == "ok" or kind.startswith("al:"), f"{call} on {backend}: {kind} {detail}"
-    kinds = {kind for kind, _ in results.values()}
+    kinds = {kind for kind, _ in comparable(parameter, results).values()}
     assert len(kinds) == 1, f"{call} differs across backends: {results}"
 
 
@@ -276,7 +313,7 @@ def campaign() -> None:
             counts[b][kind] += 1
             if kind in ("raw", "leak", "hang"):
                 sites[b][f"{name}({parameter}={value!r}) -> {results[b][0]} {results[b][1]}"] += 1
-        if len({k for k, _ in results.values()}) > 1:
+        if len({k for k, _ in comparable(parameter, results).values()}) > 1:
             disagreements.append((name, parameter, value, {b: r[0] for b, r in results.items()}))
     print(f"{len(CASES)} cases per backend")
     for b in BACKENDS:

@@ -32,10 +32,10 @@ def test_numpy_dtype_objects_and_scalar_types_resolve(name):
 
 
 def test_framework_dtype_objects_resolve(backend):
-    module = {"numpy": "numpy", "jax": "jax.numpy", "torch": "torch", "tensorflow": "tensorflow"}[backend]
+    module = {"numpy": "numpy", "jax": "jax.numpy", "torch": "torch", "tensorflow": "tensorflow", "dask": "numpy"}[backend]
     framework = pytest.importorskip(module)
     for name in NAMES:
-        attr = "bool_" if (backend, name) in {("numpy", "bool"), ("jax", "bool")} else name
+        attr = "bool_" if (backend, name) in {("numpy", "bool"), ("jax", "bool"), ("dask", "bool")} else name
         native = getattr(framework, attr, None)
         if native is None:
             continue  # e.g. numpy has no bfloat16 attribute (covered by ml_dtypes above)

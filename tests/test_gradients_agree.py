@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
+import test_nn as nn_refs
 from conftest import selected_backends
 
 import arraylayer as al
@@ -373,6 +374,34 @@ EIG_CASES = {
 CASES.update(FFT_CASES)
 CASES.update(EIG_CASES)
 
+# arraylayer.nn: oracles are tests/test_nn.py's float64 formulas and loops
+IMAGES, KERNEL = _random((2, 5, 4, 2), key=7), _random((3, 2, 2, 3), key=8)
+_SQRT2 = math.sqrt(2.0)
+_ERF = np.vectorize(math.erf)
+CASES.update({
+    "nn.relu": Case(al.nn.relu, lambda x: np.maximum(x, 0), (A,)),
+    "nn.gelu": Case(al.nn.gelu, lambda x: 0.5 * x * (1 + _ERF(x / _SQRT2)), (A,)),
+    "nn.sigmoid": Case(al.nn.sigmoid, nn_refs.ref_sigmoid, (A,)),
+    "nn.silu": Case(al.nn.silu, lambda x: x * nn_refs.ref_sigmoid(x), (A,)),
+    "nn.softplus": Case(al.nn.softplus, lambda x: np.log1p(np.exp(x)), (A,)),
+    "nn.softmax": Case(lambda x: al.nn.softmax(x, axis=1), lambda x: nn_refs.ref_softmax(x, 1), (A,)),
+    "nn.log_softmax": Case(lambda x: al.nn.log_softmax(x, axis=0), lambda x: np.log(nn_refs.ref_softmax(x, 0)), (A,)),
+    "nn.logsumexp": Case(lambda x: al.nn.logsumexp(x, axis=1), lambda x: nn_refs.ref_logsumexp(x, 1), (A,)),
+    "nn.cross_entropy": Case(lambda x, labels: al.nn.cross_entropy(x, labels),
+                             lambda x, labels: nn_refs.ref_cross_entropy(x, labels), (A,),
+                             {"labels": np.array([0, 3, 1])}),
+    "nn.mse": Case(al.nn.mse, lambda p, t: np.mean((p - t) ** 2), (A, A2)),
+    "nn.layer_norm": Case(al.nn.layer_norm, nn_refs.ref_layer_norm, (A, V4, _random((4,), key=9))),
+    "nn.embedding": Case(lambda t, ids: al.nn.embedding(t, ids), lambda t, ids: t[ids], (A,),
+                         {"ids": np.array([[2, 0], [2, 1]])}),  # a repeated row: its gradients add up
+    "nn.conv2d": Case(lambda x, k: al.nn.conv2d(x, k, 1, "SAME"),
+                      lambda x, k: nn_refs.ref_conv2d(x, k, 1, "SAME", 1), (IMAGES, KERNEL)),
+    "nn.max_pool2d": Case(lambda x: al.nn.max_pool2d(x, 2), lambda x: nn_refs.ref_pool(x, 2, 2, "VALID", "max"),
+                          (IMAGES,)),
+    "nn.avg_pool2d": Case(lambda x: al.nn.avg_pool2d(x, 3, 2, "SAME"),
+                          lambda x: nn_refs.ref_pool(x, 3, 2, "SAME", "avg"), (IMAGES,)),
+})
+
 NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["argmax", "argmin", "argsort", "count_nonzero", "nonzero", "searchsorted", "matrix_rank"],
                     "integer-valued (indices or counts)"),
@@ -387,6 +416,8 @@ NOT_DIFFERENTIABLE = {
     **dict.fromkeys(["unique_all", "unique_counts", "unique_inverse", "unique_values"],
                     "a shape that depends on the values; the results are mostly indices and counts"),
     "__array_namespace_info__": "returns an inspection object",
+    "nn.one_hot": "integer labels in, a constant out",
+    "nn.dropout": "the mask / (1 - rate), a function of the key: tests/test_nn.py::test_dropout_gradient",
 }
 
 
@@ -432,7 +463,8 @@ def _constants(backend: str, constants: dict[str, np.ndarray]) -> dict[str, Any]
 def _public_functions() -> set[str]:
     modules = (*CATEGORIES, al.linalg, al.fft)
     return {name for module in modules for name in module.__all__
-            if callable(getattr(module, name)) and not isinstance(getattr(module, name), type)}
+            if callable(getattr(module, name)) and not isinstance(getattr(module, name), type)} | {
+        f"nn.{name}" for name in al.nn.__all__}
 
 
 def test_every_public_function_is_covered_or_excluded_with_a_reason():

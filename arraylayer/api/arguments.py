@@ -27,7 +27,7 @@ from ..errors import (
 
 __all__ = [
     "MAX_ELEMENTS", "array_like", "convertible", "flag", "real_scalar", "axes", "axis", "broadcast_shapes", "count", "indices_in_bounds", "integer",
-    "shape", "no_narrowing", "compiling",
+    "shape", "no_narrowing", "chunks",
 ]
 
 #: The largest number of elements any array may have: 2**48 (no backend can allocate more, and
@@ -52,7 +52,7 @@ def array_like(obj: Any, parameter: str = "x") -> None:
     if obj.__class__ in _SCALARS or hasattr(obj, "dtype") or hasattr(obj, "__array__") or hasattr(obj, "__dlpack__"):
         return
     if isinstance(obj, (list, tuple)):
-        _nested_shape(obj, parameter)
+        nested_shape(obj, parameter)
         return
     raise InvalidArgumentTypeError(
         f"{parameter}={_shown(obj)} ({type(obj).__name__}) is not an array: pass an array, a Python "
@@ -74,7 +74,7 @@ def convertible(obj: Any, dtype: Any, parameter: str = "x") -> None:
         check_ints_fit((obj,), dtype)
 
 
-def _nested_shape(items: Any, parameter: str) -> tuple[int, ...]:
+def nested_shape(items: Any, parameter: str) -> tuple[int, ...]:
     if items.__class__ in _SCALARS or hasattr(items, "dtype"):
         return tuple(getattr(items, "shape", ()))
     if not isinstance(items, (list, tuple)):
@@ -82,7 +82,7 @@ def _nested_shape(items: Any, parameter: str) -> tuple[int, ...]:
             f"{parameter} holds {_shown(items)} ({type(items).__name__}), which is not a number: nested "
             f"sequences must hold only numbers (or arrays). Convert or drop that element."
         )
-    shapes = {_nested_shape(item, parameter) for item in items}
+    shapes = {nested_shape(item, parameter) for item in items}
     if len(shapes) > 1:
         raise InvalidArgumentError(
             f"{parameter}={_shown(items)} is ragged: its elements have the shapes {sorted(shapes)}. Pad "
@@ -220,32 +220,34 @@ def axes(value: Any, ndim: int, parameter: str = "axis") -> Any:
 
 # -- indices and broadcasting -----------------------------------------------------------------------
 
-def indices_in_bounds(backend: Any, indices: Any, length: int, parameter: str = "indices") -> None:
-    """Every index must lie in [-length, length): IndexError on every backend otherwise. Traced
-    indices (inside jax.jit / tf.function / torch.compile), whose values are unknown, are not checked."""
-    if 0 in tuple(indices.shape) or compiling(backend):
-        return
+def indices_in_bounds(backend: Any, indices: Any, length: int, parameter: str = "indices") -> Any:
+    """``indices``, every one of which must lie in [-length, length): OutOfBoundsIndexError on every
+    backend otherwise. Traced indices (inside jax.jit / tf.function), whose values are unknown, are
+    not checked. Lazy ones (dask) are checked when the graph runs: the returned array raises the
+    same error then, and costs one task per chunk."""
+    if 0 in tuple(indices.shape):
+        return indices
+    if backend.chunked:
+        return indices.map_blocks(check_index_block, length=length, parameter=parameter, dtype=indices.dtype)
     try:
         values = backend.to_numpy(indices)
     except Exception:  # noqa: BLE001 - a tracer has no values to check
-        return
-    low, high = int(values.min()), int(values.max())
-    if low < -length or high >= length:
-        bad = low if low < -length else high
-        raise OutOfBoundsIndexError(
-            f"{parameter} holds {bad}, out of bounds for an axis of length {length}; indices must lie in "
-            f"[{-length}, {length})."
-        )
+        return indices
+    check_index_block(values, length=length, parameter=parameter)
+    return indices
 
 
-def compiling(backend: Any) -> bool:
-    """Whether torch.compile is tracing (its fake tensors have no values to check; reading one
-    would be a data-dependent guard that breaks ``fullgraph=True``)."""
-    if backend.name != "torch":
-        return False
-    import torch
-
-    return torch.compiler.is_compiling()
+def check_index_block(values: Any, *, length: int, parameter: str) -> Any:
+    """``values`` (a NumPy array of indices); OutOfBoundsIndexError if one lies outside [-length, length)."""
+    if values.size:
+        low, high = int(values.min()), int(values.max())
+        if low < -length or high >= length:
+            bad = low if low < -length else high
+            raise OutOfBoundsIndexError(
+                f"{parameter} holds {bad}, out of bounds for an axis of length {length}; indices must lie in "
+                f"[{-length}, {length})."
+            )
+    return values
 
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -266,3 +268,32 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
             )
         result.append(sizes.pop() if sizes else 1)
     return tuple(result)
+
+
+# -- chunks (chunked backends: dask) -----------------------------------------------------------------
+
+def chunks(backend: Any, value: Any, shape: tuple[int, ...], dtype: Any, parameter: str = "chunks") -> dict[str, Any]:
+    """``{"chunks": normalised value}`` for a chunked backend given ``chunks``; ``{}`` when it is
+    None (the backend's default, dask's ``"auto"``). On a backend whose arrays are not chunked,
+    ``chunks`` must be None."""
+    if value is None:
+        return {}
+    if not backend.chunked:
+        raise InvalidArgumentError(
+            f"{parameter}={_shown(value)}: the {backend.name} backend's arrays are not chunked; {parameter}= applies "
+            f"to chunked backends (dask) only. Leave it out, or create the array under arraylayer.use_backend('dask')."
+        )
+    from dask.array.core import normalize_chunks
+
+    try:
+        normalised = normalize_chunks(value, shape, dtype=backend.as_native_dtype(dtype))
+        for length, sizes in zip(shape, normalised, strict=True):
+            if sum(sizes) != length or any(size < 0 or (size == 0 and length) for size in sizes):
+                raise ValueError(f"chunk lengths {sizes} do not split an axis of {length}")
+        return {"chunks": normalised}
+    except (ValueError, TypeError, AssertionError, NotImplementedError) as error:
+        raise InvalidArgumentError(
+            f"{parameter}={_shown(value)} does not chunk an array of shape {shape} ({error}). Pass an int (the chunk "
+            f"length on every axis), -1 (one chunk), 'auto' (dask's choice, about 128 MiB per chunk), a tuple with "
+            f"one entry per axis, or a dict from axis to entry."
+        ) from None

@@ -30,11 +30,12 @@ __all__ = [
 # Kind ranks: a Python scalar may fill an array of its own kind or a higher one, never lower
 # (1.5 into int32 would truncate silently on every framework).
 _RANK: Final = {"bool": 0, "int": 1, "uint": 1, "float": 2, "complex": 3}
-_SCALAR_RANK: Final = {bool: 0, int: 1, float: 2, complex: 3}
+_SCALAR_RANKS: Final = ((bool, 0), (int, 1), (float, 2), (complex, 3))  # bool before int: bool is an int
 
 
 def asarray(
-    obj: Any, /, *, dtype: DtypeLike | None = None, device: str | None = None, copy: bool | None = None
+    obj: Any, /, *, dtype: DtypeLike | None = None, device: str | None = None, copy: bool | None = None,
+    chunks: Any = None,
 ) -> Array:
     """``obj`` (an array, a Python scalar or a nested sequence) as a native array.
 
@@ -48,6 +49,10 @@ def asarray(
 
     Inside ``use_backend(name)`` / after ``set_backend(name)`` the result is an array of that
     backend: an array of another backend is moved over first (:func:`arraylayer.to_backend`).
+
+    chunks: on a chunked backend (dask), the chunks of the result (dask's ``chunks``: an int, -1,
+    ``"auto"``, a tuple per axis or a dict); None: dask's ``"auto"`` for new arrays, a dask array's
+    own chunks. Elsewhere it must be None.
     """
     backend = backend_of(obj)
     chosen = chosen_backend()
@@ -71,7 +76,11 @@ def asarray(
                 f"{device or 'its device'} without a copy; pass copy=None to allow one."
             )
         return obj
-    result = backend.asarray(obj, resolved, device)
+    if chunks is not None:
+        shape = tuple(obj.shape) if hasattr(obj, "shape") else arguments.nested_shape(obj, "obj")
+        result = backend.asarray(obj, resolved, device, **arguments.chunks(backend, chunks, shape, resolved))
+    else:
+        result = backend.asarray(obj, resolved, device)
     if copy and (result is obj or (not is_array and hasattr(obj, "__dlpack__"))):
         result = backend.copy(result)
     return result
@@ -81,9 +90,18 @@ def _place(device: str | None) -> str | None:
     return default_device() if device is None else device
 
 
+def _scalar_rank(value: Any) -> int | None:
+    """The kind rank of a Python scalar (None for anything else), by isinstance: torch.compile
+    traces that, where it cannot look a class up in a dict."""
+    for kind, rank in _SCALAR_RANKS:
+        if isinstance(value, kind):
+            return None if hasattr(value, "dtype") else rank  # NumPy scalars subclass float: arrays here
+    return None
+
+
 def _check_fill(value: Any, dtype: Dtype, what: str) -> None:
     """A Python scalar must fit ``dtype`` exactly: no kind narrowing, no integer overflow."""
-    rank = _SCALAR_RANK.get(type(value))  # type(): torch.compile resolves it for Python scalars
+    rank = _scalar_rank(value)
     if rank is None:
         if not hasattr(value, "dtype"):
             raise arguments.InvalidArgumentTypeError(
@@ -107,79 +125,89 @@ def _shape(shape: Shape) -> tuple[int, ...]:
     return arguments.shape(shape)
 
 
-def _filled(name: str, shape: Shape, dtype: DtypeLike | None, device: str | None) -> Array:
+def _filled(name: str, shape: Shape, dtype: DtypeLike | None, device: str | None, chunks: Any) -> Array:
     backend = backend_of()
     resolved = infer_dtype(dtype)
+    checked = _shape(shape)
     return kernel(backend, name, resolved)(
-        _shape(shape), dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device))
+        checked, dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device)),
+        **arguments.chunks(backend, chunks, checked, resolved),
     )
 
 
-def zeros(shape: Shape, *, dtype: DtypeLike | None = None, device: str | None = None) -> Array:
-    """An array of zeros (default float dtype unless ``dtype`` is given)."""
-    return _filled("zeros", shape, dtype, device)
+def zeros(shape: Shape, *, dtype: DtypeLike | None = None, device: str | None = None, chunks: Any = None) -> Array:
+    """An array of zeros (default float dtype unless ``dtype`` is given). ``chunks``: on dask,
+    the chunks (None: dask's ``"auto"``); elsewhere None."""
+    return _filled("zeros", shape, dtype, device, chunks)
 
 
-def ones(shape: Shape, *, dtype: DtypeLike | None = None, device: str | None = None) -> Array:
-    """An array of ones (default float dtype unless ``dtype`` is given)."""
-    return _filled("ones", shape, dtype, device)
+def ones(shape: Shape, *, dtype: DtypeLike | None = None, device: str | None = None, chunks: Any = None) -> Array:
+    """An array of ones (default float dtype unless ``dtype`` is given); ``chunks`` as in :func:`zeros`."""
+    return _filled("ones", shape, dtype, device, chunks)
 
 
-def empty(shape: Shape, *, dtype: DtypeLike | None = None, device: str | None = None) -> Array:
-    """An uninitialised array (default float dtype unless ``dtype`` is given)."""
-    return _filled("empty", shape, dtype, device)
+def empty(shape: Shape, *, dtype: DtypeLike | None = None, device: str | None = None, chunks: Any = None) -> Array:
+    """An uninitialised array (default float dtype unless ``dtype`` is given); ``chunks`` as in :func:`zeros`."""
+    return _filled("empty", shape, dtype, device, chunks)
 
 
 def full(shape: Shape, fill_value: bool | int | float | complex, *, dtype: DtypeLike | None = None,
-         device: str | None = None) -> Array:
+         device: str | None = None, chunks: Any = None) -> Array:
     """An array filled with ``fill_value``. Without ``dtype`` the dtype is the default of the
     value's kind (``full(s, 1)``: default int; ``full(s, 1.0)``: default float). A value that
     ``dtype`` cannot hold (1.5 into int32, 300 into int8) raises instead of truncating."""
     backend = backend_of()
     resolved = infer_dtype(dtype, fill_value)
     _check_fill(fill_value, resolved, "fill_value")
+    checked = _shape(shape)
     return kernel(backend, "full", resolved)(
-        _shape(shape), _exact(fill_value, resolved), dtype=native_dtype(backend, resolved),
-        device=native_device(backend, _place(device)),
+        checked, _exact(fill_value, resolved), dtype=native_dtype(backend, resolved),
+        device=native_device(backend, _place(device)), **arguments.chunks(backend, chunks, checked, resolved),
     )
 
 
-def _like(name: str, x: Array, dtype: DtypeLike | None, device: str | None, *fill: Any) -> Array:
+def _like(name: str, x: Array, dtype: DtypeLike | None, device: str | None, *fill: Any, chunks: Any = None) -> Array:
     backend, x, own = array_input(x)
     resolved = own if dtype is None else as_dtype(dtype)
     if fill:
         _check_fill(fill[0], resolved, "fill_value")
         fill = (_exact(fill[0], resolved),)
-    place = backend.device_of(x) if device is None else device
+    placement = backend.placement_like(x) if device is None else native_device(backend, device)
+    if chunks is None and backend.chunked:
+        chunks = x.chunks  # x's own chunking
     return kernel(backend, name, resolved)(
-        tuple(x.shape), *fill, dtype=native_dtype(backend, resolved), device=native_device(backend, place)
+        tuple(x.shape), *fill, dtype=native_dtype(backend, resolved), device=placement,
+        **arguments.chunks(backend, chunks, tuple(x.shape), resolved),
     )
 
 
-def zeros_like(x: Array, /, *, dtype: DtypeLike | None = None, device: str | None = None) -> Array:
+def zeros_like(x: Array, /, *, dtype: DtypeLike | None = None, device: str | None = None,
+               chunks: Any = None) -> Array:
     """Zeros with x's shape, and x's dtype and device unless given."""
-    return _like("zeros", x, dtype, device)
+    return _like("zeros", x, dtype, device, chunks=chunks)
 
 
-def ones_like(x: Array, /, *, dtype: DtypeLike | None = None, device: str | None = None) -> Array:
+def ones_like(x: Array, /, *, dtype: DtypeLike | None = None, device: str | None = None,
+              chunks: Any = None) -> Array:
     """Ones with x's shape, and x's dtype and device unless given."""
-    return _like("ones", x, dtype, device)
+    return _like("ones", x, dtype, device, chunks=chunks)
 
 
-def empty_like(x: Array, /, *, dtype: DtypeLike | None = None, device: str | None = None) -> Array:
+def empty_like(x: Array, /, *, dtype: DtypeLike | None = None, device: str | None = None,
+               chunks: Any = None) -> Array:
     """An uninitialised array with x's shape, and x's dtype and device unless given."""
-    return _like("empty", x, dtype, device)
+    return _like("empty", x, dtype, device, chunks=chunks)
 
 
 def full_like(x: Array, /, fill_value: bool | int | float | complex, *, dtype: DtypeLike | None = None,
-              device: str | None = None) -> Array:
+              device: str | None = None, chunks: Any = None) -> Array:
     """``fill_value`` with x's shape, and x's dtype and device unless given. The value must fit
     the dtype (no truncation, no wrap-around)."""
-    return _like("full", x, dtype, device, fill_value)
+    return _like("full", x, dtype, device, fill_value, chunks=chunks)
 
 
 def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
-           dtype: DtypeLike | None = None, device: str | None = None) -> Array:
+           dtype: DtypeLike | None = None, device: str | None = None, chunks: Any = None) -> Array:
     """Evenly spaced values in [start, stop). Without ``dtype``: the default int when all of
     start, stop and step are ints, else the default float."""
     backend = backend_of()
@@ -197,16 +225,19 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     bounds = (0, start) if stop is None else (start, stop)
     length = max(0, math.ceil((bounds[1] - bounds[0]) / step))
     arguments.count(length, "the length of arange(start, stop, step)")
+    chunking = arguments.chunks(backend, chunks, (length,), resolved)
     if length == 0:  # an empty range is empty on every backend (torch would raise for stop < start)
         return kernel(backend, "zeros", resolved)(
-            (0,), dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device)))
+            (0,), dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device)), **chunking)
     return kernel(backend, "arange", resolved)(
-        start, stop, step, dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device))
+        start, stop, step, dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device)),
+        **chunking,
     )
 
 
 def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
-             dtype: DtypeLike | None = None, device: str | None = None, endpoint: bool = True) -> Array:
+             dtype: DtypeLike | None = None, device: str | None = None, endpoint: bool = True,
+             chunks: Any = None) -> Array:
     """``num`` evenly spaced values from start to stop. Without ``dtype``: the default float,
     or the default complex when start or stop is complex (integers give floats here, as the
     Array API says)."""
@@ -222,14 +253,16 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
                                  f"Pass a float or complex dtype.")
     for value in (start, stop):
         _check_fill(value, resolved, "linspace bound")
+    count = arguments.count(num, "num")
     return kernel(backend, "linspace", resolved)(
-        start, stop, arguments.count(num, "num"), dtype=native_dtype(backend, resolved),
+        start, stop, count, dtype=native_dtype(backend, resolved),
         device=native_device(backend, _place(device)), endpoint=endpoint,
+        **arguments.chunks(backend, chunks, (count,), resolved),
     )
 
 
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DtypeLike | None = None,
-        device: str | None = None) -> Array:
+        device: str | None = None, chunks: Any = None) -> Array:
     """A 2-d array with ones on the k-th diagonal (default float dtype unless given)."""
     backend = backend_of()
     resolved = infer_dtype(dtype)
@@ -240,7 +273,7 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DtypeLi
     diagonal = min(max(arguments.integer(k, "k"), -rows - 1), cols + 1)
     return kernel(backend, "eye", resolved)(
         rows, cols, k=diagonal, dtype=native_dtype(backend, resolved),
-        device=native_device(backend, _place(device)),
+        device=native_device(backend, _place(device)), **arguments.chunks(backend, chunks, (rows, cols), resolved),
     )
 
 

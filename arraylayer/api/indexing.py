@@ -33,7 +33,7 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     if axis is None and len(x.shape) != 1:
         raise InvalidArgumentError(f"take needs axis= for a {len(x.shape)}-d array (axis=None is for 1-d arrays only).")
     axis = 0 if axis is None else arguments.axis(axis, len(x.shape))
-    arguments.indices_in_bounds(backend, indices, int(x.shape[axis]))
+    indices = arguments.indices_in_bounds(backend, indices, int(x.shape[axis]))
     return kernel(backend, "take", dtype)(x, indices, axis=axis)
 
 
@@ -44,5 +44,5 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     if len(indices.shape) != len(x.shape):
         raise InvalidArgumentError(f"take_along_axis needs indices of x's rank {len(x.shape)}, got shape "
                                    f"{tuple(indices.shape)}.")
-    arguments.indices_in_bounds(backend, indices, int(x.shape[axis]))
+    indices = arguments.indices_in_bounds(backend, indices, int(x.shape[axis]))
     return kernel(backend, "take_along_axis", dtype)(x, indices, axis=axis)

@@ -171,12 +171,23 @@ class JaxBackend(Backend):
             concrete = x.to_concrete_value()
             return self._default_device() if concrete is None else self.device_of(concrete)
         placed = x.devices()
-        if len(placed) != 1:
+        if len(placed) == 1:
+            return self._name_of(next(iter(placed)))
+        names = {self._name_of(device) for device in placed}
+        if len(names) != 1:
             raise DeviceError(
-                f"This JAX array is sharded over {len(placed)} devices; arraylayer names one device per "
-                "array. Gather it onto one device first (jax.device_put(x, device))."
+                f"This JAX array is sharded over {len(placed)} devices ({', '.join(sorted(names))}), which have no "
+                "one arraylayer name; x.sharding describes its layout. Gather it onto one device first "
+                "(jax.device_put(x, device)) where one device is needed."
             )
-        return self._name_of(next(iter(placed)))
+        return names.pop()  # sharded over the CPU devices, all of which are "cpu"
+
+    def placement_like(self, x: Any) -> Any:
+        """``x``'s sharding (its one device, or its layout over several), so that ``zeros_like`` and
+        the like keep it; None inside a trace, where JAX places the result."""
+        if isinstance(x, self.module.core.Tracer):
+            return None
+        return x.sharding
 
     def _name_of(self, device: Any) -> str:
         try:

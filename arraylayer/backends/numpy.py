@@ -22,8 +22,9 @@ class NumpyBackend(Backend):
 
     def _build_native_dtypes(self, module: Any) -> dict[Dtype, Any]:
         import ml_dtypes
+        import numpy as np  # not ``module``: the dask backend shares these dtypes
 
-        return {d: module.dtype(ml_dtypes.bfloat16 if d == "bfloat16" else str(d)) for d in all_dtypes}
+        return {d: np.dtype(ml_dtypes.bfloat16 if d == "bfloat16" else str(d)) for d in all_dtypes}
 
     def _array_types(self, module: Any) -> tuple[type, ...]:
         return (module.ndarray, module.generic)
@@ -42,7 +43,8 @@ class NumpyBackend(Backend):
     def asarray(self, obj: Any, dtype: Dtype, device: str | None = None) -> Any:
         if device is not None:
             self.native_device(device)
-        np = self.module
+        import numpy as np
+
         native = self.as_native_dtype(dtype)
         if isinstance(obj, np.ndarray):
             return obj if obj.dtype == native else obj.astype(native)

@@ -1,9 +1,11 @@
 """Kernels: each backend's implementation of the Array API functions, for inputs already agreed.
 
 One package per backend (``kernels/numpy``, ``kernels/jax``, ``kernels/torch``,
-``kernels/tensorflow``), one module per Array API category inside it. The package's
-``__init__`` gathers every category's functions into ``KERNELS`` (name -> callable) and
-the dtype declarations into ``SUPPORTED`` / ``UNSUPPORTED``. The public functions in
+``kernels/tensorflow``, ``kernels/dask``), one module per Array API category inside it (or a
+shared one: ``names.CATEGORY_MODULES`` says where each category is looked for), plus ``nn.py``
+for arraylayer.nn. The package's ``__init__`` gathers every category's functions into
+``KERNELS`` (name -> callable, ``names.collect_kernels``) and the dtype declarations into
+``SUPPORTED`` / ``UNSUPPORTED``. The public functions in
 ``arraylayer/api/`` do everything that must be the same on every backend (promotion,
 dtype inference, Python-scalar overflow checks, accumulator dtypes, index dtypes, error
 messages); a kernel does only what is left: compute the Array API result with the

@@ -6,6 +6,8 @@ The api layer builds the functions that are compositions (``zeros_like``, ``asty
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -49,10 +51,32 @@ DECOMPOSITIONS: Final[tuple[str, ...]] = (
 )
 
 
-def collect_kernels(modules: dict[str, Any]) -> dict[str, Callable[..., Any]]:
-    """``KERNELS`` of a backend package: every name of :data:`KERNEL_NAMES`, taken from the module
-    that holds its category (``modules``: category -> module). A missing kernel fails at import."""
-    return {name: getattr(modules[category], name) for category, names in KERNEL_NAMES.items() for name in names}
+#: Where a kernel package keeps each category: the first of these modules that the package has.
+#: A package with a module named after the category uses it; otherwise the shared module.
+CATEGORY_MODULES: Final[dict[str, tuple[str, ...]]] = {
+    "creation": ("creation",), "elementwise": ("elementwise",), "fft": ("fft",),
+    "indexing": ("indexing", "manipulation"), "linear_algebra": ("linalg",), "linalg": ("linalg",),
+    "manipulation": ("manipulation",), "searching": ("searching",), "sets": ("sets", "searching"),
+    "sorting": ("sorting", "searching"), "statistical": ("statistical",), "utility": ("utility", "statistical"),
+}
+
+
+def collect_kernels(package: str) -> dict[str, Callable[..., Any]]:
+    """``KERNELS`` of the kernel package ``package``: every name of :data:`KERNEL_NAMES`, taken
+    from the module that holds its category (:data:`CATEGORY_MODULES`). A missing kernel fails
+    at import."""
+    found: dict[str, Any] = {}
+    for category, names in KERNEL_NAMES.items():
+        module = _category_module(package, category)
+        found.update({name: getattr(module, name) for name in names})
+    return found
+
+
+def _category_module(package: str, category: str) -> Any:
+    for candidate in CATEGORY_MODULES[category]:
+        if importlib.util.find_spec(f"{package}.{candidate}") is not None:
+            return importlib.import_module(f"{package}.{candidate}")
+    raise ImportError(f"{package} has no module for the {category} kernels (one of {CATEGORY_MODULES[category]})")
 
 
 def half_precision_decompositions_unsupported(version_range: str) -> dict[str, dict[str, tuple[str, ...]]]:

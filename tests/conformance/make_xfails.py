@@ -25,6 +25,9 @@ REASONS = [  # (pattern on the test id, reason); {fw}: the framework, {fn}: the 
                                                           "1 + 0*sin(2y) j, -0 where sin(2y) < 0"),
     (r"\[round\(x_i.is_integer", "drawn at random (hypothesis .example()): failed once in a CI run of this "
                                    "configuration, not reproduced in 9 reruns; listed so a rare draw does not fail CI"),
+    (r"test_unique_all|test_unique_counts|test_unique_inverse|test_unique_values|test_nonzero|test_repeat",
+     "lazy by design: on dask the length of this result depends on the values and is unknown (nan, dask's "
+     "convention) until computed; the suite compares shapes first (docs/scaling.rst)"),
     (r"test_special_cases", "{fw}'s {fn} differs from the standard's special case at this input"),
 ]
 

@@ -27,6 +27,7 @@ ROOT = HERE.parents[1]
 SUITE = Path(os.environ.get("ARRAY_API_TESTS_DIR", ROOT.parent / "shared" / "array-api-tests")).resolve()
 CONFIGS = {  # configuration -> (backend, extra environment)
     "numpy": ("numpy", {}),
+    "dask": ("dask", {}),
     "jax": ("jax", {"JAX_ENABLE_X64": "1"}),
     "jax-no-x64": ("jax", {"JAX_ENABLE_X64": "0", "ARRAYLAYER_NARROW_64BIT": "1",
                            "ARRAY_API_TESTS_SKIP_DTYPES": "int64,uint64,float64,complex128"}),

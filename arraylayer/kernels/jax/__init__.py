@@ -11,24 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..names import collect_kernels, half_precision_decompositions_unsupported
-from . import creation, elementwise, fft, linalg, manipulation, searching, statistical
 
-_MODULES = {
-    "creation": creation,
-    "elementwise": elementwise,
-    "fft": fft,
-    "indexing": manipulation,
-    "linear_algebra": linalg,
-    "linalg": linalg,
-    "manipulation": manipulation,
-    "searching": searching,
-    "sets": searching,
-    "sorting": searching,
-    "statistical": statistical,
-    "utility": statistical,
-}
-
-KERNELS: dict[str, Callable[..., Any]] = collect_kernels(_MODULES)
+KERNELS: dict[str, Callable[..., Any]] = collect_kernels(__name__)
 
 # No float16/bfloat16 factorisations or solves (see linalg.py); everything else the api layer
 # sends has a kernel on jax 0.10 (tests/test_kernels_*.py call every one).

@@ -1,34 +1,41 @@
-"""JAX kernels of arraylayer.nn: lax.conv_general_dilated and lax.reduce_window.
-
-Inputs as in arraylayer/kernels/numpy/nn.py (one floating dtype, explicit padding pairs).
-"""
+"""Neural-network kernels of the JAX backend (see arraylayer/nn.py): XLA's own convolution and
+windowed reductions (``jax.lax``), which JAX differentiates. Padding arrives as explicit pairs."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import jax
+import jax.numpy as jnp
+import numpy as np
 from jax import lax
-from jax.scipy.special import erf  # noqa: F401 - the kernel as it is
 
-_LAYOUTS = {True: ("NHWC", "HWIO", "NHWC"), False: ("NCHW", "OIHW", "NCHW")}
-
-
-def conv2d(x: Any, kernel: Any, stride: Any, padding: Any, dilation: Any, channels_last: bool) -> Any:
-    return lax.conv_general_dilated(x, kernel, window_strides=stride, padding=padding, rhs_dilation=dilation,
-                                    dimension_numbers=_LAYOUTS[channels_last])
+erf = lax.erf
+relu = jax.nn.relu
 
 
-def _reduce(x: Any, init: Any, op: Any, window: Any, stride: Any, padding: Any, channels_last: bool) -> Any:
+def concrete(x: Any) -> Any:
+    """x's values as a NumPy array; None for a tracer (inside jit or grad), whose values are unknown."""
+    return None if isinstance(x, jax.core.Tracer) else np.asarray(x)
+
+
+def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[int, int], ...],
+           dilation: tuple[int, int], channels_last: bool) -> Any:
+    numbers = ("NHWC", "HWIO", "NHWC") if channels_last else ("NCHW", "OIHW", "NCHW")
+    return lax.conv_general_dilated(x, kernel, strides, padding, rhs_dilation=dilation, dimension_numbers=numbers)
+
+
+def _layout(window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> tuple[Any, ...]:
     if channels_last:
-        dims, strides, pads = (1, *window, 1), (1, *stride, 1), ((0, 0), *padding, (0, 0))
-    else:
-        dims, strides, pads = (1, 1, *window), (1, 1, *stride), ((0, 0), (0, 0), *padding)
-    return lax.reduce_window(x, init, op, dims, strides, pads)  # a Python init: JAX's differentiable monoid path
+        return (1, *window, 1), (1, *strides, 1), ((0, 0), *padding, (0, 0))
+    return (1, 1, *window), (1, 1, *strides), ((0, 0), (0, 0), *padding)
 
 
-def max_pool2d(x: Any, window: Any, stride: Any, padding: Any, channels_last: bool) -> Any:
-    return _reduce(x, -float("inf"), lax.max, window, stride, padding, channels_last)
+def max_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
+    dims, steps, pads = _layout(window, strides, padding, channels_last)
+    return lax.reduce_window(x, -jnp.inf, lax.max, dims, steps, pads)  # a Python init: JAX sees max, differentiable
 
 
-def sum_pool2d(x: Any, window: Any, stride: Any, padding: Any, channels_last: bool) -> Any:
-    return _reduce(x, 0.0, lax.add, window, stride, padding, channels_last)
+def sum_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
+    dims, steps, pads = _layout(window, strides, padding, channels_last)
+    return lax.reduce_window(x, 0.0, lax.add, dims, steps, pads)

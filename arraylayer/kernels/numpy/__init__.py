@@ -13,36 +13,21 @@ from typing import Any
 import numpy as np
 
 from ..names import collect_kernels, half_precision_decompositions_unsupported
-from . import creation, elementwise, fft, linalg, manipulation, searching, statistical
 
-_MODULES = {
-    "creation": creation,
-    "elementwise": elementwise,
-    "fft": fft,
-    "indexing": manipulation,
-    "linear_algebra": linalg,
-    "linalg": linalg,
-    "manipulation": manipulation,
-    "searching": searching,
-    "sets": searching,
-    "sorting": searching,
-    "statistical": statistical,
-    "utility": statistical,
-}
-
-KERNELS: dict[str, Callable[..., Any]] = collect_kernels(_MODULES)
+KERNELS: dict[str, Callable[..., Any]] = collect_kernels(__name__)
 
 # numpy's reductions return numpy scalars for a 0-d result; the standard (and the other
 # backends) return 0-d arrays, so these kernels pass their result through ``np.asarray``.
 _SCALAR_RESULTS = ("sum", "prod", "max", "min", "mean", "std", "var", "all", "any", "argmax", "argmin",
-                   "count_nonzero", "vecdot", "trace", "vector_norm", "matrix_norm", "det", "matrix_rank")
+                   "count_nonzero", "vecdot", "trace", "vector_norm", "matrix_norm", "det", "matrix_rank", "slogdet")
 
 
 def _as_array(kernel: Callable[..., Any]) -> Callable[..., Any]:
     """``kernel`` with a 0-d ndarray where numpy would return a scalar."""
 
     def array_result(*args: Any, **kwargs: Any) -> Any:
-        return np.asarray(kernel(*args, **kwargs))
+        result = kernel(*args, **kwargs)
+        return tuple(map(np.asarray, result)) if isinstance(result, tuple) else np.asarray(result)
 
     array_result.__name__ = array_result.__qualname__ = getattr(kernel, "__name__", "kernel")
     array_result.__doc__ = kernel.__doc__

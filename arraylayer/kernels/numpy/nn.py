@@ -1,9 +1,5 @@
-"""NumPy kernels of arraylayer.nn: erf, 2-d convolution and pooling with sliding windows.
-
-The api layer (arraylayer/nn.py) hands over inputs of one floating dtype, explicit
-``((top, bottom), (left, right))`` padding and int pairs for stride, dilation and window;
-``channels_last`` says whether the layout is NHWC (kernel HWIO) or NCHW (kernel OIHW).
-"""
+"""Neural-network kernels of the NumPy backend (see arraylayer/nn.py): convolution and pooling
+with sliding windows, erf. Padding arrives as explicit ((top, bottom), (left, right)) pairs."""
 
 from __future__ import annotations
 
@@ -13,21 +9,26 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-try:  # SciPy's erf is vectorised; math.erf element by element is the exact fallback
-    from scipy.special import erf as _scipy_erf
-except ImportError:  # pragma: no cover - scipy is installed with the clients extra
-    _scipy_erf = None
+from ._common import is_half
 
-_math_erf = np.frompyfunc(math.erf, 1, 1)
+_ERF = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def concrete(x: Any) -> Any:
+    """x's values (NumPy arrays are always concrete)."""
+    return x
+
+
+def relu(x: Any) -> Any:
+    return np.maximum(x, x.dtype.type(0))
 
 
 def erf(x: Any) -> Any:
-    wide = x.astype(np.float64)
-    result = _scipy_erf(wide) if _scipy_erf is not None else _math_erf(wide).astype(np.float64)
-    return np.asarray(result).astype(x.dtype)
+    """The error function, exact to double precision (math.erf per element), rounded to x's dtype."""
+    return _ERF(x).astype(x.dtype)
 
 
-def _nhwc(x: Any, channels_last: bool) -> Any:
+def _channels_last(x: Any, channels_last: bool) -> Any:
     return x if channels_last else np.moveaxis(x, 1, -1)
 
 
@@ -35,30 +36,34 @@ def _back(y: Any, channels_last: bool) -> Any:
     return y if channels_last else np.moveaxis(y, -1, 1)
 
 
-def _windows(x: Any, window: tuple[int, int], stride: tuple[int, int], dilation: tuple[int, int]) -> Any:
-    """(N, H_out, W_out, C, kh, kw) views of the NHWC ``x`` (already padded)."""
-    span = ((window[0] - 1) * dilation[0] + 1, (window[1] - 1) * dilation[1] + 1)
-    views = sliding_window_view(x, span, axis=(1, 2))
-    return views[:, ::stride[0], ::stride[1], :, ::dilation[0], ::dilation[1]]
+def _windows(x: Any, extent: tuple[int, int], strides: tuple[int, int], dilation: tuple[int, int]) -> Any:
+    """(N, OH, OW, C, KH, KW) windows of channels-last ``x``."""
+    windows = sliding_window_view(x, extent, axis=(1, 2))
+    return windows[:, ::strides[0], ::strides[1], :, ::dilation[0], ::dilation[1]]
 
 
-def _pad(x: Any, padding: Any, value: float) -> Any:
-    return np.pad(x, ((0, 0), padding[0], padding[1], (0, 0)), constant_values=value)
-
-
-def conv2d(x: Any, kernel: Any, stride: Any, padding: Any, dilation: Any, channels_last: bool) -> Any:
+def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[int, int], ...],
+           dilation: tuple[int, int], channels_last: bool) -> Any:
+    x = np.pad(_channels_last(x, channels_last), ((0, 0), *padding, (0, 0)))
     hwio = kernel if channels_last else np.transpose(kernel, (2, 3, 1, 0))
-    windows = _windows(_pad(_nhwc(x, channels_last), padding, 0), hwio.shape[:2], stride, dilation)
-    wide = np.float32 if x.dtype.itemsize < 4 else x.dtype  # half precision accumulates in float32
-    out = np.tensordot(windows.astype(wide, copy=False), hwio.astype(wide, copy=False), axes=((3, 4, 5), (2, 0, 1)))
-    return _back(out.astype(x.dtype, copy=False), channels_last)
+    extent = tuple((k - 1) * d + 1 for k, d in zip(hwio.shape[:2], dilation, strict=True))
+    windows = _windows(x, extent, strides, dilation)
+    work = np.float32 if is_half(x.dtype) else None  # half precision accumulated in float32, rounded once
+    out = np.einsum("nhwcij,ijco->nhwo", windows, hwio, dtype=work, optimize=True).astype(x.dtype, copy=False)
+    return _back(out, channels_last)
 
 
-def max_pool2d(x: Any, window: Any, stride: Any, padding: Any, channels_last: bool) -> Any:
-    windows = _windows(_pad(_nhwc(x, channels_last), padding, -np.inf), window, stride, (1, 1))
-    return _back(windows.max(axis=(-2, -1)), channels_last)
+def _pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool,
+          fill: float, reduce: Any) -> Any:
+    x = np.pad(_channels_last(x, channels_last), ((0, 0), *padding, (0, 0)), constant_values=fill)
+    windows = _windows(x, window, strides, (1, 1))
+    return _back(reduce(windows, axis=(-2, -1)).astype(x.dtype, copy=False), channels_last)
 
 
-def sum_pool2d(x: Any, window: Any, stride: Any, padding: Any, channels_last: bool) -> Any:
-    windows = _windows(_pad(_nhwc(x, channels_last), padding, 0), window, stride, (1, 1))
-    return _back(windows.sum(axis=(-2, -1), dtype=x.dtype), channels_last)
+def max_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
+    return _pool(x, window, strides, padding, channels_last, -np.inf, np.max)
+
+
+def sum_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
+    return _pool(x, window, strides, padding, channels_last, 0.0,
+                 lambda w, axis: np.sum(w, axis=axis, dtype=np.float32 if is_half(w.dtype) else None))

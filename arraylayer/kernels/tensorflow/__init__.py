@@ -14,27 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..names import collect_kernels, half_precision_decompositions_unsupported
-from . import (
-    creation,
-    elementwise,
-    fft,
-    indexing,
-    linalg,
-    manipulation,
-    searching,
-    sets,
-    sorting,
-    statistical,
-    utility,
-)
 
-_MODULES: dict[str, Any] = {
-    "creation": creation, "elementwise": elementwise, "fft": fft, "indexing": indexing, "linear_algebra": linalg,
-    "linalg": linalg, "manipulation": manipulation, "searching": searching, "sets": sets, "sorting": sorting,
-    "statistical": statistical, "utility": utility,
-}
-
-KERNELS: dict[str, Callable[..., Any]] = collect_kernels(_MODULES)
+KERNELS: dict[str, Callable[..., Any]] = collect_kernels(__name__)
 
 # TF has no float16/bfloat16 decompositions; float32 work rounded back would not be exact.
 UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = half_precision_decompositions_unsupported(">=2.21,<2.22")

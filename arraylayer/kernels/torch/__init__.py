@@ -10,24 +10,8 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from ..names import collect_kernels, half_precision_decompositions_unsupported
-from . import creation, elementwise, fft, linalg, manipulation, searching, sets, statistical
 
-_MODULES: Final = {
-    "creation": creation,
-    "elementwise": elementwise,
-    "fft": fft,
-    "indexing": manipulation,
-    "linear_algebra": linalg,
-    "linalg": linalg,
-    "manipulation": manipulation,
-    "searching": searching,
-    "sets": sets,
-    "sorting": searching,
-    "statistical": statistical,
-    "utility": statistical,
-}
-
-KERNELS: dict[str, Callable[..., Any]] = collect_kernels(_MODULES)
+KERNELS: dict[str, Callable[..., Any]] = collect_kernels(__name__)
 
 _TORCH_2_13: Final = ">=2.13,<2.14"
 

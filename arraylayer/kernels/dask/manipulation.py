@@ -1,0 +1,87 @@
+"""Manipulation and indexing kernels: ``dask.array``'s functions under the Array API's names.
+
+Array-valued ``repeats`` make a length only the values decide: that case runs NumPy's repeat in
+one task (``_lazy.gathered``) and the length is unknown until computed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dask.array as da
+import numpy as np
+
+from ._lazy import gathered, unknown, whole_axes
+
+broadcast_to = da.broadcast_to
+expand_dims = da.expand_dims
+flip = da.flip
+moveaxis = da.moveaxis
+roll = da.roll
+squeeze = da.squeeze
+stack = da.stack
+tile = da.tile
+
+
+def broadcast_arrays(*arrays: Any) -> tuple[Any, ...]:
+    return tuple(da.broadcast_arrays(*arrays))
+
+
+def concat(arrays: Any, /, *, axis: int | None = 0) -> Any:
+    if axis is None:
+        return da.concatenate([a.reshape(-1) for a in arrays])
+    return da.concatenate(list(arrays), axis=axis)
+
+
+def permute_dims(x: Any, /, axes: tuple[int, ...]) -> Any:
+    return da.transpose(x, axes)
+
+
+def reshape(x: Any, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Any:
+    """dask's reshape; a reshape dask cannot map chunk to chunk (dimensions split unevenly) goes
+    through the flattened array, which dask can always reshape."""
+    try:
+        return da.reshape(x, shape)
+    except NotImplementedError:
+        return da.reshape(da.reshape(x, (-1,)), shape)
+
+
+def unstack(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:
+    front = da.moveaxis(x, axis, 0)
+    return tuple(front[i] for i in range(front.shape[0]))
+
+
+def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    if isinstance(repeats, int):
+        if x.size == 0:  # dask cannot repeat an empty array; there are no values to wait for
+            return da.from_array(np.repeat(np.empty(x.shape, x.dtype), repeats, axis=axis))
+        return da.repeat(x, repeats, axis=axis)
+    shape = list(x.shape)
+    shape[axis] = unknown()[0]
+    return gathered(lambda pair: (np.repeat(*pair, axis=axis),), _pair(x, repeats), [(x.dtype, tuple(shape))])[0]
+
+
+def _pair(x: Any, repeats: Any) -> Any:
+    """x and the repeats, both dask arrays, for one task."""
+    return (x, repeats if isinstance(repeats, da.Array) else da.asarray(repeats))
+
+
+def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    return da.take(x, indices, axis=axis)
+
+
+def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
+    """NumPy's take_along_axis per chunk, with ``axis`` whole in both and the other axes aligned."""
+    axis %= x.ndim
+    shape = tuple(max(a, b) if i != axis else None for i, (a, b) in enumerate(zip(x.shape, indices.shape, strict=True)))
+    x = da.broadcast_to(x, tuple(x.shape[axis] if s is None else s for s in shape))
+    indices = da.broadcast_to(indices, tuple(indices.shape[axis] if s is None else s for s in shape))
+    x = whole_axes(x, (axis,))
+    indices = indices.rechunk(tuple(-1 if i == axis else c for i, c in enumerate(x.chunks)))
+    index = tuple(range(x.ndim))
+    return da.blockwise(np.take_along_axis, index, x, index, indices, index, axis=axis, dtype=x.dtype,
+                        adjust_chunks={axis: lambda _: indices.shape[axis]})

@@ -1,0 +1,99 @@
+"""Parameter trees: nested dicts, lists and tuples (named tuples too) whose leaves are arrays.
+
+One flattening serves ``tree_map``/``tree_leaves`` here and ``arraylayer.grad`` (autodiff.py):
+``arraylayer.Array`` leaves are unwrapped to their native arrays and wrapped back on the way
+out, ``None`` is structure (it holds no leaf and stays None), and dict entries are visited in
+sorted key order, as JAX visits them (rebuilt dicts come out in that order).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from .api.dispatch import WRAPPERS
+from .errors import InvalidArgumentError
+
+__all__ = ["tree_map", "tree_leaves", "tree_flatten"]
+
+Rebuild = Callable[[Iterator[Any]], Any]
+
+
+def tree_flatten(tree: Any) -> tuple[list[Any], Callable[[Sequence[Any]], Any]]:
+    """The leaves of ``tree`` (natives for Array wrappers) and a function rebuilding the same
+    structure from new leaves (wrapping those that were Arrays). None holds no leaf."""
+    leaves: list[Any] = []
+    build = _flatten_into(tree, leaves)
+    return leaves, lambda new: build(iter(new))
+
+
+def _flatten_into(tree: Any, leaves: list[Any]) -> Rebuild:
+    pair = WRAPPERS.get(tree.__class__)
+    if pair is not None:
+        unwrap, wrap = pair
+        leaves.append(unwrap(tree))
+        return lambda it: wrap(next(it))
+    if isinstance(tree, dict):
+        items = [(key, _flatten_into(tree[key], leaves)) for key in _keys(tree)]
+        cls = tree.__class__ if tree.__class__ in (dict, OrderedDict) else dict
+        return lambda it: cls((key, build(it)) for key, build in items)
+    if isinstance(tree, (list, tuple)):
+        builds = [_flatten_into(item, leaves) for item in tree]
+        if hasattr(tree, "_fields"):  # a named tuple
+            return lambda it: tree.__class__(*(build(it) for build in builds))
+        cls = tree.__class__ if tree.__class__ in (list, tuple) else (list if isinstance(tree, list) else tuple)
+        return lambda it: cls(build(it) for build in builds)
+    if tree is None:
+        return lambda it: None
+    leaves.append(tree)
+    return next
+
+
+def _keys(tree: dict[Any, Any]) -> list[Any]:
+    """A dict's keys in sorted order (as JAX orders them, so that trees built in another order
+    match), or in insertion order when they do not sort."""
+    try:
+        return sorted(tree)
+    except TypeError:
+        return list(tree)
+
+
+def _structure(tree: Any) -> Any:
+    """A comparable description of ``tree``'s structure (leaves are all alike)."""
+    if tree.__class__ in WRAPPERS:
+        return "leaf"
+    if isinstance(tree, dict):
+        return ("dict", tuple((key, _structure(tree[key])) for key in _keys(tree)))
+    if isinstance(tree, (list, tuple)):
+        return (type(tree).__name__, tuple(_structure(item) for item in tree))
+    return None if tree is None else "leaf"
+
+
+def tree_leaves(tree: Any) -> list[Any]:
+    """The leaves of ``tree``, depth first, in insertion order (None holds none)."""
+    return tree_flatten(tree)[0]
+
+
+def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
+    """``tree`` with each leaf replaced by ``f(leaf, *corresponding leaves of rest)``; every tree of
+    ``rest`` must have ``tree``'s structure (InvalidArgumentError naming the difference otherwise)."""
+    leaves, rebuild = tree_flatten(tree)
+    shape = _structure(tree)
+    columns = [leaves]
+    for position, other in enumerate(rest, start=1):
+        if _structure(other) != shape:
+            raise InvalidArgumentError(
+                f"tree_map: tree {position} of rest has another structure than the first tree "
+                f"({_describe(other)} against {_describe(tree)}); pass trees of the same dicts, lists and tuples."
+            )
+        columns.append(tree_flatten(other)[0])
+    return rebuild([f(*row) for row in zip(*columns, strict=True)])
+
+
+def _describe(tree: Any) -> str:
+    if isinstance(tree, dict):
+        return f"a dict with keys {sorted(map(str, tree))}"
+    if isinstance(tree, (list, tuple)):
+        return f"a {type(tree).__name__} of {len(tree)}"
+    return "a leaf" if tree is not None else "None"

@@ -1,0 +1,90 @@
+"""The main job (examples/train_cnn.py) in small: the CNN written once trains alike on every
+backend with autodiff, NumPy's inference with the trained weights gives the same accuracy, and
+the script's agreement check, report and plot work."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import selected_backends
+
+pytest.importorskip("sklearn")
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "examples" / "train_cnn.py"
+
+
+@pytest.fixture(scope="module")
+def train_cnn():
+    spec = importlib.util.spec_from_file_location("train_cnn", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def data(train_cnn):
+    return train_cnn.load_data()
+
+
+def _trained(request) -> list[str]:
+    return [b for b in selected_backends(request.config) if b in ("jax", "torch", "tensorflow")]
+
+
+@pytest.fixture(scope="module")
+def runs(train_cnn, data, request):
+    chosen = _trained(request)
+    if not chosen:
+        pytest.skip("no backend with autodiff selected")
+    return [train_cnn.train(b, data, epochs=1, show=False) for b in chosen]
+
+
+def test_the_data(data):
+    train_x, train_y, test_x, test_y = data
+    assert train_x.shape == (1437, 8, 8, 1) and test_x.shape == (360, 8, 8, 1)
+    assert train_x.dtype == np.float32 and 0.0 <= train_x.min() and train_x.max() <= 1.0
+    assert set(np.unique(train_y)) == set(range(10))
+
+
+def test_every_backend_starts_from_the_same_loss_and_learns(runs):
+    first = runs[0].losses[0]
+    # untrained logits of he_normal/glorot weights: a loss near log(10), the same everywhere
+    assert 1.0 < first < 5.0
+    for run in runs:
+        assert abs(run.losses[0] - first) <= 1e-5 * first, run.backend
+        assert run.epoch_losses[0] < first  # it learns within the first epoch
+        assert run.test_accuracy > 0.5
+
+
+def test_the_backends_agree_within_the_documented_tolerance(train_cnn, runs, data):
+    assert train_cnn.disagreements(runs, rtol=5e-2, test_size=len(data[3]), rtol_first=1e-4) == []
+
+
+def test_numpy_inference_gives_the_trained_accuracy(train_cnn, runs, data):
+    inferred = train_cnn.infer_on_numpy(runs[0], data)
+    # the same images right: a float32 mean of the same 0s and 1s, rounded alike to 1e-6
+    assert inferred.test_accuracy == pytest.approx(runs[0].test_accuracy, abs=1e-6)
+
+
+def test_the_check_catches_a_real_difference(train_cnn, runs, data):
+    """A wrong loss in the first epoch (1% off) is reported: the tolerance is not too loose."""
+    wrong = train_cnn.Run("wrong", losses=list(runs[0].losses), epoch_losses=[runs[0].epoch_losses[0] * 1.01],
+                          test_accuracy=runs[0].test_accuracy)
+    assert train_cnn.disagreements([runs[0], wrong], rtol=5e-2, test_size=len(data[3]))
+
+
+def test_the_script_reports_and_plots(train_cnn, request, tmp_path, capsys):
+    chosen = _trained(request)
+    if not chosen:
+        pytest.skip("no backend with autodiff selected")
+    pytest.importorskip("matplotlib")
+    plot = tmp_path / "losses.png"
+    status = train_cnn.main(["--epochs", "1", "--backends", chosen[0], "--plot", str(plot), "--no-progress"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "test accuracy" in out and "numpy" in out and "the backends agree" in out
+    assert plot.stat().st_size > 10_000 and plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
