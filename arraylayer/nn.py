@@ -143,8 +143,13 @@ def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
 
 
 def log_softmax(x: Any, axis: int = -1) -> Any:
-    """x - logsumexp(x) along ``axis``: log-probabilities, stable for logits of any size."""
-    return al.subtract(x, logsumexp(x, axis=axis, keepdims=True))
+    """(x - max) - log(sum(exp(x - max))) along ``axis``: log-probabilities, stable for logits of any
+    size. Not x - logsumexp(x): logsumexp rounded in the input's dtype loses the small log-sum when
+    the logits are large (bfloat16 rounds 100 + log 2 to 100.5, which would make log(1/2) -0.5)."""
+    _floating(x, "log_softmax")
+    peak = al.max(x, axis=axis, keepdims=True)
+    shifted = al.subtract(x, al.where(al.isfinite(peak), peak, 0.0))
+    return al.subtract(shifted, al.log(al.sum(al.exp(shifted), axis=axis, keepdims=True)))
 
 
 def softmax(x: Any, axis: int = -1) -> Any:
@@ -255,7 +260,7 @@ def embedding(table: Any, ids: Any) -> Any:
 
 # -- convolution and pooling ---------------------------------------------------------------------------------
 def _pair(value: Any, parameter: str) -> tuple[int, int]:
-    values = (value, value) if isinstance(value, int) and not isinstance(value, bool) else tuple(value)
+    values = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
     if len(values) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values):
         raise InvalidArgumentError(f"{parameter}={value!r}: pass a positive int or a pair of them.")
     return values  # type: ignore[return-value]
@@ -340,6 +345,9 @@ def _pool_arguments(x: Any, window: Any, stride: Any, padding: Any, data_format:
     pads = _padding(padding, size, windows, strides)
     if any(n + a + b < w for n, (a, b), w in zip(size, pads, windows, strict=True)):
         raise InvalidArgumentError(f"nn.{function}: the window {windows} is larger than the padded input {size}.")
+    if any(max(a, b) >= w for (a, b), w in zip(pads, windows, strict=True)):
+        raise InvalidArgumentError(f"nn.{function}: padding={padding!r} is as wide as the window {windows}, so some "
+                                   f"windows would hold padding only; pad less than the window.")
     return native, rewrap, windows, strides, pads, channels_last
 
 

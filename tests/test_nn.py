@@ -276,6 +276,11 @@ BAD = [
     (lambda b: al.nn.conv2d(on(b, np.ones((1, 4, 4, 2))), on(b, np.ones((2, 2, 2, 1))), data_format="NWHC"),
      al.InvalidArgumentError, "NHWC"),
     (lambda b: al.nn.max_pool2d(on(b, np.ones((1, 2, 2, 1))), 3), al.InvalidArgumentError, "larger than"),
+    # a window of padding only would be -inf (max) or 0/0 (avg)
+    (lambda b: al.nn.max_pool2d(on(b, np.ones((1, 5, 5, 1))), 2, padding=2), al.InvalidArgumentError, "pad less"),
+    (lambda b: al.nn.avg_pool2d(on(b, np.ones((1, 5, 5, 1))), 2, padding=((0, 0), (2, 0))), al.InvalidArgumentError,
+     "pad less"),
+    (lambda b: al.nn.avg_pool2d(on(b, np.ones((1, 4, 4, 1))), 2.5), al.InvalidArgumentError, "positive int"),
 ]
 
 

@@ -48,8 +48,9 @@ def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[i
     hwio = kernel if channels_last else np.transpose(kernel, (2, 3, 1, 0))
     extent = tuple((k - 1) * d + 1 for k, d in zip(hwio.shape[:2], dilation, strict=True))
     windows = _windows(x, extent, strides, dilation)
-    work = np.float32 if is_half(x.dtype) else None  # half precision accumulated in float32, rounded once
-    out = np.einsum("nhwcij,ijco->nhwo", windows, hwio, dtype=work, optimize=True).astype(x.dtype, copy=False)
+    if is_half(x.dtype):  # half precision accumulated in float32, rounded once (einsum has no bfloat16)
+        windows, hwio = windows.astype(np.float32), hwio.astype(np.float32)
+    out = np.einsum("nhwcij,ijco->nhwo", windows, hwio, optimize=True).astype(x.dtype, copy=False)
     return _back(out, channels_last)
 
 

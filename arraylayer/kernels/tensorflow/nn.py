@@ -36,11 +36,25 @@ def _pad(x: Any, padding: Any, value: float = 0.0) -> Any:
     return tf.pad(x, [(0, 0), *padding, (0, 0)], constant_values=tf.cast(value, x.dtype))
 
 
+def _dilated(kernel: Any, rate: int, axis: int) -> Any:
+    """The HWIO ``kernel`` with ``rate - 1`` zeros between its taps along ``axis`` (0 or 1)."""
+    if rate == 1:
+        return kernel
+    taps = int(kernel.shape[axis])
+    spread = tf.stack([kernel] + [tf.zeros_like(kernel)] * (rate - 1), axis=axis + 1)
+    shape = tf.concat([tf.shape(kernel)[:axis], [taps * rate], tf.shape(kernel)[axis + 1:]], 0)
+    whole = tf.reshape(spread, shape)
+    return whole[: (taps - 1) * rate + 1] if axis == 0 else whole[:, : (taps - 1) * rate + 1]
+
+
 def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[int, int], ...],
            dilation: tuple[int, int], channels_last: bool) -> Any:
     hwio = kernel if channels_last else tf.transpose(kernel, (2, 3, 1, 0))
     explicit = [(0, 0), *padding, (0, 0)]  # padded inside the convolution
-    y = tf.nn.conv2d(_last(x, channels_last), hwio, strides=strides, padding=explicit, dilations=dilation)
+    # TensorFlow's CPU gradient of a dilated convolution is missing ("dilation rates larger than 1"):
+    # the kernel is spread with zeros instead, a plain convolution whose gradient exists everywhere.
+    hwio = _dilated(_dilated(hwio, dilation[0], 0), dilation[1], 1)
+    y = tf.nn.conv2d(_last(x, channels_last), hwio, strides=strides, padding=explicit)
     return _back(y, channels_last)
 
 
