@@ -96,9 +96,11 @@ def relu(x: Any) -> Any:
 
 
 def sigmoid(x: Any) -> Any:
-    """1 / (1 + exp(-x)), computed as (1 + tanh(x / 2)) / 2: no overflow, no NaN, at any x."""
+    """1 / (1 + exp(-x)), computed as exp(-softplus(-x)): no overflow or NaN at any x (nor in its
+    gradient), and full relative precision in the lower tail, where (1 + tanh(x / 2)) / 2 rounds
+    sigmoid(-20) = 2e-9 to 0 in float32 (and log(sigmoid(x)) to -inf)."""
     _floating(x, "sigmoid")
-    return al.multiply(al.add(al.tanh(al.multiply(x, 0.5)), 1.0), 0.5)
+    return al.exp(al.negative(al.logaddexp(al.negative(x), 0.0)))
 
 
 def silu(x: Any) -> Any:

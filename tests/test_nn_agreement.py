@@ -98,6 +98,16 @@ def test_integers_and_complex_are_refused(backend, name):
             ours(arr(backend, [[1, 2, 3]], dtype))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sigmoid_keeps_its_relative_precision_in_the_tails(backend, dtype, x64_on):
+    """sigmoid(-20) is 2.06e-9 and sigmoid(-80) 1.8e-35: relative error of a few ulps, not a 0."""
+    x = np.array([-80.0, -40.0, -20.0, -5.0, 5.0, 20.0])
+    got = to_np(nn.sigmoid(arr(backend, x, dtype)))
+    expected = sp.expit(x.astype(dtype).astype(np.float64))
+    expected = np.where(expected < np.finfo(dtype).tiny, 0.0, expected)  # below float32's normal range
+    np.testing.assert_allclose(got, expected, rtol=8 * np.finfo(dtype).eps, atol=0)
+
+
 def test_arraylayer_arrays_in_and_out(backend):
     x = al.Array(arr(backend, X))
     for f in (nn.softmax, nn.gelu, nn.relu):
