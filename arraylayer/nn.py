@@ -183,17 +183,17 @@ def cross_entropy(logits: Any, labels: Any, axis: int = -1, reduction: str = "me
     ``axis``): -log_softmax(logits)[label], then the mean (``reduction``: "mean", "sum", "none")."""
     dtype = _floating(logits, "cross_entropy")
     axis = arguments.axis(axis, logits.ndim)
-    log_probabilities = log_softmax(logits, axis=axis)
-    moved = al.moveaxis(log_probabilities, axis, -1)
-    if tuple(labels.shape) != tuple(moved.shape[:-1]):
+    classes = int(logits.shape[axis])
+    if tuple(labels.shape) != tuple(logits.shape[:axis]) + tuple(logits.shape[axis + 1:]):
         raise InvalidArgumentError(f"nn.cross_entropy: labels of shape {tuple(labels.shape)} do not match logits of "
                                    f"shape {tuple(logits.shape)} without axis {axis}.")
-    _labels_in_range(labels, int(moved.shape[-1]))
+    _labels_in_range(labels, classes)
+    moved = al.moveaxis(logits, axis, -1) if axis != logits.ndim - 1 else logits
     fused = getattr(al.backend_of(logits).nn_kernels, "softmax_cross_entropy", None)
     if fused is not None and moved.ndim == 2 and dtype in _FUSED_DTYPES:  # the framework's own, one op
-        native, rewrap = _native(al.moveaxis(logits, axis, -1))
+        native, rewrap = _native(moved)
         return _reduce(rewrap(fused(native, _native(labels)[0])), reduction, "cross_entropy")
-    picked = al.sum(al.multiply(moved, one_hot(labels, int(moved.shape[-1]), dtype)), axis=-1)
+    picked = al.sum(al.multiply(log_softmax(moved, axis=-1), one_hot(labels, classes, dtype)), axis=-1)
     return _reduce(al.negative(picked), reduction, "cross_entropy")
 
 
@@ -332,7 +332,7 @@ def conv2d(x: Any, kernel: Any, stride: Any = 1, padding: Any = "VALID", dilatio
     pads = _padding(padding, size, extent, strides)
     if any(n + a + b < e for n, (a, b), e in zip(size, pads, extent, strict=True)):
         raise InvalidArgumentError(f"nn.conv2d: the kernel (extent {extent}) is larger than the padded input {size}.")
-    native, weights = al.astype(native, dtype), al.astype(weights, dtype)
+    native, weights = al.astype(native, dtype, copy=False), al.astype(weights, dtype, copy=False)
     return rewrap(_kernels(native).conv2d(native, weights, strides, pads, dilations, channels_last))
 
 

@@ -92,8 +92,8 @@ def _adam(learning_rate: float, b1: float, b2: float, eps: float, weight_decay: 
         nu = tree_map(lambda v, g: al.add(al.multiply(v, b2), al.multiply(al.square(g), 1.0 - b2)), state["nu"], grads)
 
         def step(p: Any, m: Any, v: Any) -> Any:
-            corrected = al.divide(m, al.astype(first, p.dtype))
-            scale = al.add(al.sqrt(al.divide(v, al.astype(second, p.dtype))), eps)
+            corrected = al.divide(m, al.astype(first, p.dtype, copy=False))
+            scale = al.add(al.sqrt(al.divide(v, al.astype(second, p.dtype, copy=False))), eps)
             moved = al.subtract(p, al.multiply(al.divide(corrected, scale), lr))
             return al.subtract(moved, al.multiply(p, lr * decay)) if decay else moved
 

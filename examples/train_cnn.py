@@ -233,9 +233,11 @@ def plot(runs: Sequence[Run], path: str) -> None:
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(figsize=(8, 4.5))
+    styles = iter(("-", "--", ":", "-."))  # the curves lie on one another: dashes keep each visible
     for run in runs:
         if run.losses:
-            axes.plot(run.losses, label=f"{run.backend} (test accuracy {run.test_accuracy:.3f})", linewidth=1.2)
+            axes.plot(run.losses, next(styles), label=f"{run.backend} (test accuracy {run.test_accuracy:.3f})",
+                      linewidth=1.4)
     axes.set_xlabel("training step (batches of 64)")
     axes.set_ylabel("cross-entropy")
     axes.set_yscale("log")
