@@ -393,3 +393,16 @@ def test_one_hot_inside_the_compilers(ad_backend):
     with al.use_backend(ad_backend):
         fast = compiled(ad_backend, lambda y: nn.one_hot(y, 6))(labels)
     np.testing.assert_array_equal(to_np(fast), np.eye(6)[[0, 3, 5, 1]])
+
+
+@pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
+def test_max_pool_gradient_at_ties_goes_to_the_first_maximum(ad_backend, data_format, x64_on):
+    """Ties are common in max pooling (a window of zeros after relu). Every framework's own pooling
+    gradient gives the whole cotangent to the first maximum of the window in row-major order, and so
+    does arraylayer on all three (unlike al.max, which shares it among equal maxima)."""
+    x = np.array([[1.0, 1.0, 0.0, 2.0], [1.0, 0.0, 2.0, 2.0], [0.0, 0.0, 5.0, 1.0], [0.0, 0.0, 1.0, 5.0]])
+    expected = np.array([[1.0, 0, 0, 1], [0, 0, 0, 0], [1, 0, 1, 0], [0, 0, 0, 0]])
+    shape = (1, 4, 4, 1) if data_format == "NHWC" else (1, 1, 4, 4)
+    got = backend_gradient(ad_backend, lambda v: nn.max_pool2d(v, 2, data_format=data_format),
+                           [x.reshape(shape)], np.ones((1, 2, 2, 1) if data_format == "NHWC" else (1, 1, 2, 2)))
+    np.testing.assert_array_equal(got[0].reshape(4, 4), expected)
