@@ -224,10 +224,12 @@ def layer_norm(x: Any, scale: Any = None, offset: Any = None, axis: int | tuple[
                eps: float = 1e-5) -> Any:
     """(x - mean) / sqrt(var + eps) over ``axis``, then ``* scale + offset`` when given."""
     _floating(x, "layer_norm")
+    if not arguments.real_scalar(eps, "eps") >= 0:
+        raise InvalidArgumentError(f"nn.layer_norm(eps={eps}): eps must be >= 0 (it keeps the division away from 0).")
     mean = al.mean(x, axis=axis, keepdims=True)
     centred = al.subtract(x, mean)
     variance = al.mean(al.square(centred), axis=axis, keepdims=True)
-    y = al.divide(centred, al.sqrt(al.add(variance, arguments.real_scalar(eps, "eps"))))
+    y = al.divide(centred, al.sqrt(al.add(variance, eps)))
     if scale is not None:
         y = al.multiply(y, scale)
     return y if offset is None else al.add(y, offset)

@@ -282,6 +282,17 @@ BAD = [
      "pad less"),
     (lambda b: al.nn.avg_pool2d(on(b, np.ones((1, 4, 4, 1))), 2.5), al.InvalidArgumentError, "positive int"),
 ]
+BAD_ON_DASK_TOO = [
+    (lambda b: al.nn.layer_norm(on(b, X), eps=-1e-3), al.InvalidArgumentError, "eps must be >= 0"),  # sqrt(< 0): NaN
+    (lambda b: al.nn.layer_norm(on(b, X), eps=float("nan")), al.InvalidArgumentError, "eps must be >= 0"),
+]
+
+
+@pytest.mark.parametrize("index", range(len(BAD_ON_DASK_TOO)))
+def test_bad_arguments_everywhere(backend, index):
+    call, error, message = BAD_ON_DASK_TOO[index]
+    with pytest.raises(error, match=message):
+        call(backend)
 
 
 @pytest.mark.parametrize("index", range(len(BAD)))

@@ -406,3 +406,13 @@ def test_max_pool_gradient_at_ties_goes_to_the_first_maximum(ad_backend, data_fo
     got = backend_gradient(ad_backend, lambda v: nn.max_pool2d(v, 2, data_format=data_format),
                            [x.reshape(shape)], np.ones((1, 2, 2, 1) if data_format == "NHWC" else (1, 1, 2, 2)))
     np.testing.assert_array_equal(got[0].reshape(4, 4), expected)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_cross_entropy_at_extreme_logits_in_every_float_dtype(backend, dtype):
+    logits, labels = EXTREMES, np.array([4, 0])  # the second row: log 2 to pay, with logits of 100
+    got = nn.cross_entropy(arr(backend, logits, dtype), arr(backend, labels, "int32"), reduction="none")
+    assert al.as_arraylayer_dtype(got.dtype) == dtype
+    expected = -sp.log_softmax(logits, axis=-1)[np.arange(2), labels]
+    tolerance = {"float16": 2e-3, "bfloat16": 1e-2, "float32": 1e-6}[dtype]
+    np.testing.assert_allclose(to_np(got), expected, rtol=tolerance, atol=tolerance)
