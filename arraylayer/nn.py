@@ -96,11 +96,16 @@ def relu(x: Any) -> Any:
 
 
 def sigmoid(x: Any) -> Any:
-    """1 / (1 + exp(-x)), computed as exp(-softplus(-x)): no overflow or NaN at any x (nor in its
-    gradient), and full relative precision in the lower tail, where (1 + tanh(x / 2)) / 2 rounds
-    sigmoid(-20) = 2e-9 to 0 in float32 (and log(sigmoid(x)) to -inf)."""
+    """1 / (1 + exp(-x)) through the framework's own sigmoid (JAX's, torch's and TensorFlow's are
+    stable and keep the lower tail's relative precision; NumPy's is written from exp(-|x|)): no
+    overflow or NaN at any x, nor in its gradient, and sigmoid(-20) = 2e-9 rather than the 0 that
+    (1 + tanh(x / 2)) / 2 rounds it to in float32. Composed as exp(-softplus(-x)) on other backends."""
     _floating(x, "sigmoid")
-    return al.exp(al.negative(al.logaddexp(al.negative(x), 0.0)))
+    native, rewrap = _native(x)
+    kernels = al.backend_of(native).nn_kernels
+    if kernels is None:
+        return rewrap(al.exp(al.negative(al.logaddexp(al.negative(native), 0.0))))
+    return rewrap(kernels.sigmoid(native))
 
 
 def silu(x: Any) -> Any:

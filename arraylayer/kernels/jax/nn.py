@@ -12,6 +12,7 @@ from jax import lax
 
 erf = lax.erf
 relu = jax.nn.relu
+sigmoid = jax.nn.sigmoid
 
 
 def concrete(x: Any) -> Any:

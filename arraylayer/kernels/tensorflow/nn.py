@@ -10,6 +10,7 @@ import tensorflow as tf
 
 erf = tf.math.erf
 relu = tf.nn.relu
+sigmoid = tf.math.sigmoid
 
 
 def concrete(x: Any) -> Any:

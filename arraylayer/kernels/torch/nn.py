@@ -11,6 +11,7 @@ import torch.nn.functional as F
 
 erf = torch.special.erf
 relu = torch.relu
+sigmoid = torch.sigmoid
 
 
 def concrete(x: Any) -> Any:
