@@ -76,6 +76,15 @@ def _creating_on(x: Any) -> Any:
     return contextlib.nullcontext() if al.current_backend() == name else al.use_backend(name)
 
 
+def _device(x: Any) -> Any:
+    """x's device, for arrays made beside it (a CUDA label tensor needs CUDA classes); None (the
+    default device) where a tracer cannot tell (jax.jit)."""
+    try:
+        return al.dev(x)
+    except Exception:  # noqa: BLE001 - a tracer without a device
+        return None
+
+
 def _reduce(losses: Any, reduction: str, function: str) -> Any:
     if reduction not in _REDUCTIONS:
         raise InvalidArgumentError(f"nn.{function}(reduction={reduction!r}): choose one of {', '.join(_REDUCTIONS)}.")
@@ -177,7 +186,7 @@ def one_hot(labels: Any, num_classes: int, dtype: Any = None) -> Any:
         raise InvalidArgumentError("nn.one_hot(num_classes=0): there must be at least one class.")
     native, rewrap = _native(labels)
     with _creating_on(native):
-        classes = al.arange(count, dtype=kind)
+        classes = al.arange(count, dtype=kind, device=_device(native))
     hits = al.equal(al.expand_dims(native, axis=-1), classes)
     return rewrap(al.astype(hits, al.default_float_dtype() if dtype is None else dtype))
 
