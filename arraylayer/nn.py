@@ -218,13 +218,21 @@ def _labels_in_range(labels: Any, classes: int) -> None:
     kind = as_dtype(labels.dtype)
     if kind.kind not in ("int", "uint"):
         raise InvalidDtypeError(f"nn.cross_entropy takes integer class labels; got {kind}.")
-    native = _native(labels)[0]
+    bad = _outside(labels, classes)
+    if bad is not None:
+        raise InvalidArgumentError(f"nn.cross_entropy: label {bad} is not a class of the {classes} logits "
+                                   f"per row; labels must lie in [0, {classes}).")
+
+
+def _outside(indices: Any, length: int) -> int | None:
+    """An index of ``indices`` outside [0, length), where the values are known; else None."""
+    native = _native(indices)[0]
     kernels = al.backend_of(native).nn_kernels
     values = None if kernels is None else kernels.concrete(native)
-    if values is not None and values.size and (values.min() < 0 or values.max() >= classes):
-        bad = values.min() if values.min() < 0 else values.max()
-        raise InvalidArgumentError(f"nn.cross_entropy: label {int(bad)} is not a class of the {classes} logits "
-                                   f"per row; labels must lie in [0, {classes}).")
+    if values is None or not values.size:
+        return None
+    low, high = int(values.min()), int(values.max())
+    return low if low < 0 else high if high >= length else None
 
 
 def mse(predictions: Any, targets: Any, reduction: str = "mean") -> Any:
@@ -266,12 +274,17 @@ def dropout(key: Any, x: Any, rate: float, training: bool = True) -> Any:
 
 
 def embedding(table: Any, ids: Any) -> Any:
-    """Rows of ``table`` (vocabulary, features) at integer ``ids`` of any shape: ids.shape + (features,)."""
+    """Rows of ``table`` (vocabulary, features) at integer ``ids`` of any shape: ids.shape + (features,).
+    Ids outside [0, vocabulary) raise where their values are known (a negative id is no row)."""
     kind = as_dtype(ids.dtype)
     if kind.kind not in ("int", "uint"):
         raise InvalidDtypeError(f"nn.embedding takes integer ids; got {kind}.")
     if table.ndim != 2:
         raise InvalidArgumentError(f"nn.embedding takes a 2-d table (vocabulary, features); got shape {tuple(table.shape)}.")
+    bad = _outside(ids, int(table.shape[0]))
+    if bad is not None:  # al.take would read a negative id from the end of the table
+        raise InvalidArgumentError(f"nn.embedding: id {bad} is not a row of the table of {int(table.shape[0])} rows; "
+                                   f"ids must lie in [0, {int(table.shape[0])}).")
     rows = al.take(table, al.reshape(ids, (-1,)), axis=0)
     return al.reshape(rows, (*tuple(ids.shape), int(table.shape[1])))
 

@@ -281,6 +281,8 @@ BAD = [
     (lambda b: al.nn.avg_pool2d(on(b, np.ones((1, 5, 5, 1))), 2, padding=((0, 0), (2, 0))), al.InvalidArgumentError,
      "pad less"),
     (lambda b: al.nn.avg_pool2d(on(b, np.ones((1, 4, 4, 1))), 2.5), al.InvalidArgumentError, "positive int"),
+    (lambda b: al.nn.embedding(on(b, X), on(b, np.array([0, -1]), "int32")), al.InvalidArgumentError, "id -1 is not"),
+    (lambda b: al.nn.embedding(on(b, X), on(b, np.array([[3]]), "int32")), al.InvalidArgumentError, "id 3 is not"),
 ]
 BAD_ON_DASK_TOO = [
     (lambda b: al.nn.layer_norm(on(b, X), eps=-1e-3), al.InvalidArgumentError, "eps must be >= 0"),  # sqrt(< 0): NaN

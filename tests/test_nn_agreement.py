@@ -416,3 +416,11 @@ def test_cross_entropy_at_extreme_logits_in_every_float_dtype(backend, dtype):
     expected = -sp.log_softmax(logits, axis=-1)[np.arange(2), labels]
     tolerance = {"float16": 2e-3, "bfloat16": 1e-2, "float32": 1e-6}[dtype]
     np.testing.assert_allclose(to_np(got), expected, rtol=tolerance, atol=tolerance)
+
+
+def test_embedding_inside_the_compilers(ad_backend):
+    table = RNG.uniform(-1, 1, (5, 3)).astype(np.float32)
+    ids = np.array([[0, 4], [2, 2]])
+    with al.use_backend(ad_backend):
+        fast = compiled(ad_backend, nn.embedding)(arr(ad_backend, table), arr(ad_backend, ids, "int32"))
+    np.testing.assert_array_equal(to_np(fast), table[ids].astype(np.float64))

@@ -222,10 +222,10 @@ def axes(value: Any, ndim: int, parameter: str = "axis") -> Any:
 
 def indices_in_bounds(backend: Any, indices: Any, length: int, parameter: str = "indices") -> Any:
     """``indices``, every one of which must lie in [-length, length): OutOfBoundsIndexError on every
-    backend otherwise. Traced indices (inside jax.jit / tf.function), whose values are unknown, are
-    not checked. Lazy ones (dask) are checked when the graph runs: the returned array raises the
+    backend otherwise. Traced indices (inside jax.jit / tf.function / torch.compile), whose values
+    are unknown, are not checked. Lazy ones (dask) are checked when the graph runs: the returned array raises the
     same error then, and costs one task per chunk."""
-    if 0 in tuple(indices.shape):
+    if 0 in tuple(indices.shape) or _torch_compiling(backend):
         return indices
     if backend.chunked:
         return indices.map_blocks(check_index_block, length=length, parameter=parameter, dtype=indices.dtype)
@@ -235,6 +235,16 @@ def indices_in_bounds(backend: Any, indices: Any, length: int, parameter: str = 
         return indices
     check_index_block(values, length=length, parameter=parameter)
     return indices
+
+
+def _torch_compiling(backend: Any) -> bool:
+    """Whether torch.compile is tracing: its fake tensors have no values, and comparing them is a
+    data-dependent guard that breaks ``fullgraph=True``."""
+    if backend.name != "torch":
+        return False
+    import torch
+
+    return torch.compiler.is_compiling()
 
 
 def check_index_block(values: Any, *, length: int, parameter: str) -> Any:
