@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import arraylayer as al
 
 from .api import arguments
+from .dtypes import Dtype
 from .errors import InvalidArgumentError
 from .tree import tree_leaves, tree_map
 
@@ -67,6 +68,10 @@ def adamw(learning_rate: float = 1e-3, b1: float = 0.9, b2: float = 0.999, eps: 
     return _adam(learning_rate, b1, b2, eps, weight_decay)
 
 
+#: The dtype Adam's bias corrections are computed in, per parameter dtype (float32 otherwise).
+_CORRECTION_DTYPE = {Dtype("float64"): Dtype("float64")}
+
+
 def _adam(learning_rate: float, b1: float, b2: float, eps: float, weight_decay: float) -> Optimizer:
     lr = _rate(learning_rate, "learning_rate")
     b1 = _rate(b1, "b1", high=1.0, open_low=False)
@@ -85,16 +90,24 @@ def _adam(learning_rate: float, b1: float, b2: float, eps: float, weight_decay: 
 
     def update(grads: Any, state: Any, params: Any) -> tuple[Any, Any]:
         count = al.add(state["count"], 1)
-        t = al.astype(count, al.float32)
-        first = al.subtract(1.0, al.pow(b1, t))  # bias corrections 1 - b**t
-        second = al.subtract(1.0, al.pow(b2, t))
+        corrections: dict[Any, tuple[Any, Any]] = {}
+
+        def corrected_for(dtype: Any) -> tuple[Any, Any]:
+            """The bias corrections 1 - b1**t and 1 - b2**t in ``dtype``, computed in float64 for
+            float64 parameters and in float32 otherwise (float16's 0.999 would be too coarse)."""
+            if dtype not in corrections:
+                t = al.astype(count, _CORRECTION_DTYPE.get(al.Dtype(dtype), Dtype("float32")))
+                pair = al.subtract(1.0, al.pow(b1, t)), al.subtract(1.0, al.pow(b2, t))
+                corrections[dtype] = tuple(al.astype(c, dtype, copy=False) for c in pair)
+            return corrections[dtype]
+
         mu = tree_map(lambda m, g: al.add(al.multiply(m, b1), al.multiply(g, 1.0 - b1)), state["mu"], grads)
         nu = tree_map(lambda v, g: al.add(al.multiply(v, b2), al.multiply(al.square(g), 1.0 - b2)), state["nu"], grads)
 
         def step(p: Any, m: Any, v: Any) -> Any:
-            corrected = al.divide(m, al.astype(first, p.dtype, copy=False))
-            scale = al.add(al.sqrt(al.divide(v, al.astype(second, p.dtype, copy=False))), eps)
-            moved = al.subtract(p, al.multiply(al.divide(corrected, scale), lr))
+            first, second = corrected_for(p.dtype)
+            scale = al.add(al.sqrt(al.divide(v, second)), eps)
+            moved = al.subtract(p, al.multiply(al.divide(al.divide(m, first), scale), lr))
             return al.subtract(moved, al.multiply(p, lr * decay)) if decay else moved
 
         return tree_map(step, params, mu, nu), {"count": count, "mu": mu, "nu": nu}

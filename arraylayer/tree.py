@@ -71,7 +71,8 @@ def _structure(tree: Any) -> Any:
 
 
 def tree_leaves(tree: Any) -> list[Any]:
-    """The leaves of ``tree``, depth first, in insertion order (None holds none)."""
+    """The leaves of ``tree``, depth first: dicts in sorted key order (as JAX orders them; insertion
+    order when the keys do not sort), lists and tuples in order. None holds no leaf."""
     return tree_flatten(tree)[0]
 
 
