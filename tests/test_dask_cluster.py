@@ -41,9 +41,17 @@ def _gone(pids: set[int], seconds: float = 20.0) -> set[int]:
     deadline = time.monotonic() + seconds
     alive = set(pids)
     while alive and time.monotonic() < deadline:
-        alive = {pid for pid in alive if psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE}
+        alive = {pid for pid in alive if _running(pid)}
         time.sleep(0.2)
     return alive
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (not a zombie); one that exits between the checks is not."""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 @pytest.fixture(scope="module")

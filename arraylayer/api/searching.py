@@ -11,7 +11,7 @@ from ..errors import InvalidArgumentError
 from ..promotion import result_type
 from ..registry import backend_of
 from . import arguments
-from .dispatch import array_input, as_array, index_result, kernel, not_defined, promoted_inputs
+from .dispatch import array_input, as_array, index_result, kernel, not_defined, operand, promoted_inputs
 
 Array = Any
 
@@ -84,6 +84,13 @@ def where(condition: Array, x1: Array | complex, x2: Array | complex, /) -> Arra
     backend = backend_of(condition, x1, x2)
     dtype = result_type(x1, x2)
     condition = as_array(backend, condition, Dtype("bool"))
-    x1, x2 = as_array(backend, x1, dtype), as_array(backend, x2, dtype)
-    arguments.broadcast_shapes(tuple(condition.shape), tuple(x1.shape), tuple(x2.shape))
+    x1, x2 = _where_operand(backend, x1, x2, dtype), _where_operand(backend, x2, x1, dtype)
+    arguments.broadcast_shapes(*(tuple(getattr(a, "shape", ())) for a in (condition, x1, x2)))
     return kernel(backend, "where", dtype)(condition, x1, x2)
+
+
+def _where_operand(backend: Any, x: Any, other: Any, dtype: Dtype) -> Any:
+    """One branch of ``where`` as an array of ``dtype``; on a chunked backend (dask) a Python
+    scalar beside an array stays a scalar of dtype's kind, as ``da.where`` takes it: wrapping it
+    in an array would add a task to the graph."""
+    return operand(backend, x, dtype, scalar_ok=backend.chunked and isinstance(other, backend.array_types))

@@ -6,11 +6,13 @@ one task (``_lazy.gathered``) and the length is unknown until computed.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import dask.array as da
 import numpy as np
 
+from ...errors import InvalidArgumentError
 from ._lazy import gathered, unknown, whole_axes
 
 broadcast_to = da.broadcast_to
@@ -60,7 +62,15 @@ def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
         return da.repeat(x, repeats, axis=axis)
     shape = list(x.shape)
     shape[axis] = unknown()[0]
-    return gathered(lambda pair: (np.repeat(*pair, axis=axis),), _pair(x, repeats), [(x.dtype, tuple(shape))])[0]
+    return gathered(functools.partial(_repeated, axis=axis), _pair(x, repeats), [(x.dtype, tuple(shape))])[0]
+
+
+def _repeated(pair: tuple[Any, Any], axis: int) -> tuple[Any]:
+    """NumPy's repeat of the gathered (x, repeats), with the NumPy backend's error for a negative count."""
+    x, counts = pair
+    if counts.size and counts.min() < 0:
+        raise InvalidArgumentError("repeats must be non-negative, with a result no backend refuses for its size.")
+    return (np.repeat(x, counts, axis=axis),)
 
 
 def _pair(x: Any, repeats: Any) -> Any:
