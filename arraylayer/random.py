@@ -11,11 +11,13 @@ default partitionable threefry; ``normal`` and the others use their own (documen
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 from typing import Any
 
 import arraylayer as al
 
+from .api import arguments
 from .dtypes import Dtype
 from .errors import InvalidArgumentError, InvalidArgumentTypeError, InvalidDtypeError
 
@@ -103,11 +105,24 @@ def _check_shape(shape: Any, name: str = "shape") -> tuple[int, ...]:
 
 
 def _check_key(k: Any) -> tuple[Any, Any]:
+    """The key's two words, in the words of the active backend: a key moved from another backend
+    (``to_backend``) arrives as that backend's integer dtype and is converted exactly."""
     shape = getattr(k, "shape", None)
     if shape is None or tuple(shape) != (2,):
         raise InvalidArgumentTypeError(
             f"key={k!r}: expected a key made by arraylayer.random.key(seed) (an array of shape (2,)).")
+    if al.Dtype(k.dtype) is not _word():
+        if not al.isdtype(al.Dtype(k.dtype), "integral"):
+            raise InvalidArgumentTypeError(
+                f"key of dtype {al.Dtype(k.dtype)}: a key holds two 32-bit words of an integer dtype; "
+                f"make it with arraylayer.random.key(seed).")
+        k = _wrap(al.astype(k, _word()))
     return k[0], k[1]
+
+
+def _on_device(key: Any, device: Any) -> Any:
+    """``key`` on ``device`` (the samplers' ``device=``); the key's own device when None."""
+    return key if device is None else al.to_device(key, device)
 
 
 def _float_dtype(dtype: Any, fn: str) -> Any:
@@ -151,12 +166,19 @@ def split(key: Any, num: int = 2) -> Any:
     return al.stack([y0, y1], axis=-1)
 
 
-def fold_in(key: Any, data: int) -> Any:
-    """A new key that mixes the 32-bit integer ``data`` into ``key`` (``jax.random.fold_in``)."""
+def fold_in(key: Any, data: Any) -> Any:
+    """A new key that mixes the 32-bit integer ``data`` into ``key`` (``jax.random.fold_in``).
+
+    ``data`` is an int (Python or NumPy) or a 0-d integer array of the key's backend, traced ones
+    included (a step counter inside a compiled training step); its low 32 bits are used."""
     k0, k1 = _check_key(key)
-    if isinstance(data, bool) or not isinstance(data, int):
-        raise InvalidArgumentTypeError(f"fold_in(data={data!r}): data must be an int.")
-    x = al.asarray([data & _MASK], dtype=_word(), device=_device(key))
+    if isinstance(data, numbers.Integral) and not isinstance(data, bool):
+        x = al.asarray([int(data) & _MASK], dtype=_word(), device=_device(key))
+    elif hasattr(data, "dtype") and getattr(data, "ndim", None) == 0 and al.isdtype(al.Dtype(data.dtype), "integral"):
+        x = al.reshape(_wrap(al.astype(data, _word())), (1,))
+    else:
+        raise InvalidArgumentTypeError(
+            f"fold_in(data={data!r}): data must be an int or a 0-d integer array of the key's backend.")
     y0, y1 = _threefry(k0, k1, al.bitwise_and(x, 0), x)
     return al.concat([y0, y1])
 
@@ -168,9 +190,9 @@ def _bits_pair(key: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
     return al.reshape(y0, shape), al.reshape(y1, shape)
 
 
-def bits(key: Any, shape: Any = ()) -> Any:
+def bits(key: Any, shape: Any = (), *, device: Any = None) -> Any:
     """Random 32-bit words (``jax.random.bits``); int64 on PyTorch, uint32 elsewhere."""
-    y0, y1 = _bits_pair(key, _check_shape(shape))
+    y0, y1 = _bits_pair(_on_device(key, device), _check_shape(shape))
     return al.bitwise_xor(y0, y1)
 
 
@@ -186,12 +208,28 @@ def _unit(key: Any, shape: tuple[int, ...], dtype: Any, open_low: bool = False) 
     return al.multiply(al.add(m, 0.5) if open_low else m, 2.0**-53)
 
 
+def _bound(value: Any, parameter: str, fn: str) -> float:
+    """A finite Python real (``minval``/``maxval``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+        raise InvalidArgumentTypeError(f"{fn}({parameter}={value!r}): expected a Python float.")
+    value = float(value)
+    if not math.isfinite(value):
+        raise InvalidArgumentError(f"{fn}({parameter}={value}): the bounds must be finite.")
+    return value
+
+
 def uniform(key: Any, shape: Any = (), dtype: Any = None, minval: float = 0.0,
-            maxval: float = 1.0) -> Any:
-    """Uniform floats in ``[minval, maxval)``; float32 is bit-identical to ``jax.random.uniform``."""
+            maxval: float = 1.0, *, device: Any = None) -> Any:
+    """Uniform floats in ``[minval, maxval)``; float32 is bit-identical to ``jax.random.uniform``
+    (eagerly; under XLA a scaled range may differ by one ulp, see docs/random.rst)."""
     shape, dtype = _check_shape(shape), _float_dtype(dtype, "uniform")
-    u = _unit(key, shape, dtype)
-    return al.maximum(al.add(al.multiply(u, maxval - minval), minval), minval)
+    low, high = _bound(minval, "minval", "uniform"), _bound(maxval, "maxval", "uniform")
+    if not low < high:
+        raise InvalidArgumentError(f"uniform(minval={low}, maxval={high}): minval must be < maxval.")
+    u = _unit(_on_device(key, device), shape, dtype)
+    if (low, high) == (0.0, 1.0):
+        return u
+    return al.maximum(al.add(al.multiply(u, high - low), low), low)
 
 
 # Acklam's rational approximation of the standard normal quantile function.
@@ -225,25 +263,36 @@ def _quantile(p: Any) -> Any:
     return al.where(al.less(tail_p, _P_LOW), tail, central)
 
 
-def normal(key: Any, shape: Any = (), dtype: Any = None) -> Any:
+def normal(key: Any, shape: Any = (), dtype: Any = None, *, device: Any = None) -> Any:
     """Standard normal floats (inverse-CDF transform of open-interval uniforms)."""
     shape, dtype = _check_shape(shape), _float_dtype(dtype, "normal")
-    return _quantile(_unit(key, shape, dtype, open_low=True))
+    return _quantile(_unit(_on_device(key, device), shape, dtype, open_low=True))
 
 
 def truncated_normal(key: Any, lower: float, upper: float, shape: Any = (),
-                     dtype: Any = None) -> Any:
-    """Standard normal floats conditioned on ``lower < x < upper`` (inverse CDF)."""
+                     dtype: Any = None, *, device: Any = None) -> Any:
+    """Standard normal floats conditioned on ``lower < x < upper`` (inverse CDF).
+
+    An interval above zero is drawn as the negative of its mirror image below zero, where the
+    normal CDF keeps its relative precision (above 0 it rounds to 1 and the quantile to NaN); the
+    probabilities stay strictly inside (0, 1)."""
     shape, dtype = _check_shape(shape), _float_dtype(dtype, "truncated_normal")
+    lower, upper = (float(arguments.real_scalar(b, name)) for b, name in ((lower, "lower"), (upper, "upper")))
     if not lower < upper:
         raise InvalidArgumentError(f"truncated_normal(lower={lower}, upper={upper}): lower must be < upper.")
-    cdf_low, cdf_high = (0.5 * math.erfc(-b / math.sqrt(2)) for b in (lower, upper))
-    u = _unit(key, shape, dtype, open_low=True)
+    mirrored = lower > 0
+    low, high = (-upper, -lower) if mirrored else (lower, upper)
+    cdf_low, cdf_high = (0.5 * math.erfc(-b / math.sqrt(2)) for b in (low, high))
+    u = _unit(_on_device(key, device), shape, dtype, open_low=True)
     p = al.add(al.multiply(u, cdf_high - cdf_low), cdf_low)
-    return al.clip(_quantile(p), lower, upper)
+    info = al.finfo(dtype)
+    p = al.clip(p, info.smallest_normal, 1.0 - info.eps / 2)
+    x = al.clip(_quantile(p), low, high)
+    return al.negative(x) if mirrored else x
 
 
-def randint(key: Any, shape: Any, minval: int, maxval: int, dtype: Any = None) -> Any:
+def randint(key: Any, shape: Any, minval: int, maxval: int, dtype: Any = None, *,
+            device: Any = None) -> Any:
     """Integers in ``[minval, maxval)`` (modulo reduction of 32-bit words; span at most 2**31)."""
     shape = _check_shape(shape)
     dtype = al.default_int_dtype() if dtype is None else al.as_arraylayer_dtype(dtype)
@@ -257,30 +306,48 @@ def randint(key: Any, shape: Any, minval: int, maxval: int, dtype: Any = None) -
         raise InvalidArgumentError(
             f"randint(minval={minval}, maxval={maxval}, dtype={dtype}): need minval < maxval, both "
             f"within {dtype} and a span of at most 2**31.")
-    offset = al.remainder(bits(key, shape), maxval - minval)
+    offset = al.remainder(bits(key, shape, device=device), maxval - minval)
     # Two's-complement wrap-around makes cast-then-add exact even when the offset overflows dtype.
     return al.add(al.astype(offset, dtype), minval)
 
 
-def bernoulli(key: Any, p: float = 0.5, shape: Any = ()) -> Any:
-    """Booleans that are True with probability ``p``."""
-    shape = _check_shape(shape)
+def bernoulli(key: Any, p: Any = 0.5, shape: Any = None, *, device: Any = None) -> Any:
+    """Booleans that are True with probability ``p``: a Python float in [0, 1], or a floating
+    array of the key's backend (broadcast against ``shape``, which defaults to p's shape; its
+    values are not read, so p < 0 gives False and p > 1 True)."""
+    key = _on_device(key, device)
+    if hasattr(p, "dtype") and hasattr(p, "shape"):
+        if not al.isdtype(al.Dtype(p.dtype), "real floating"):
+            raise InvalidArgumentTypeError(f"bernoulli(p of dtype {al.Dtype(p.dtype)}): p must be floating.")
+        shape = tuple(p.shape) if shape is None else _check_shape(shape)
+        drawn = al.Dtype(p.dtype) if al.Dtype(p.dtype) in _FLOATS else _FLOATS[0]
+        return al.less(_unit(key, shape, drawn), p)
+    shape = () if shape is None else _check_shape(shape)
+    p = float(arguments.real_scalar(p, "p"))
     if not 0.0 <= p <= 1.0:
         raise InvalidArgumentError(f"bernoulli(p={p}): p must lie in [0, 1].")
-    return al.less(uniform(key, shape, al.float32), p)
+    return al.less(_unit(key, shape, al.float32), p)
 
 
-def categorical(key: Any, logits: Any, axis: int = -1, shape: Any = None) -> Any:
-    """Indices drawn with probabilities softmax(logits) along ``axis`` (Gumbel-max)."""
-    batch = tuple(logits.shape[:axis % logits.ndim] + logits.shape[axis % logits.ndim + 1:])
+def categorical(key: Any, logits: Any, axis: int = -1, shape: Any = None, *, device: Any = None) -> Any:
+    """Indices drawn with probabilities softmax(logits) along ``axis`` (Gumbel-max); ``logits``
+    is a real floating array of at least one dimension."""
+    if not hasattr(logits, "dtype") or getattr(logits, "ndim", 0) < 1:
+        raise InvalidArgumentTypeError(
+            "categorical(logits): expected a floating array with at least one axis (the categories).")
+    if not al.isdtype(al.Dtype(logits.dtype), "real floating"):
+        raise InvalidDtypeError(f"categorical(logits of dtype {al.Dtype(logits.dtype)}): logits must be real "
+                                f"floating; cast first, e.g. arraylayer.astype(logits, 'float32').")
+    axis = arguments.axis(axis, logits.ndim, "axis")
+    batch = tuple(logits.shape[:axis] + logits.shape[axis + 1:])
     shape = batch if shape is None else _check_shape(shape)
-    u = _unit(key, (*shape, logits.shape[axis]), al.float32, open_low=True)
+    u = _unit(_on_device(key, device), (*shape, logits.shape[axis]), al.float32, open_low=True)
     gumbel = al.negative(al.log(al.negative(al.log(u))))
     moved = al.moveaxis(logits, axis, -1)
     return al.argmax(al.add(al.astype(moved, al.float32), gumbel), axis=-1)
 
 
-def permutation(key: Any, n: int) -> Any:
+def permutation(key: Any, n: int, *, device: Any = None) -> Any:
     """A random permutation of ``range(n)`` (argsort of random words)."""
     (n,) = _check_shape((n,), "n")
-    return al.argsort(bits(key, (n,)), stable=True)
+    return al.argsort(bits(key, (n,), device=device), stable=True)

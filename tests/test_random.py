@@ -108,6 +108,20 @@ def test_float64_on_numpy():
     (lambda: al.random.bernoulli(al.random.key(0), 1.5), al.InvalidArgumentError),
     (lambda: al.random.split(np.zeros(3, np.uint32)), al.InvalidArgumentTypeError),
     (lambda: al.random.truncated_normal(al.random.key(0), 1.0, 0.0), al.InvalidArgumentError),
+    (lambda: al.random.uniform(al.random.key(0), (2,), minval=1.0, maxval=1.0), al.InvalidArgumentError),
+    (lambda: al.random.uniform(al.random.key(0), (2,), minval=2.0, maxval=1.0), al.InvalidArgumentError),
+    (lambda: al.random.uniform(al.random.key(0), (2,), maxval=float("inf")), al.InvalidArgumentError),
+    (lambda: al.random.uniform(al.random.key(0), (2,), minval="0"), al.InvalidArgumentTypeError),
+    (lambda: al.random.categorical(al.random.key(0), al.asarray([1, 2])), al.InvalidDtypeError),
+    (lambda: al.random.categorical(al.random.key(0), al.asarray(1.0)), al.InvalidArgumentTypeError),
+    (lambda: al.random.categorical(al.random.key(0), [0.5, 0.5]), al.InvalidArgumentTypeError),
+    (lambda: al.random.categorical(al.random.key(0), al.asarray([0.5, 0.5]), axis=1), al.AxisError),
+    (lambda: al.random.bernoulli(al.random.key(0), al.asarray([1, 0])), al.InvalidArgumentTypeError),
+    (lambda: al.random.bernoulli(al.random.key(0), "0.5"), al.InvalidArgumentTypeError),
+    (lambda: al.random.bits(al.asarray([1.0, 2.0]), (2,)), al.InvalidArgumentTypeError),
+    (lambda: al.random.fold_in(al.random.key(0), 1.5), al.InvalidArgumentTypeError),
+    (lambda: al.random.fold_in(al.random.key(0), True), al.InvalidArgumentTypeError),
+    (lambda: al.random.fold_in(al.random.key(0), al.asarray(1.0)), al.InvalidArgumentTypeError),
 ])
 def test_bad_input_refused(backend, call, error):
     with al.use_backend(backend), pytest.raises(error):
@@ -141,3 +155,129 @@ def test_under_torch_compile():
     jk = _jax_key(5)
     np.testing.assert_array_equal(keys.numpy(), np.asarray(jax.random.key_data(jax.random.split(jk, 3)), np.int64))
     np.testing.assert_array_equal(u.numpy(), jax.random.uniform(jk, (4,), dtype=np.float32))
+
+
+def _host(x):
+    return np.asarray(al.to_backend(x, "numpy"))
+
+
+@pytest.mark.parametrize(("lower", "upper"), [(5.0, 6.0), (4.0, 40.0), (-1.0, 9.0), (-7.0, -6.0), (-0.5, 1.5)])
+def test_truncated_normal_tails_have_no_nan_and_the_right_mean(backend, lower, upper):
+    scipy_stats = pytest.importorskip("scipy.stats")
+    with al.use_backend(backend):
+        t = _host(al.random.truncated_normal(al.random.key(2), lower, upper, (20_000,)))
+    assert not np.isnan(t).any() and lower <= t.min() and t.max() <= upper
+    # a float32 CDF near 1 rounded upper-tail draws to a handful of values (or NaN) before
+    assert len(np.unique(t)) > 15_000
+    expected = scipy_stats.truncnorm(lower, upper)
+    assert abs(t.mean() - expected.mean()) < 5 * expected.std() / np.sqrt(t.size)
+
+
+def test_truncated_normal_agrees_across_backends_in_the_tails(backend):
+    def draw():
+        return _host(al.random.truncated_normal(al.random.key(9), 5.0, 6.0, (64,)))
+    with al.use_backend("numpy"):
+        reference = draw()
+    with al.use_backend(backend):
+        np.testing.assert_allclose(draw(), reference, rtol=4e-7 * 4)
+
+
+@pytest.mark.parametrize("source", ["numpy", "jax", "torch", "tensorflow", "dask"])
+def test_keys_moved_between_backends_give_the_same_numbers(backend, source):
+    if source not in al.available_backends():
+        pytest.skip(f"{source} is not installed")
+    with al.use_backend(source):
+        k = al.random.key(77)
+        expected = _host(al.random.uniform(k, (6,)))
+    if backend == "torch" and al.Dtype(k.dtype) is al.uint32:
+        with pytest.raises(al.UnsupportedDtypeError):  # torch has no uint32: the documented cast first
+            al.to_backend(k, backend)
+        k = al.to_backend(k, "numpy").astype(np.int64)
+    if source == "torch" and "int64" not in al.valid_dtypes(backend):
+        with pytest.raises(al.UnsupportedDtypeError):  # jax without x64 holds no int64: cast to uint32 on the way
+            al.to_backend(k, backend)
+        k = al.to_backend(k, "numpy").astype(np.uint32)
+    moved = al.to_backend(k, backend)
+    with al.use_backend(backend):
+        np.testing.assert_array_equal(_host(al.random.uniform(moved, (6,))), expected)
+        np.testing.assert_array_equal(_host(al.random.split(moved)), _host(al.random.split(al.random.key(77))))
+
+
+def test_fold_in_takes_numpy_ints_and_0d_integer_arrays(backend):
+    with al.use_backend(backend):
+        k = al.random.key(3)
+        expected = _host(al.random.fold_in(k, 2**32 + 7))  # the low 32 bits are used
+        wide = (al.asarray(7, dtype=al.int64),) if "int64" in al.valid_dtypes(backend) else ()
+        for data in (7, np.int64(7), np.uint8(7), al.asarray(7, dtype=al.int32), *wide):
+            np.testing.assert_array_equal(_host(al.random.fold_in(k, data)), expected)
+        np.testing.assert_array_equal(_host(al.random.fold_in(k, -1)), _host(al.random.fold_in(k, 2**32 - 1)))
+
+
+def test_fold_in_with_a_traced_step_counter_under_jax_jit():
+    with al.use_backend("jax"):
+        k = al.random.key(3)
+        folded = jax.jit(al.random.fold_in)(k, al.asarray(11, dtype=al.int32))
+    np.testing.assert_array_equal(np.asarray(folded), jax.random.key_data(jax.random.fold_in(_jax_key(3), 11)))
+
+
+def test_bernoulli_with_an_array_of_probabilities(backend):
+    with al.use_backend(backend):
+        k = al.random.key(4)
+        p = al.asarray([0.0, 0.25, 1.0], dtype=al.float32)
+        drawn = _host(al.random.bernoulli(k, p, (20_000, 3)))
+        assert _host(al.random.bernoulli(k, p)).shape == (3,)
+        # the same draws as a scalar p of the same value (both compare float32 uniforms with p)
+        np.testing.assert_array_equal(_host(al.random.bernoulli(k, al.asarray(0.25, dtype=al.float32), (7,))),
+                                      _host(al.random.bernoulli(k, 0.25, (7,))))
+    assert not drawn[:, 0].any() and drawn[:, 2].all() and abs(drawn[:, 1].mean() - 0.25) < 0.015
+
+
+def test_samplers_take_a_device(backend):
+    with al.use_backend(backend):
+        k = al.random.key(8)
+        device = al.dev(k)
+        calls = {
+            "bits": lambda **kw: al.random.bits(k, (3,), **kw),
+            "uniform": lambda **kw: al.random.uniform(k, (3,), **kw),
+            "normal": lambda **kw: al.random.normal(k, (3,), **kw),
+            "truncated_normal": lambda **kw: al.random.truncated_normal(k, -1.0, 1.0, (3,), **kw),
+            "randint": lambda **kw: al.random.randint(k, (3,), 0, 5, **kw),
+            "bernoulli": lambda **kw: al.random.bernoulli(k, 0.5, (3,), **kw),
+            "categorical": lambda **kw: al.random.categorical(k, al.asarray([[0.0, 1.0]]), **kw),
+            "permutation": lambda **kw: al.random.permutation(k, 4, **kw),
+        }
+        for name, call in calls.items():
+            placed = call(device=device)
+            assert al.dev(placed) == device, name
+            np.testing.assert_array_equal(_host(placed), _host(call()), err_msg=name)
+
+
+def test_dtypes_follow_the_default_dtypes(backend):
+    with al.use_backend(backend):
+        k = al.random.key(0)
+        wide = "float64" in al.valid_dtypes(backend) and "int64" in al.valid_dtypes(backend)
+        if not wide:
+            pytest.skip(f"{backend} as configured has no 64-bit dtypes")
+        with al.use_default_dtypes(int="int64", float="float64"):
+            for sampler in (al.random.uniform, al.random.normal):
+                assert al.Dtype(sampler(k, (2,)).dtype) is al.float64
+            assert al.Dtype(al.random.truncated_normal(k, -1.0, 1.0, (2,)).dtype) is al.float64
+            assert al.Dtype(al.random.randint(k, (2,), 0, 3).dtype) is al.int64
+            u64 = _host(al.random.uniform(k, (1000,)))
+    with al.use_backend("numpy"):
+        reference = _host(al.random.uniform(al.random.key(0), (1000,), dtype=al.float64))
+    np.testing.assert_array_equal(u64, reference)  # float64 streams agree across backends too
+    assert len(np.unique(u64)) == 1000
+
+
+def test_scaled_uniform_under_jax_jit_is_within_one_ulp():
+    """XLA contracts u * (max - min) + min into a fused multiply-add, so a scaled range may differ
+    from the eager value by one ulp under jax.jit (the default [0, 1) is bit-identical)."""
+    with al.use_backend("jax"):
+        k = al.random.key(6)
+        eager = np.asarray(al.random.uniform(k, (10_000,), minval=-2.0, maxval=5.0))
+        jitted = np.asarray(jax.jit(lambda k: al.random.uniform(k, (10_000,), minval=-2.0, maxval=5.0))(k))
+        unit = np.asarray(jax.jit(lambda k: al.random.uniform(k, (10_000,)))(k))
+    np.testing.assert_array_equal(unit, np.asarray(al.random.uniform(al.to_backend(k, "numpy"), (10_000,))))
+    # one ulp of the product u * 7 (below 8), however small the sum
+    np.testing.assert_allclose(jitted, eager, rtol=0, atol=2.0**-21)
