@@ -4,9 +4,9 @@ dropout, convolution, pooling and embeddings, with one dtype semantics on every 
 Everything but convolution, pooling and ``erf`` is composed of arraylayer's own functions, so
 promotion, weak Python scalars, errors and gradients are those of the rest of arraylayer
 (``al.grad`` differentiates them on JAX, PyTorch and TensorFlow). Convolution and pooling call
-each framework's own operation (``arraylayer/kernels/<backend>/nn.py``), after arraylayer has
-checked the arguments and resolved the padding to explicit pairs (TensorFlow's ``"SAME"``
-arithmetic on every backend).
+each framework's own operation (``arraylayer/kernels/<backend>/nn.py``; dask runs NumPy's lazily,
+per block of whole images), after arraylayer has checked the arguments and resolved the padding
+to explicit pairs (TensorFlow's ``"SAME"`` arithmetic on every backend).
 
 Inputs are native arrays of any backend or ``arraylayer.Array``; results are of the same kind.
 Floating functions take floating inputs: an integer array raises ``InvalidDtypeError`` (no
@@ -16,8 +16,9 @@ silent conversion to a float of the caller's choosing).
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import arraylayer as al
@@ -201,7 +202,7 @@ def cross_entropy(logits: Any, labels: Any, axis: int = -1, reduction: str = "me
     if tuple(labels.shape) != tuple(logits.shape[:axis]) + tuple(logits.shape[axis + 1:]):
         raise InvalidArgumentError(f"nn.cross_entropy: labels of shape {tuple(labels.shape)} do not match logits of "
                                    f"shape {tuple(logits.shape)} without axis {axis}.")
-    _labels_in_range(labels, classes)
+    labels = _labels_in_range(labels, classes)
     moved = al.moveaxis(logits, axis, -1) if axis != logits.ndim - 1 else logits
     fused = getattr(al.backend_of(logits).nn_kernels, "softmax_cross_entropy", None)
     if fused is not None and moved.ndim == 2 and dtype in _FUSED_DTYPES:  # the framework's own, one op
@@ -211,28 +212,49 @@ def cross_entropy(logits: Any, labels: Any, axis: int = -1, reduction: str = "me
     return _reduce(al.negative(picked), reduction, "cross_entropy")
 
 
-def _labels_in_range(labels: Any, classes: int) -> None:
-    """InvalidArgumentError for a label outside [0, classes) or a non-integer label, where the values
-    are known (not inside a compiler's trace, not on dask): a silent loss of 0 or a framework's own
-    error otherwise."""
+def _labels_in_range(labels: Any, classes: int) -> Any:
+    """``labels``, checked: InvalidDtypeError for non-integer labels; InvalidArgumentError for a
+    label outside [0, classes), now where the values are known, when computed on dask (the
+    returned labels raise it then), not inside a compiler's trace (a silent loss of 0 or a
+    framework's own error there)."""
     kind = as_dtype(labels.dtype)
     if kind.kind not in ("int", "uint"):
         raise InvalidDtypeError(f"nn.cross_entropy takes integer class labels; got {kind}.")
-    bad = _outside(labels, classes)
-    if bad is not None:
-        raise InvalidArgumentError(f"nn.cross_entropy: label {bad} is not a class of the {classes} logits "
-                                   f"per row; labels must lie in [0, {classes}).")
+    return _in_range(labels, classes, _label_error)
 
 
-def _outside(indices: Any, length: int) -> int | None:
-    """An index of ``indices`` outside [0, length), where the values are known; else None."""
-    native = _native(indices)[0]
+def _label_error(bad: int, classes: int) -> InvalidArgumentError:
+    return InvalidArgumentError(f"nn.cross_entropy: label {bad} is not a class of the {classes} logits "
+                                f"per row; labels must lie in [0, {classes}).")
+
+
+def _id_error(bad: int, rows: int) -> InvalidArgumentError:
+    return InvalidArgumentError(f"nn.embedding: id {bad} is not a row of the table of {rows} rows; "
+                                f"ids must lie in [0, {rows}).")
+
+
+def _in_range(indices: Any, length: int, error: Callable[[int, int], Exception]) -> Any:
+    """``indices``, whose values must lie in [0, length): ``error(bad, length)`` is raised now where
+    the values are known; lazy indices (dask) come back checked per chunk when the graph runs
+    (the kernels' ``checked``); traced ones are returned unchecked."""
+    native, rewrap = _native(indices)
     kernels = al.backend_of(native).nn_kernels
+    check = functools.partial(_check_range, length=length, error=error)
     values = None if kernels is None else kernels.concrete(native)
-    if values is None or not values.size:
-        return None
-    low, high = int(values.min()), int(values.max())
-    return low if low < 0 else high if high >= length else None
+    if values is not None:
+        check(values)
+        return indices
+    lazy = getattr(kernels, "checked", None)
+    return indices if lazy is None or 0 in tuple(native.shape) else rewrap(lazy(native, check))
+
+
+def _check_range(values: Any, *, length: int, error: Callable[[int, int], Exception]) -> Any:
+    """``values`` (a NumPy array); ``error(bad, length)`` for one outside [0, length)."""
+    if values.size:
+        low, high = int(values.min()), int(values.max())
+        if low < 0 or high >= length:
+            raise error(low if low < 0 else high, length)
+    return values
 
 
 def mse(predictions: Any, targets: Any, reduction: str = "mean") -> Any:
@@ -275,16 +297,14 @@ def dropout(key: Any, x: Any, rate: float, training: bool = True) -> Any:
 
 def embedding(table: Any, ids: Any) -> Any:
     """Rows of ``table`` (vocabulary, features) at integer ``ids`` of any shape: ids.shape + (features,).
-    Ids outside [0, vocabulary) raise where their values are known (a negative id is no row)."""
+    Ids outside [0, vocabulary) raise InvalidArgumentError (a negative id is no row): now where their
+    values are known, when computed on dask."""
     kind = as_dtype(ids.dtype)
     if kind.kind not in ("int", "uint"):
         raise InvalidDtypeError(f"nn.embedding takes integer ids; got {kind}.")
     if table.ndim != 2:
         raise InvalidArgumentError(f"nn.embedding takes a 2-d table (vocabulary, features); got shape {tuple(table.shape)}.")
-    bad = _outside(ids, int(table.shape[0]))
-    if bad is not None:  # al.take would read a negative id from the end of the table
-        raise InvalidArgumentError(f"nn.embedding: id {bad} is not a row of the table of {int(table.shape[0])} rows; "
-                                   f"ids must lie in [0, {int(table.shape[0])}).")
+    ids = _in_range(ids, int(table.shape[0]), _id_error)  # al.take would read a negative id from the end
     rows = al.take(table, al.reshape(ids, (-1,)), axis=0)
     return al.reshape(rows, (*tuple(ids.shape), int(table.shape[1])))
 

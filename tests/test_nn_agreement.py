@@ -25,12 +25,6 @@ X = RNG.uniform(-3, 3, (3, 5))
 EXTREMES = np.array([[-100.0, -1.0, 0.0, 1.0, 100.0], [100.0, 100.0, -100.0, 0.0, 3.0]])
 
 
-@pytest.fixture(autouse=True)
-def _not_on_dask(request):
-    if request.node.callspec.params.get("backend") == "dask" if hasattr(request.node, "callspec") else False:
-        pytest.skip("dask: tests/test_nn.py covers nn there (no convolution, pooling or erf on dask)")
-
-
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "ad_backend" in metafunc.fixturenames:
         metafunc.parametrize("ad_backend", [b for b in selected_backends(metafunc.config) if b in AUTODIFF_BACKENDS])

@@ -27,9 +27,10 @@ from ..numpy import KERNELS as NUMPY
 from ..numpy._common import F32, is_half
 
 
-def chunkwise(name: str) -> Callable[..., Any]:
-    """The NumPy kernel ``name`` applied chunk by chunk (broadcasting, Python scalars passed as they are)."""
-    numpy_kernel = NUMPY[name]
+def chunkwise(name: str, numpy_kernel: Callable[..., Any] | None = None) -> Callable[..., Any]:
+    """The NumPy kernel ``name`` (or ``numpy_kernel``, one outside ``KERNELS``) applied chunk by
+    chunk (broadcasting, Python scalars passed as they are)."""
+    numpy_kernel = NUMPY[name] if numpy_kernel is None else numpy_kernel
 
     def kernel(*args: Any, **kwargs: Any) -> Any:
         return elemwise(numpy_kernel, *args, **kwargs)
