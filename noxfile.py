@@ -71,15 +71,18 @@ def demo(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
-    """The benchmarks; figures printed and written to benchmarks/results/ (core.json, ops.json).
+    """Every benchmark; figures printed and written to benchmarks/results/ (core, ops, random,
+    model, dask .json). The dask one reduces 32 GiB out of core (about 10 minutes on 2 cores).
 
-    ``nox -s bench -- --quick`` passes ``--quick`` to both scripts; the other arguments
-    (``--backend NAME``, ``--output PATH``) go to bench_ops.py only.
+    ``nox -s bench -- --quick`` passes ``--quick`` to every script (a smoke run of each); the other
+    arguments (``--backend NAME``, ``--output PATH``) go to bench_ops.py only.
     """
     session.install(*CONSTRAINTS, "-e", ".[all]")
-    core_args = [arg for arg in session.posargs if arg == "--quick"]
-    session.run("python", "benchmarks/bench_core.py", *core_args)
+    quick = [arg for arg in session.posargs if arg == "--quick"]
+    session.run("python", "benchmarks/bench_core.py", *quick)
     session.run("python", "benchmarks/bench_ops.py", *session.posargs)
+    for script in ("bench_random.py", "bench_model.py", "bench_dask.py"):
+        session.run("python", f"benchmarks/{script}", *quick)
 
 
 @nox.session(python=PYTHON)
