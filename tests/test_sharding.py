@@ -58,6 +58,11 @@ CASES = {
                         lambda x, i: x * 2 + i.astype(jnp.float32)),
     "Array namespace": (lambda x, i: al.Array(x).__array_namespace__().sum(al.Array(x), axis=0).native,
                         lambda x, i: jnp.sum(x, axis=0)),
+    "take": (lambda x, i: al.take(x, jnp.array([0, 3, 5]), axis=1), lambda x, i: jnp.take(x, jnp.array([0, 3, 5]), axis=1)),
+    "sort": (lambda x, i: al.sort(x, axis=1), lambda x, i: jnp.sort(x, axis=1)),
+    "cumulative_sum": (lambda x, i: al.cumulative_sum(x, axis=0), lambda x, i: jnp.cumulative_sum(x, axis=0)),
+    "softmax": (lambda x, i: al.nn.softmax(x, axis=-1), lambda x, i: jax.nn.softmax(x, axis=-1)),
+    "Array slice": (lambda x, i: al.Array(x)[2:6].native, lambda x, i: x[2:6]),
 }
 
 for layout, spec in LAYOUTS.items():
@@ -92,7 +97,7 @@ def results() -> dict[str, dict]:
 def _case_names() -> list[str]:
     names = ("add weak scalar", "int8 + float32", "int8 * weak int", "astype", "exp", "where", "sum axis 0",
              "sum axis 1", "int8 sum", "mean", "matmul", "concat", "zeros_like", "full_like", "Array operators",
-             "Array namespace")
+             "Array namespace", "take", "sort", "cumulative_sum", "softmax", "Array slice")
     return [f"{n} / {layout} / {mode}" for n in names for layout in ("rows", "columns", "grid", "replicated")
             for mode in ("eager", "jit")]
 
