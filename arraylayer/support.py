@@ -37,6 +37,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
+from .context import replaying
 from .dtypes import Dtype, all_complex_dtypes, all_dtypes, all_float_dtypes, all_int_dtypes, all_uint_dtypes
 
 if TYPE_CHECKING:
@@ -163,7 +164,8 @@ def kernel_unsupported_dtypes(backend: Backend, name: str) -> frozenset[Dtype]:
         found = declared_unsupported(
             name, backend.supported, backend.unsupported, backend.version, backend.name
         )
-        cache[name] = found
+        if not replaying():
+            cache[name] = found
     return found
 
 
