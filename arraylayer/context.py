@@ -20,7 +20,7 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 __all__ = ["Setting", "SETTING_READERS", "reads_setting", "NARROW_64BIT", "narrow_64bit", "set_narrow_64bit",
-           "use_narrow_64bit"]
+           "use_narrow_64bit", "replaying", "watch_replay"]
 
 #: The functions that read a setting. A tracing compiler that cannot follow
 #: ``ContextVar.get`` (torch.compile's Dynamo) is told to call them at trace time and
@@ -33,6 +33,30 @@ def reads_setting(function: Callable[..., T]) -> Callable[..., T]:
     """Register ``function`` in :data:`SETTING_READERS` and return it unchanged (no wrapper)."""
     SETTING_READERS.append(function)
     return function
+
+
+#: The probes saying whether a compiler that *replays* Python is tracing now: torch.compile's
+#: Dynamo, which turns every read of arraylayer's caches into a guard and every write into a
+#: side effect replayed after the trace (so a cache filled while tracing fails a guard on the
+#: next call, and the step compiles twice). jax.jit and tf.function run Python for real and
+#: need no probe. The torch backend adds ``torch.compiler.is_compiling`` when it loads.
+_REPLAY_PROBES: list[Callable[[], bool]] = []
+
+
+def watch_replay(probe: Callable[[], bool]) -> None:
+    """Add a probe to :func:`replaying` (once per probe)."""
+    if probe not in _REPLAY_PROBES:
+        _REPLAY_PROBES.append(probe)
+
+
+def replaying() -> bool:
+    """True while a replaying tracer (Dynamo) traces this call: the planning paths then compute
+    their plans without storing them, so that tracing leaves arraylayer's caches as they were.
+    Called on planning paths only, never on a planned fast path."""
+    for probe in _REPLAY_PROBES:
+        if probe():
+            return True
+    return False
 
 
 class Setting(Generic[T]):

@@ -37,6 +37,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
+from .context import replaying
 from .dtypes import Dtype, all_complex_dtypes, all_dtypes, all_float_dtypes, all_int_dtypes, all_uint_dtypes
 
 if TYPE_CHECKING:
@@ -156,14 +157,15 @@ def declared_unsupported(
 def kernel_unsupported_dtypes(backend: Backend, name: str) -> frozenset[Dtype]:
     """The dtypes for which ``backend``'s kernel ``name`` has no implementation at the
     installed version (cached per backend)."""
+    if replaying():  # under Dynamo a cache read is a guard, a cache write a recompile: compute it
+        return declared_unsupported(name, backend.supported, backend.unsupported, backend.version, backend.name)
     cache = backend.unsupported_cache
     found = cache.get(name)
     if found is None:
         backend.load()
-        found = declared_unsupported(
+        found = cache[name] = declared_unsupported(
             name, backend.supported, backend.unsupported, backend.version, backend.name
         )
-        cache[name] = found
     return found
 
 

@@ -223,6 +223,19 @@ def measure(backend: str, rounds: int, steps: int) -> dict[str, float]:
             "loss": loss_ours, "compile_arraylayer_s": compile_ours, "compile_native_s": compile_theirs}
 
 
+def _merged(results: dict[str, Any], rounds: int, steps: int) -> dict[str, Any]:
+    """The results file with this run's backends replaced and the others' rows kept (each row
+    says how it was measured), so a run of one backend does not drop the others."""
+    try:
+        old = json.loads(RESULTS.read_text())
+    except (OSError, ValueError):
+        old = {}
+    how = {"rounds": old.get("rounds"), "steps": old.get("steps")}  # files written before rows said it
+    kept = {backend: {**how, **row} for backend, row in old.get("results", {}).items()}
+    fresh = {backend: {**row, "rounds": rounds, "steps": steps} for backend, row in results.items()}
+    return {"batch": BATCH, "results": {**kept, **fresh}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backends", default="jax,torch,tensorflow")
@@ -239,7 +252,7 @@ def main() -> None:
             print(f"{backend:<12}{LAYOUT[backend]:>7}{row['arraylayer_ms']:>10.2f} ms{row['native_ms']:>7.2f} ms"
                   f"{row['ratio']:>8.3f}")
     RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps({"batch": BATCH, "rounds": rounds, "steps": steps, "results": results}, indent=2) + "\n")
+    RESULTS.write_text(json.dumps(_merged(results, rounds, steps), indent=2) + "\n")
     print(f"written to {RESULTS}")
 
 

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from ..backend import Backend
+from ..context import replaying
 from ..defaults import default_int_dtype, infer_dtype
 from ..dtypes import Dtype, as_dtype
 from ..errors import UnsupportedDtypeError
@@ -201,7 +202,8 @@ def call_wrapped_planned(function: Callable[..., Any], plans: dict[type, dict[An
         def run(x1: Any, x2: Any) -> Any:  # type: ignore[misc]
             return wrap(function(unwrap(x1), unwrap(x2)))
     result = run(*xs)
-    plans.setdefault(cls, {})[dtype] = run
+    if not replaying():
+        plans.setdefault(cls, {})[dtype] = run
     return result
 
 

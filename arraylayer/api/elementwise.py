@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final, NamedTuple
 
+from ..context import replaying
 from ..defaults import default_float_dtype
 from ..dtypes import Dtype, as_dtype, iinfo
 from ..errors import TypePromotionError
@@ -308,6 +309,8 @@ def _plan_binary(name: str, spec: Spec, caches: Plans, x1: Any, x2: Any) -> Any:
     if hasattr(a1, "shape") and hasattr(a2, "shape"):  # planning path only: one error naming both shapes
         broadcast_shapes(tuple(a1.shape), tuple(a2.shape))
     result = run(a1, a2)
+    if replaying():  # traced by Dynamo: a stored plan would be a side effect, and the next call a recompile
+        return result
     if a1 is x1 and a2 is x2 and type(x1) is type(x2) and backend.dtype_of(x1) is compute:
         direct = getattr(run, "arrays_only", run)  # see the kernel contract
         same.setdefault(type(x1), {})[x1.dtype] = (
@@ -389,7 +392,8 @@ def _plan_unary(name: str, spec: Spec, fast: dict[type, dict[Any, Any]], x: Any)
     compute = _compute_dtype(name, spec, dtype, (x,))
     run = kernel(backend, name, compute)
     if compute is dtype:
-        fast.setdefault(type(x), {})[x.dtype] = run
+        if not replaying():
+            fast.setdefault(type(x), {})[x.dtype] = run
         return run(x)
     return run(backend.astype(x, compute))
 

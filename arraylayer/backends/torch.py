@@ -64,13 +64,15 @@ class TorchBackend(Backend):
 
     def load(self) -> Backend:
         """Also tells torch.compile to read arraylayer's settings at trace time (Dynamo cannot
-        trace ``ContextVar.get``; without this every promotion would break the graph)."""
+        trace ``ContextVar.get``; without this every promotion would break the graph), and lets
+        the planning paths know when Dynamo traces them (see ``context.replaying``)."""
         if self.module is None:
             super().load()
-            from ..context import SETTING_READERS
+            from ..context import SETTING_READERS, watch_replay
 
             for reader in SETTING_READERS:
                 self.module.compiler.assume_constant_result(reader)
+            watch_replay(self.module.compiler.is_compiling)
         return self
 
     @property
