@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 from typing import Any, Final
 
-from . import indexing
+from . import indexing, indexing_dask
 from .api.dispatch import register_wrapper
 from .api.elementwise import (
     abs,
@@ -491,7 +491,7 @@ class Array:
         elif backend.name == "torch":
             indexing.torch_set(native, key, value)
         elif backend.name == "dask":
-            self._native = indexing.dask_set(native, key, value)
+            self._native = indexing_dask.dask_set(native, key, value)
         else:
             native[key] = value
 
@@ -650,7 +650,7 @@ _STANDARD_GETITEM: dict[str, Callable[[Any, Any], Any]] = {
     "jax": indexing.jax_getitem,
     "torch": indexing.torch_getitem,
     "tensorflow": _tensorflow_getitem,
-    "dask": indexing.dask_getitem,
+    "dask": indexing_dask.dask_getitem,
 }
 
 
