@@ -127,7 +127,8 @@ def _threefry_rounds(k0: Any, k1: Any, x0: Any, x1: Any, const: Any = _as_is) ->
             x0 = al.add(x0, x1)
             x1 = al.bitwise_xor(_rotl(x1, r, const), x0)
         x0 = al.add(x0, ks[(group + 1) % 3])
-        x1 = al.add(al.add(x1, ks[(group + 2) % 3]), const(group + 1))
+        # (x1 + k) + g == x1 + (k + g) modulo 2**32: one pass over x1, the other on a key word.
+        x1 = al.add(x1, al.add(ks[(group + 2) % 3], const(group + 1)))
     return x0, x1
 
 

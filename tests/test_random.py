@@ -18,7 +18,7 @@ def _jax_key(seed):
     return jax.random.key(seed)
 
 
-@pytest.mark.parametrize("seed", [0, 42, 2**31 + 5])
+@pytest.mark.parametrize("seed", [0, 42, 2**31 + 5, 2**32 - 1])
 def test_key_split_fold_in_bits_uniform_match_jax(backend, seed):
     with al.use_backend(backend):
         k = al.random.key(seed)
