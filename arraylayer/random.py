@@ -6,14 +6,20 @@ backend it was made on: ``uint32`` on NumPy, JAX and TensorFlow; ``int64`` holdi
 ``[0, 2**32)`` on PyTorch (whose uint32 tensors lack arithmetic). ``key``, ``split``,
 ``fold_in``, ``bits`` and ``uniform`` (float32) are bit-identical to ``jax.random`` with its
 default partitionable threefry; ``normal`` and the others use their own (documented) transforms.
+
+Every sampler is an element-wise function of the generator's words for the counters
+``0 .. n-1``; how that one function is evaluated depends on the backend (``_EVALUATORS``):
+compiled whole on JAX and TensorFlow, in cache-sized tiles on NumPy and eager PyTorch, and per
+chunk (the NumPy tiles inside each task) on dask. Every way gives the same bits.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import operator
-from typing import Any
+from typing import Any, NamedTuple
 
 import arraylayer as al
 
@@ -28,25 +34,59 @@ _MASK = 0xFFFFFFFF
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = 0x1BD11BDA
 _FLOATS = (Dtype("float32"), Dtype("float64"))
-# Backends without uint32 arithmetic keep words in int64 and mask after each step.
-_MASKED_BACKENDS = frozenset({"torch"})
 
 
-def _masked() -> bool:
-    return al.current_backend() in _MASKED_BACKENDS
+class _Words(NamedTuple):
+    """The dtypes of a backend's 32-bit words: ``public`` for keys and ``bits``, ``rounds`` for
+    the arithmetic of the rounds."""
+
+    public: Dtype
+    rounds: Dtype
 
 
-def _word() -> Any:
-    return al.int64 if _masked() else al.uint32
+_UINT32 = Dtype("uint32")
+_INT32 = Dtype("int32")
+#: PyTorch has no uint32 arithmetic. Its rounds run in int32, whose two's-complement add, xor and
+#: left shift give the same 32 bits as uint32 (only the right shift needs a mask, see _shr); its
+#: keys and bits stay int64 in [0, 2**32), as documented. Every other backend: uint32 throughout.
+_WORDS: dict[str, _Words] = {"torch": _Words(Dtype("int64"), _INT32)}
+_UNSIGNED = _Words(_UINT32, _UINT32)
 
 
-def _wrap(x: Any) -> Any:
-    return al.bitwise_and(x, _MASK) if _masked() else x
+def _words() -> _Words:
+    return _WORDS.get(al.current_backend(), _UNSIGNED)
 
 
-def _rotl(x: Any, r: int) -> Any:
-    left = _wrap(al.bitwise_left_shift(x, r))
-    return al.bitwise_or(left, al.bitwise_right_shift(x, 32 - r))
+def _to_rounds(x: Any) -> Any:
+    """Public words (a key) as the rounds' words: int64 -> int32 wraps to the same 32 bits."""
+    words = _words()
+    return x if words.public == words.rounds else al.astype(x, words.rounds)
+
+
+def _to_public(x: Any) -> Any:
+    """The rounds' words as public words: int32 -> int64 in [0, 2**32) on PyTorch."""
+    words = _words()
+    return x if words.public == words.rounds else al.bitwise_and(al.astype(x, words.public), _MASK)
+
+
+def _word(value: int) -> int:
+    """A Python int in [0, 2**32) as the rounds' word holds it (negative above 2**31 in int32)."""
+    return value - 2**32 if value >= 2**31 and _words().rounds == _INT32 else value
+
+
+def _as_is(value: int) -> int:
+    """The rounds' integer constants as Python ints (the default; see _constants)."""
+    return value
+
+
+def _shr(x: Any, r: int, const: Any = _as_is) -> Any:
+    """Logical right shift of 32-bit words; int32 words shift in copies of the sign bit, masked off."""
+    shifted = al.bitwise_right_shift(x, const(r))
+    return al.bitwise_and(shifted, const((1 << (32 - r)) - 1)) if _words().rounds == _INT32 else shifted
+
+
+def _rotl(x: Any, r: int, const: Any) -> Any:
+    return al.bitwise_or(al.bitwise_left_shift(x, const(r)), _shr(x, 32 - r, const))
 
 
 def _compile_jax(f: Any) -> Any:
@@ -78,17 +118,130 @@ def _threefry(k0: Any, k1: Any, x0: Any, x1: Any) -> tuple[Any, Any]:
     return compiled(k0, k1, x0, x1)  # type: ignore[no-any-return]
 
 
-def _threefry_rounds(k0: Any, k1: Any, x0: Any, x1: Any) -> tuple[Any, Any]:
-    """threefry-2x32 (20 rounds) written with arraylayer's integer operations."""
+def _threefry_rounds(k0: Any, k1: Any, x0: Any, x1: Any, const: Any = _as_is) -> tuple[Any, Any]:
+    """threefry-2x32 (20 rounds) written with arraylayer's integer operations; every add wraps
+    modulo 2**32 in the rounds' words (uint32, or int32 on PyTorch). ``const`` gives the integer
+    constants (shift counts, masks, round numbers) in the form the caller wants them."""
     ks = (k0, k1, al.bitwise_xor(al.bitwise_xor(k0, k1), _PARITY))
-    x0, x1 = _wrap(al.add(x0, ks[0])), _wrap(al.add(x1, ks[1]))
+    x0, x1 = al.add(x0, ks[0]), al.add(x1, ks[1])
     for group in range(5):
         for r in _ROTATIONS[group % 2]:
-            x0 = _wrap(al.add(x0, x1))
-            x1 = al.bitwise_xor(_rotl(x1, r), x0)
-        x0 = _wrap(al.add(x0, ks[(group + 1) % 3]))
-        x1 = _wrap(al.add(al.add(x1, ks[(group + 2) % 3]), group + 1))
+            x0 = al.add(x0, x1)
+            x1 = al.bitwise_xor(_rotl(x1, r, const), x0)
+        x0 = al.add(x0, ks[(group + 1) % 3])
+        # (x1 + k) + g == x1 + (k + g) modulo 2**32: one pass over x1, the other on a key word.
+        x1 = al.add(x1, al.add(ks[(group + 2) % 3], const(group + 1)))
     return x0, x1
+
+
+# -- evaluating a draw ------------------------------------------------------------------------
+# A draw is transform(y0, y1): an element-wise function of the two threefry output words of each
+# counter in [start, stop) (the high counter words are zero: fewer than 2**32 draws).
+
+#: Elements per tile where the rounds run one operation at a time: each of the ~120 operations
+#: then reads and writes cache-resident tiles instead of streaming whole arrays through memory.
+#: PyTorch's tile is its parallel grain size (32768), so no operation wakes its thread pool.
+_TILES: dict[str, int] = {"numpy": 2**16, "torch": 2**15}
+
+
+def _device(k: Any) -> Any:
+    """The key's device; None under a tracer that cannot tell (jax.jit), meaning the default."""
+    try:
+        return al.dev(k)
+    except Exception:
+        return None
+
+
+def _key_words(key: Any) -> tuple[Any, Any]:
+    words = _to_rounds(key)
+    return words[0], words[1]
+
+
+# al.zeros_like cannot run under jax.jit: the high words are and(counters, 0).
+def _counters(key: Any, start: int, stop: int) -> Any:
+    if stop > 2**31 and _words().rounds == _INT32:  # int32 cannot count that far: wrap from int64
+        return al.astype(al.arange(start, stop, dtype=al.int64, device=_device(key)), _INT32)
+    return al.arange(start, stop, dtype=_words().rounds, device=_device(key))
+
+
+def _whole(key: Any, start: int, stop: int, transform: Any, dtype: Any = None) -> Any:
+    """The draw for counters [start, stop) in one pass of whole-array operations: the way for
+    compilers (jax.jit, tf.function, torch.compile) and for small draws."""
+    k0, k1 = _key_words(key)
+    lo = _counters(key, start, stop)
+    y0, y1 = _threefry(k0, k1, al.bitwise_and(lo, 0), lo)
+    return transform(y0, y1)
+
+
+def _tracing() -> bool:
+    """Under torch.compile, where tiles would be traced one by one (the only tracer of a tiled backend)."""
+    if al.current_backend() != "torch":
+        return False
+    import torch
+
+    return bool(torch.compiler.is_compiling())
+
+
+def _constants(key: Any) -> Any:
+    """The rounds' integer constants as 0-d arrays of the words, each made once per draw: PyTorch
+    turns a Python int into a tensor on every operation (~2 us, ~65 times per tile)."""
+    made: dict[int, Any] = {}
+
+    def const(value: int) -> Any:
+        if value not in made:
+            made[value] = al.asarray(value, dtype=_words().rounds, device=_device(key))
+        return made[value]
+
+    return const
+
+
+def _tiled(key: Any, start: int, stop: int, transform: Any, dtype: Any) -> Any:
+    """The draw for counters [start, stop), tile by tile into one preallocated result (eager,
+    on the CPU: on an accelerator whole-array operations are faster)."""
+    tile = _TILES[al.current_backend()]
+    if stop - start <= tile or _tracing() or _device(key) != "cpu":
+        return _whole(key, start, stop, transform)
+    k0, k1 = _key_words(key)
+    out = al.empty((stop - start,), dtype=dtype, device=_device(key))
+    const = _constants(key)
+    for first in range(start, stop, tile):  # high counter words: 0-d zeros, broadcast by the rounds
+        lo = _counters(key, first, min(first + tile, stop))
+        y0, y1 = _threefry_rounds(k0, k1, const(0), lo, const)
+        out[first - start:first - start + tile] = transform(y0, y1)
+    return out
+
+
+def _numpy_block(bounds: Any, key: Any, *, transform: Any, dtype: Any) -> Any:
+    """One dask chunk: the NumPy evaluation (tiled) of counters [start, stop)."""
+    start, stop = (int(b) for b in bounds[0])
+    with al.use_backend("numpy"):
+        return _tiled(key, start, stop, transform, dtype)
+
+
+def _blocks(key: Any, start: int, stop: int, transform: Any, dtype: Any) -> Any:
+    """dask: one task per chunk (dask's default chunks for ``dtype``) running the NumPy tiles,
+    instead of ~120 whole-chunk operations; lazy like any dask array."""
+    import dask.array as da
+    import numpy as np
+
+    native = np.dtype(str(dtype))
+    (sizes,) = da.core.normalize_chunks("auto", (stop - start,), dtype=native)
+    ends = start + np.cumsum(sizes, dtype=np.int64)
+    bounds = da.from_array(np.stack([ends - np.asarray(sizes, np.int64), ends], axis=1), chunks=(1, 2))
+    block = functools.partial(_numpy_block, transform=transform, dtype=dtype)
+    return da.blockwise(block, "i", bounds, "ib", da.asarray(key), "k", dtype=native, concatenate=True,
+                        adjust_chunks={"i": sizes}, meta=np.empty((0,), native))
+
+
+#: How each backend evaluates a draw; the others (JAX, TensorFlow) compile it whole.
+_EVALUATORS: dict[str, Any] = {"numpy": _tiled, "torch": _tiled, "dask": _blocks}
+
+
+def _draw(key: Any, shape: tuple[int, ...], dtype: Any, transform: Any) -> Any:
+    """``transform(y0, y1)`` for the counters ``0 .. prod(shape)-1``, of ``dtype``, as ``shape``."""
+    key = _check_key(key)
+    evaluate = _EVALUATORS.get(al.current_backend(), _whole)
+    return al.reshape(evaluate(key, 0, math.prod(shape), transform, dtype), shape)
 
 
 def _check_shape(shape: Any, name: str = "shape") -> tuple[int, ...]:
@@ -104,20 +257,22 @@ def _check_shape(shape: Any, name: str = "shape") -> tuple[int, ...]:
     return dims
 
 
-def _check_key(k: Any) -> tuple[Any, Any]:
-    """The key's two words, in the words of the active backend: a key moved from another backend
+def _check_key(k: Any) -> Any:
+    """The key, in the active backend's public words: a key moved from another backend
     (``to_backend``) arrives as that backend's integer dtype and is converted exactly."""
     shape = getattr(k, "shape", None)
     if shape is None or tuple(shape) != (2,):
         raise InvalidArgumentTypeError(
             f"key={k!r}: expected a key made by arraylayer.random.key(seed) (an array of shape (2,)).")
-    if al.Dtype(k.dtype) is not _word():
-        if not al.isdtype(al.Dtype(k.dtype), "integral"):
-            raise InvalidArgumentTypeError(
-                f"key of dtype {al.Dtype(k.dtype)}: a key holds two 32-bit words of an integer dtype; "
-                f"make it with arraylayer.random.key(seed).")
-        k = _wrap(al.astype(k, _word()))
-    return k[0], k[1]
+    public = _words().public
+    if al.Dtype(k.dtype) is public:
+        return k
+    if not al.isdtype(al.Dtype(k.dtype), "integral"):
+        raise InvalidArgumentTypeError(
+            f"key of dtype {al.Dtype(k.dtype)}: a key holds two 32-bit words of an integer dtype; "
+            f"make it with arraylayer.random.key(seed).")
+    words = al.astype(k, public)
+    return words if public is _UINT32 else al.bitwise_and(words, _MASK)
 
 
 def _on_device(key: Any, device: Any) -> Any:
@@ -141,29 +296,19 @@ def key(seed: int, *, device: Any = None) -> Any:
     if not -(2**63) <= seed < 2**64:
         raise InvalidArgumentError(f"key(seed={seed}): the seed must fit in 64 bits.")
     seed %= 2**64
-    return al.asarray([seed >> 32, seed & _MASK], dtype=_word(), device=device)
+    return al.asarray([seed >> 32, seed & _MASK], dtype=_words().public, device=device)
 
 
-def _device(k: Any) -> Any:
-    """The key's device; None under a tracer that cannot tell (jax.jit), meaning the default."""
-    try:
-        return al.dev(k)
-    except Exception:
-        return None
-
-
-# High counter words are zero (fewer than 2**32 draws); al.zeros_like cannot run under jax.jit.
-def _counters(k: Any, n: int) -> Any:
-    return al.arange(n, dtype=_word(), device=_device(k))
+def _keys_of(y0: Any, y1: Any) -> Any:
+    """Keys from the words of each counter: shape (n, 2)."""
+    return al.stack([_to_public(y0), _to_public(y1)], axis=-1)
 
 
 def split(key: Any, num: int = 2) -> Any:
     """``num`` new keys, as an array of shape ``(num, 2)`` (``jax.random.split``)."""
-    k0, k1 = _check_key(key)
+    key = _check_key(key)
     (num,) = _check_shape((num,), "num")
-    lo = _counters(key, num)
-    y0, y1 = _threefry(k0, k1, al.bitwise_and(lo, 0), lo)
-    return al.stack([y0, y1], axis=-1)
+    return _whole(key, 0, num, _keys_of)
 
 
 def fold_in(key: Any, data: Any) -> Any:
@@ -171,65 +316,97 @@ def fold_in(key: Any, data: Any) -> Any:
 
     ``data`` is an int (Python or NumPy) or a 0-d integer array of the key's backend, traced ones
     included (a step counter inside a compiled training step); its low 32 bits are used."""
-    k0, k1 = _check_key(key)
+    key = _check_key(key)
+    k0, k1 = _key_words(key)
     if isinstance(data, numbers.Integral) and not isinstance(data, bool):
-        x = al.asarray([int(data) & _MASK], dtype=_word(), device=_device(key))
+        x = al.asarray([_word(int(data) & _MASK)], dtype=_words().rounds, device=_device(key))
     elif hasattr(data, "dtype") and getattr(data, "ndim", None) == 0 and al.isdtype(al.Dtype(data.dtype), "integral"):
-        x = al.reshape(_wrap(al.astype(data, _word())), (1,))
+        x = al.reshape(al.astype(data, _words().rounds), (1,))  # the low 32 bits (two's complement)
     else:
         raise InvalidArgumentTypeError(
             f"fold_in(data={data!r}): data must be an int or a 0-d integer array of the key's backend.")
     y0, y1 = _threefry(k0, k1, al.bitwise_and(x, 0), x)
-    return al.concat([y0, y1])
+    return al.concat([_to_public(y0), _to_public(y1)])
 
 
-def _bits_pair(key: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
-    k0, k1 = _check_key(key)
-    lo = _counters(key, math.prod(shape))
-    y0, y1 = _threefry(k0, k1, al.bitwise_and(lo, 0), lo)
-    return al.reshape(y0, shape), al.reshape(y1, shape)
+# -- element-wise transforms of the words (the ``transform`` of _draw) ------------------------
+
+def _bits_of(y0: Any, y1: Any) -> Any:
+    """The 32-bit words of ``jax.random.bits``, public dtype."""
+    return _to_public(al.bitwise_xor(y0, y1))
 
 
-def bits(key: Any, shape: Any = (), *, device: Any = None) -> Any:
-    """Random 32-bit words (``jax.random.bits``); int64 on PyTorch, uint32 elsewhere."""
-    y0, y1 = _bits_pair(_on_device(key, device), _check_shape(shape))
-    return al.bitwise_xor(y0, y1)
-
-
-def _unit(key: Any, shape: tuple[int, ...], dtype: Any, open_low: bool = False) -> Any:
+def _unit_of(y0: Any, y1: Any, *, dtype: Any, open_low: bool = False) -> Any:
     """Uniform floats in [0, 1) (or (0, 1) when open_low), from the top bits of the words."""
     if dtype == _FLOATS[0]:
-        m = al.astype(al.bitwise_right_shift(bits(key, shape), 9), al.float32)
+        m = al.astype(_shr(al.bitwise_xor(y0, y1), 9), al.float32)
         return al.multiply(al.add(m, 0.5) if open_low else m, 2.0**-23)
-    y0, y1 = _bits_pair(key, shape)
-    hi = al.astype(al.bitwise_right_shift(y0, 6), _FLOATS[1])
-    lo = al.astype(al.bitwise_right_shift(y1, 5), _FLOATS[1])
+    hi = al.astype(_shr(y0, 6), _FLOATS[1])
+    lo = al.astype(_shr(y1, 5), _FLOATS[1])
     m = al.add(al.multiply(hi, 2.0**27), lo)
     return al.multiply(al.add(m, 0.5) if open_low else m, 2.0**-53)
 
 
-def _bound(value: Any, parameter: str, fn: str) -> float:
-    """A finite Python real (``minval``/``maxval``)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
-        raise InvalidArgumentTypeError(f"{fn}({parameter}={value!r}): expected a Python float.")
-    value = float(value)
-    if not math.isfinite(value):
-        raise InvalidArgumentError(f"{fn}({parameter}={value}): the bounds must be finite.")
-    return value
+def _normal_of(y0: Any, y1: Any, *, dtype: Any) -> Any:
+    return _quantile(_unit_of(y0, y1, dtype=dtype, open_low=True))
 
 
-def uniform(key: Any, shape: Any = (), dtype: Any = None, minval: float = 0.0,
-            maxval: float = 1.0, *, device: Any = None) -> Any:
+def _truncated_of(y0: Any, y1: Any, *, dtype: Any, lower: float, upper: float) -> Any:
+    """Normal quantiles of uniforms rescaled to [cdf(lower), cdf(upper)], clipped to the bounds."""
+    cdf_low, cdf_high = (0.5 * math.erfc(-b / math.sqrt(2)) for b in (lower, upper))
+    u = _unit_of(y0, y1, dtype=dtype, open_low=True)
+    p = al.add(al.multiply(u, cdf_high - cdf_low), cdf_low)
+    info = al.finfo(dtype)  # strictly inside (0, 1): the quantile of 0 or 1 is infinite (or NaN)
+    p = al.clip(p, info.smallest_normal, 1.0 - info.eps / 2)
+    return al.clip(_quantile(p), lower, upper)
+
+
+def _randint_of(y0: Any, y1: Any, *, dtype: Any, minval: int, span: int) -> Any:
+    offset = al.remainder(_bits_of(y0, y1), span)
+    # Two's-complement wrap-around makes cast-then-add exact even when the offset overflows dtype.
+    return al.add(al.astype(offset, dtype), minval)
+
+
+def _bernoulli_of(y0: Any, y1: Any, *, p: float) -> Any:
+    return al.less(_unit_of(y0, y1, dtype=_FLOATS[0]), p)
+
+
+def bits(key: Any, shape: Any = (), *, device: Any = None) -> Any:
+    """Random 32-bit words (``jax.random.bits``); int64 on PyTorch, uint32 elsewhere."""
+    return _draw(_on_device(key, device), _check_shape(shape), _words().public, _bits_of)
+
+
+def _check_bounds(minval: Any, maxval: Any) -> None:
+    """Python-number bounds must be finite with minval < maxval (array bounds are not read)."""
+    numbers_given = []
+    for name, value in (("minval", minval), ("maxval", maxval)):
+        if hasattr(value, "dtype") and hasattr(value, "shape"):
+            continue
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise InvalidArgumentTypeError(f"uniform({name}={value!r}): expected a float or an array.")
+        if not math.isfinite(value):
+            raise InvalidArgumentError(f"uniform({name}={value}): the bounds must be finite.")
+        numbers_given.append(float(value))
+    if len(numbers_given) == 2 and not numbers_given[0] < numbers_given[1]:
+        raise InvalidArgumentError(f"uniform(minval={minval}, maxval={maxval}): minval must be < maxval.")
+
+
+def uniform(key: Any, shape: Any = (), dtype: Any = None, minval: Any = 0.0,
+            maxval: Any = 1.0, *, device: Any = None) -> Any:
     """Uniform floats in ``[minval, maxval)``; float32 is bit-identical to ``jax.random.uniform``
-    (eagerly; under XLA a scaled range may differ by one ulp, see docs/random.rst)."""
+    (eagerly; under XLA a scaled range may differ by one ulp, see docs/random.rst). The bounds are
+    Python floats (checked) or arrays broadcasting against ``shape`` (not read)."""
     shape, dtype = _check_shape(shape), _float_dtype(dtype, "uniform")
-    low, high = _bound(minval, "minval", "uniform"), _bound(maxval, "maxval", "uniform")
-    if not low < high:
-        raise InvalidArgumentError(f"uniform(minval={low}, maxval={high}): minval must be < maxval.")
-    u = _unit(_on_device(key, device), shape, dtype)
-    if (low, high) == (0.0, 1.0):
+    _check_bounds(minval, maxval)
+    u = _draw(_on_device(key, device), shape, dtype, functools.partial(_unit_of, dtype=dtype))
+    if _is_number(minval, 0) and _is_number(maxval, 1):  # max(u * 1 + 0, 0) is u itself
         return u
-    return al.maximum(al.add(al.multiply(u, high - low), low), low)
+    # Outside the draw: minval and maxval may be arrays that broadcast against the whole shape.
+    return al.maximum(al.add(al.multiply(u, maxval - minval), minval), minval)
+
+
+def _is_number(x: Any, value: float) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and x == value
 
 
 # Acklam's rational approximation of the standard normal quantile function.
@@ -266,7 +443,7 @@ def _quantile(p: Any) -> Any:
 def normal(key: Any, shape: Any = (), dtype: Any = None, *, device: Any = None) -> Any:
     """Standard normal floats (inverse-CDF transform of open-interval uniforms)."""
     shape, dtype = _check_shape(shape), _float_dtype(dtype, "normal")
-    return _quantile(_unit(_on_device(key, device), shape, dtype, open_low=True))
+    return _draw(_on_device(key, device), shape, dtype, functools.partial(_normal_of, dtype=dtype))
 
 
 def truncated_normal(key: Any, lower: float, upper: float, shape: Any = (),
@@ -274,20 +451,15 @@ def truncated_normal(key: Any, lower: float, upper: float, shape: Any = (),
     """Standard normal floats conditioned on ``lower < x < upper`` (inverse CDF).
 
     An interval above zero is drawn as the negative of its mirror image below zero, where the
-    normal CDF keeps its relative precision (above 0 it rounds to 1 and the quantile to NaN); the
-    probabilities stay strictly inside (0, 1)."""
+    normal CDF keeps its relative precision (above 0 it rounds to 1 and the quantile to NaN)."""
     shape, dtype = _check_shape(shape), _float_dtype(dtype, "truncated_normal")
     lower, upper = (float(arguments.real_scalar(b, name)) for b, name in ((lower, "lower"), (upper, "upper")))
     if not lower < upper:
         raise InvalidArgumentError(f"truncated_normal(lower={lower}, upper={upper}): lower must be < upper.")
     mirrored = lower > 0
     low, high = (-upper, -lower) if mirrored else (lower, upper)
-    cdf_low, cdf_high = (0.5 * math.erfc(-b / math.sqrt(2)) for b in (low, high))
-    u = _unit(_on_device(key, device), shape, dtype, open_low=True)
-    p = al.add(al.multiply(u, cdf_high - cdf_low), cdf_low)
-    info = al.finfo(dtype)
-    p = al.clip(p, info.smallest_normal, 1.0 - info.eps / 2)
-    x = al.clip(_quantile(p), low, high)
+    x = _draw(_on_device(key, device), shape, dtype,
+              functools.partial(_truncated_of, dtype=dtype, lower=low, upper=high))
     return al.negative(x) if mirrored else x
 
 
@@ -306,9 +478,8 @@ def randint(key: Any, shape: Any, minval: int, maxval: int, dtype: Any = None, *
         raise InvalidArgumentError(
             f"randint(minval={minval}, maxval={maxval}, dtype={dtype}): need minval < maxval, both "
             f"within {dtype} and a span of at most 2**31.")
-    offset = al.remainder(bits(key, shape, device=device), maxval - minval)
-    # Two's-complement wrap-around makes cast-then-add exact even when the offset overflows dtype.
-    return al.add(al.astype(offset, dtype), minval)
+    return _draw(_on_device(key, device), shape, dtype,
+                 functools.partial(_randint_of, dtype=dtype, minval=minval, span=maxval - minval))
 
 
 def bernoulli(key: Any, p: Any = 0.5, shape: Any = None, *, device: Any = None) -> Any:
@@ -321,12 +492,12 @@ def bernoulli(key: Any, p: Any = 0.5, shape: Any = None, *, device: Any = None) 
             raise InvalidArgumentTypeError(f"bernoulli(p of dtype {al.Dtype(p.dtype)}): p must be floating.")
         shape = tuple(p.shape) if shape is None else _check_shape(shape)
         drawn = al.Dtype(p.dtype) if al.Dtype(p.dtype) in _FLOATS else _FLOATS[0]
-        return al.less(_unit(key, shape, drawn), p)
+        return al.less(_draw(key, shape, drawn, functools.partial(_unit_of, dtype=drawn)), p)
     shape = () if shape is None else _check_shape(shape)
     p = float(arguments.real_scalar(p, "p"))
     if not 0.0 <= p <= 1.0:
         raise InvalidArgumentError(f"bernoulli(p={p}): p must lie in [0, 1].")
-    return al.less(_unit(key, shape, al.float32), p)
+    return _draw(key, shape, al.bool, functools.partial(_bernoulli_of, p=p))
 
 
 def categorical(key: Any, logits: Any, axis: int = -1, shape: Any = None, *, device: Any = None) -> Any:
@@ -341,7 +512,8 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Any = None, *, dev
     axis = arguments.axis(axis, logits.ndim, "axis")
     batch = tuple(logits.shape[:axis] + logits.shape[axis + 1:])
     shape = batch if shape is None else _check_shape(shape)
-    u = _unit(_on_device(key, device), (*shape, logits.shape[axis]), al.float32, open_low=True)
+    u = _draw(_on_device(key, device), (*shape, logits.shape[axis]), al.float32,
+              functools.partial(_unit_of, dtype=_FLOATS[0], open_low=True))
     gumbel = al.negative(al.log(al.negative(al.log(u))))
     moved = al.moveaxis(logits, axis, -1)
     return al.argmax(al.add(al.astype(moved, al.float32), gumbel), axis=-1)

@@ -18,7 +18,7 @@ def _jax_key(seed):
     return jax.random.key(seed)
 
 
-@pytest.mark.parametrize("seed", [0, 42, 2**31 + 5])
+@pytest.mark.parametrize("seed", [0, 42, 2**31 + 5, 2**32 - 1])
 def test_key_split_fold_in_bits_uniform_match_jax(backend, seed):
     with al.use_backend(backend):
         k = al.random.key(seed)
@@ -252,7 +252,9 @@ def test_samplers_take_a_device(backend):
             np.testing.assert_array_equal(_host(placed), _host(call()), err_msg=name)
 
 
-def test_dtypes_follow_the_default_dtypes(backend):
+def test_dtypes_follow_the_default_dtypes(backend, request):
+    if backend == "jax":
+        request.getfixturevalue("x64_on")
     with al.use_backend(backend):
         k = al.random.key(0)
         wide = "float64" in al.valid_dtypes(backend) and "int64" in al.valid_dtypes(backend)
@@ -281,3 +283,122 @@ def test_scaled_uniform_under_jax_jit_is_within_one_ulp():
     np.testing.assert_array_equal(unit, np.asarray(al.random.uniform(al.to_backend(k, "numpy"), (10_000,))))
     # one ulp of the product u * 7 (below 8), however small the sum
     np.testing.assert_allclose(jitted, eager, rtol=0, atol=2.0**-21)
+# -- evaluation: tiles (NumPy, PyTorch), chunks (dask), int32 words (PyTorch) ----------------
+
+from arraylayer import random as al_random  # noqa: E402  (the module, for its evaluation tables)
+
+
+def _all_samplers(k, shape):
+    draws = [al.random.bits(k, shape), al.random.uniform(k, shape), al.random.uniform(k, shape, minval=-3.0, maxval=2.0),
+             al.random.normal(k, shape), al.random.truncated_normal(k, -1.0, 0.5, shape),
+             al.random.randint(k, shape, -7, 100, dtype=al.int8), al.random.randint(k, shape, -7, 1000), al.random.bernoulli(k, 0.3, shape)]
+    if al.current_backend() != "jax":  # float64 needs jax's x64 mode
+        draws += [al.random.uniform(k, shape, dtype=al.float64), al.random.normal(k, shape, dtype=al.float64)]
+    return draws
+
+
+def _computed(x):
+    return to_numpy(x.compute() if hasattr(x, "compute") else x)
+
+
+@pytest.mark.parametrize("shape", [(7,), (8,), (3, 5), (29,), (4, 0), (0,)])
+def test_tiles_give_the_bits_of_one_whole_pass(backend, shape, monkeypatch):
+    """Tiles of 7 elements (a draw of several tiles, sizes not a multiple of the tile, empty draws)
+    equal the untiled evaluation bit for bit, on every backend."""
+    with al.use_backend(backend):
+        k = al.random.key(2**40 + 9)
+        monkeypatch.setattr(al_random, "_EVALUATORS", {})  # every backend: whole arrays
+        whole = [_computed(x) for x in _all_samplers(k, shape)]
+        monkeypatch.setattr(al_random, "_TILES", {"numpy": 7, "torch": 7})
+        monkeypatch.setattr(al_random, "_EVALUATORS", {"numpy": al_random._tiled, "torch": al_random._tiled,
+                                                       "dask": al_random._blocks})
+        tiled = [_computed(x) for x in _all_samplers(k, shape)]
+    for a, b in zip(tiled, whole, strict=True):
+        assert a.shape == shape and a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_draw_larger_than_a_tile_matches_jax(backend):
+    """The real tile sizes: 3 tiles and a part, against jax.random."""
+    n = 3 * max(al_random._TILES.values()) + 12345
+    with al.use_backend(backend):
+        k = al.random.key(17)
+        b, u = _computed(al.random.bits(k, (n,))), _computed(al.random.uniform(k, (n,)))
+    jk = _jax_key(17)
+    np.testing.assert_array_equal(b.astype(np.uint32), np.asarray(jax.random.bits(jk, (n,), dtype=np.uint32)))
+    np.testing.assert_array_equal(u, np.asarray(jax.random.uniform(jk, (n,), dtype=np.float32)))
+
+
+def test_torch_int32_words_equal_numpy_uint32_words():
+    """The rounds in PyTorch's int32 words give the bits of NumPy's uint32 words, for key words
+    and counters on both sides of 2**31 (where int32 is negative)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    words = np.concatenate([rng.integers(0, 2**32, 1000, dtype=np.uint64), [0, 2**31 - 1, 2**31, 2**32 - 1]])
+    key_words = [(0, 0), (2**32 - 1, 2**31), (123456789, 3141592653)]
+    for k0, k1 in key_words:
+        expected = al_random._threefry_rounds(np.uint32(k0), np.uint32(k1), words.astype(np.uint32)[::-1],
+                                              words.astype(np.uint32))
+        with al.use_backend("torch"):
+            k = al_random._to_rounds(torch.tensor([k0, k1], dtype=torch.int64))
+            assert k.dtype == torch.int32
+            x = torch.from_numpy(words.astype(np.int64))
+            ours = al_random._threefry_rounds(k[0], k[1], al_random._to_rounds(x.flip(0)), al_random._to_rounds(x))
+            ours = [al_random._to_public(y) for y in ours]
+        for a, b in zip(ours, expected, strict=True):
+            assert a.dtype == torch.int64
+            np.testing.assert_array_equal(a.numpy(), b.astype(np.int64))
+
+
+def test_torch_counters_past_2_to_31_wrap_into_int32():
+    pytest.importorskip("torch")
+    with al.use_backend("torch"):
+        lo = al_random._counters(al.random.key(0), 2**31 - 2, 2**31 + 2)
+        assert al_random._to_public(lo).tolist() == [2**31 - 2, 2**31 - 1, 2**31, 2**31 + 1]
+        assert al_random._word(2**32 - 1) == -1
+        folded = al.random.fold_in(al.random.key(3), 2**32 - 1)  # data past 2**31: a negative int32 word
+    expected = jax.random.key_data(jax.random.fold_in(_jax_key(3), 2**32 - 1))
+    np.testing.assert_array_equal(folded.numpy(), np.asarray(expected, np.int64))
+
+
+def test_dask_draws_stay_lazy_and_follow_dask_chunks():
+    """Nothing is computed when the sampler is called; each chunk is one task running the NumPy
+    tiles; several chunks give the NumPy bits."""
+    dask = pytest.importorskip("dask")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("computed")
+
+    n = 100_003
+    with dask.config.set({"array.chunk-size": "64KiB", "scheduler": refuse}), al.use_backend("dask"):
+        k = al.random.split(al.random.key(5), 3)[1]
+        draws = [al.random.uniform(k, (n,)), al.random.bits(k, (n,)), al.random.normal(k, (n // 7, 7))]
+        assert all(isinstance(d, dask.array.Array) for d in draws)
+        assert draws[0].numblocks == (-(-n * 4 // 2**16),)
+    with al.use_backend("numpy"):
+        k = al.random.split(al.random.key(5), 3)[1]
+        expected = [al.random.uniform(k, (n,)), al.random.bits(k, (n,)), al.random.normal(k, (n // 7, 7))]
+    for d, e in zip(draws, expected, strict=True):
+        np.testing.assert_array_equal(d.compute(scheduler="threads"), e)
+
+
+def test_under_torch_compile_a_draw_larger_than_a_tile():
+    """torch.compile traces the whole-array evaluation (no tiles under a tracer): the eager bits."""
+    torch = pytest.importorskip("torch")
+    n = al_random._TILES["torch"] + 3
+    with al.use_backend("torch"):
+        k = al.random.key(8)
+        compiled = torch.compile(lambda k: al.random.uniform(k, (n,)), backend="eager")(k)
+        eager = al.random.uniform(k, (n,))
+    np.testing.assert_array_equal(compiled.numpy(), eager.numpy())
+
+
+def test_array_bounds_broadcast_over_a_tiled_draw(backend, monkeypatch):
+    """uniform's minval/maxval may be arrays of the whole shape: applied after the tiles."""
+    monkeypatch.setattr(al_random, "_TILES", {"numpy": 7, "torch": 7})
+    low = np.linspace(-1, 0, 30, dtype=np.float32).reshape(3, 10)
+    with al.use_backend(backend):
+        k = al.random.key(4)
+        u = _computed(al.random.uniform(k, (3, 10), minval=al.asarray(low), maxval=1.0))
+        unit = _computed(al.random.uniform(k, (3, 10)))
+    np.testing.assert_array_equal(u, np.maximum(unit * (1.0 - low) + low, low))
