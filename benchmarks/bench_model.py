@@ -9,9 +9,11 @@ torch, NHWC for JAX and TensorFlow); natively it is written with ``jax.lax``/``j
 and the same compiler: ``jax.jit``, ``torch.compile`` (TorchInductor) and ``tf.function``.
 Both steps start from the same weights and batch, and must give the same loss.
 
-Timing: after compilation, the best of 7 rounds of 50 steps, the two versions alternating round
-by round (so that drifting load on the machine affects both alike); each round blocks until the
-last step's results exist. Results are printed and written to benchmarks/results/model.json.
+Timing: after compilation, 41 rounds of 50 steps, the two versions alternating round by round in
+alternating order (A B, B A, ...: drifting load on the machine affects both alike); each round
+blocks until the last step's results exist. Reported: the median step time of each, the median
+(and quartiles) of the rounds' paired ratios, which is the figure compared with the target, and
+the ratio of the best rounds. Results are printed and written to benchmarks/results/model.json.
 
 Run: PYTHONPATH=. python benchmarks/bench_model.py [--backends jax,torch,tensorflow] [--quick]
 """
@@ -22,6 +24,7 @@ import argparse
 import importlib.util
 import json
 import math
+import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -215,11 +218,18 @@ def measure(backend: str, rounds: int, steps: int) -> dict[str, float]:
         loss_ours, loss_theirs = float(first_ours[2]), float(first_theirs[2])
         if not math.isclose(loss_ours, loss_theirs, rel_tol=1e-5):
             raise SystemExit(f"{backend}: the two steps disagree (loss {loss_ours} vs {loss_theirs})")
-        best_ours = best_theirs = math.inf
-        for _ in range(rounds):
-            best_ours = min(best_ours, _round(ours, wait, inputs, steps))
-            best_theirs = min(best_theirs, _round(theirs, wait, inputs, steps))
-    return {"arraylayer_ms": best_ours * 1e3, "native_ms": best_theirs * 1e3, "ratio": best_ours / best_theirs,
+        pairs = []
+        for i in range(rounds):  # A B, then B A: drifting load hits both alike
+            order = (ours, theirs) if i % 2 == 0 else (theirs, ours)
+            times = {id(step): _round(step, wait, inputs, steps) for step in order}
+            pairs.append((times[id(ours)], times[id(theirs)]))
+    ratios = sorted(a / b for a, b in pairs)
+    best_ours, best_theirs = min(a for a, _ in pairs), min(b for _, b in pairs)
+    return {"arraylayer_ms": statistics.median(a for a, _ in pairs) * 1e3,
+            "native_ms": statistics.median(b for _, b in pairs) * 1e3,
+            "ratio": statistics.median(ratios),
+            "ratio_quartiles": [ratios[len(ratios) // 4], ratios[(3 * len(ratios)) // 4]],
+            "ratio_of_best": best_ours / best_theirs,
             "loss": loss_ours, "compile_arraylayer_s": compile_ours, "compile_native_s": compile_theirs}
 
 
@@ -241,16 +251,18 @@ def main() -> None:
     parser.add_argument("--backends", default="jax,torch,tensorflow")
     parser.add_argument("--quick", action="store_true", help="3 rounds of 10 steps (a smoke run)")
     args = parser.parse_args()
-    rounds, steps = (3, 10) if args.quick else (7, 50)
+    rounds, steps = (3, 10) if args.quick else (41, 50)
     chosen = [b for b in args.backends.split(",") if importlib.util.find_spec(b)]
-    print(f"one compiled training step of the digits CNN (batch {BATCH}), best of {rounds} rounds of {steps} steps")
-    print(f"{'backend':<12}{'layout':>7}{'arraylayer':>13}{'native':>10}{'ratio':>8}")
+    print(f"one compiled training step of the digits CNN (batch {BATCH}), {rounds} alternating rounds of {steps} "
+          f"steps: medians, the median of the paired ratios (quartiles), and the ratio of the best rounds")
+    print(f"{'backend':<12}{'layout':>7}{'arraylayer':>13}{'native':>10}{'ratio':>8}{'quartiles':>15}{'best':>8}")
     results = {}
     with quiet_framework_logs():
         for backend in chosen:
             row = results[backend] = measure(backend, rounds, steps)
+            low, high = row["ratio_quartiles"]
             print(f"{backend:<12}{LAYOUT[backend]:>7}{row['arraylayer_ms']:>10.2f} ms{row['native_ms']:>7.2f} ms"
-                  f"{row['ratio']:>8.3f}")
+                  f"{row['ratio']:>8.3f}{low:>8.3f}-{high:.3f}{row['ratio_of_best']:>8.3f}", flush=True)
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(_merged(results, rounds, steps), indent=2) + "\n")
     print(f"written to {RESULTS}")
