@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import arraylayer as al
 
 from .api import arguments
+from .context import replaying
 from .dtypes import Dtype
 from .errors import InvalidArgumentError, InvalidArgumentTypeError, InvalidDtypeError
 
@@ -173,15 +174,6 @@ def _whole(key: Any, start: int, stop: int, transform: Any, dtype: Any = None) -
     return transform(y0, y1)
 
 
-def _tracing() -> bool:
-    """Under torch.compile, where tiles would be traced one by one (the only tracer of a tiled backend)."""
-    if al.current_backend() != "torch":
-        return False
-    import torch
-
-    return bool(torch.compiler.is_compiling())
-
-
 def _constants(key: Any) -> Any:
     """The rounds' integer constants as 0-d arrays of the words, each made once per draw: PyTorch
     turns a Python int into a tensor on every operation (~2 us, ~65 times per tile)."""
@@ -199,7 +191,8 @@ def _tiled(key: Any, start: int, stop: int, transform: Any, dtype: Any) -> Any:
     """The draw for counters [start, stop), tile by tile into one preallocated result (eager,
     on the CPU: on an accelerator whole-array operations are faster)."""
     tile = _TILES[al.current_backend()]
-    if stop - start <= tile or _tracing() or _device(key) != "cpu":
+    # under torch.compile (context.replaying) tiles would be traced one by one: whole arrays
+    if stop - start <= tile or replaying() or _device(key) != "cpu":
         return _whole(key, start, stop, transform)
     k0, k1 = _key_words(key)
     out = al.empty((stop - start,), dtype=dtype, device=_device(key))
