@@ -196,14 +196,6 @@ def _iadd(x: al.Array) -> al.Array:
     return x
 
 
-@pytest.mark.parametrize("name", sorted(ARRAY_CALLS))
-def test_array_operators_and_indexing_compute_nothing(name):
-    def make(backend: str) -> Any:
-        with al.use_backend(backend):
-            return ARRAY_CALLS[name]()
-    _assert_lazy_and_numpys(name, make)
-
-
 def _key() -> Any:
     return al.random.key(7)
 
@@ -250,11 +242,15 @@ UNSUPPORTED_ON_DASK: Final[dict[str, Callable[[], Any]]] = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(MODULE_CALLS))
-def test_random_nn_and_tree_functions_compute_nothing(name):
+@pytest.mark.parametrize("name", sorted({**ARRAY_CALLS, **MODULE_CALLS}))
+def test_array_operators_indexing_random_nn_and_tree_compute_nothing(name):
+    """The Array operators and keys, arraylayer.random, arraylayer.nn and the tree and interchange
+    functions on dask inputs: nothing computed, NumPy's dtypes and values."""
+    call = ARRAY_CALLS.get(name) or MODULE_CALLS[name]
+
     def make(backend: str) -> Any:
         with al.use_backend(backend):
-            return MODULE_CALLS[name]()
+            return call()
     _assert_lazy_and_numpys(name, make)
 
 
