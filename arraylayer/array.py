@@ -8,11 +8,12 @@ function of the same meaning (``a + b`` is ``arraylayer.add(a, b)``, ``a @ b`` i
 are identical, dtype and values, on every backend. Functions given wrappers return wrappers
 (see ``arraylayer.api.dispatch.call_unwrapped``).
 
-In-place operators (``a += b``) compute ``add(a, b)`` and rebind ``a`` to the result, which
-must keep ``a``'s dtype and shape: ``int32 += 1.5`` raises TypePromotionError on every backend,
-as NumPy and JAX do for casts they will not make implicitly. Item assignment (``a[i] = v``)
-writes into NumPy arrays and torch tensors, assigns tf.Variables, and rebinds JAX arrays
-(``.at[].set``) and TensorFlow tensors (a scatter), with the same dtype rule for ``v``.
+In-place operators (``a += b``) compute ``add(a, b)`` and store it with ``a``'s dtype and shape
+(arraylayer.inplace): into the buffer on NumPy and torch, through views as NumPy does; by
+rebinding on JAX, TensorFlow and dask, whose slices are copies. The dtype rule is item
+assignment's: a cast may round within float or complex (float32 += float64 values), never narrow
+integers or change kind (``int32 += 1.5`` raises TypePromotionError on every backend). A NumPy
+scalar operand is a 0-d array of its dtype moved to the Array's backend (docs/copies_and_views.rst).
 
 The wrapper works as a JAX pytree (registered when JAX is imported: arraylayer never imports
 JAX itself), as a ``tf.function`` argument and result (TensorFlow's nest protocol), and inside
@@ -69,7 +70,8 @@ from .api.linear_algebra import matmul, matrix_transpose
 from .backend import Backend
 from .devices import canonical_device
 from .dtypes import Dtype
-from .errors import ArrayLayerError, TypePromotionError
+from .errors import ArrayLayerError
+from .inplace import check_assignment, check_writeable, combine
 from .promotion import result_type
 from .registry import backend_of
 
@@ -101,15 +103,15 @@ def _backend(native: Any) -> Backend:
 
 _BINARY_SOURCE: Final = """
 def {name}(self, other, /{modulo}):
-    {check_modulo}cls = type(other)
+    {check_modulo}native = self._native
+    cls = type(other)
     if cls is Array:
         other = other._native
         cls = type(other)
     elif cls not in _SCALAR_CLASSES:
-        other = _operand(other)
+        other = _operand(other, native)
         if other is NotImplemented:
-            return NotImplemented
-    native = self._native{planned}
+            return NotImplemented{planned}
     result = {function}({arguments})
     array = _object_new(Array)
     array._native = result if result.__class__ is native.__class__ else _zero_d(result)
@@ -464,19 +466,16 @@ class Array:
         return _wrap(result if result.__class__ is native.__class__ else _zero_d(result))
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
-        """Assign ``value`` (an array or Python scalar whose promotion with this array keeps its
-        dtype) to ``self[key]``: in place for NumPy, torch and tf.Variable, by rebinding to
+        """Assign ``value`` (an array, a NumPy scalar or a Python scalar, under arraylayer.inplace's
+        dtype rule) to ``self[key]``: in place for NumPy, torch and tf.Variable, by rebinding to
         ``.at[key].set(value)`` for JAX and to a scatter for TensorFlow tensors."""
         native = self._native
         backend = _backend(native)
         dtype = backend.dtype_of(native)
-        value = value._native if isinstance(value, Array) else value
-        combined = result_type(native, value)
-        if combined is not dtype:
-            raise TypePromotionError(
-                f"Assigning {_describe(value)} into {_describe(native)} would need {combined}; item assignment "
-                f"keeps the array's dtype. Cast the value first (arraylayer.astype(value, {str(dtype)!r}))."
-            )
+        operand = _operand(value, native)
+        value = value if operand is NotImplemented else operand
+        check_assignment(dtype, result_type(native, value), value, native)
+        check_writeable(backend, native)
         value = backend.asarray(value, dtype)  # the value itself when it already is such an array
         key = _unwrap_key(key)
         if backend.name == "jax":
@@ -573,48 +572,29 @@ def _unwrap(array: Array) -> Any:
     return array._native
 
 
-def _operand(other: Any) -> Any:
-    """The native form of an operator's other operand; NotImplemented for what is not an array
-    or a Python scalar (so Python tries the other operand's method, then raises TypeError)."""
+def _operand(other: Any, native: Any) -> Any:
+    """The native form of an operator's other operand next to ``native``: a NumPy scalar as a 0-d
+    array of its dtype on ``native``'s backend (the rule on every backend); NotImplemented for what
+    is not an array or a Python scalar (so Python tries the other operand's method, then raises
+    TypeError)."""
     if isinstance(other, Array):
         return other._native
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(other, numpy.generic) and not isinstance(native, numpy.ndarray):
+        backend = _backend(native)
+        return backend.asarray(other, Dtype(other.dtype), backend.device_of(native))
     if isinstance(other, _PYTHON_SCALARS) or (hasattr(other, "dtype") and hasattr(other, "shape")):
         return other
     return NotImplemented
 
 
 def _inplace(function: Callable[[Any, Any], Any], array: Array, other: Any, symbol: str) -> Any:
-    """``array`` rebound to ``function(array, other)``, which must keep its dtype and shape."""
-    native = _operand(other)
+    """``array`` after ``array <symbol>= other`` (arraylayer.inplace.combine)."""
+    native = _operand(other, array._native)
     if native is NotImplemented:
         return NotImplemented
-    before = array._native
-    result = function(before, native)
-    if result.__class__ is not before.__class__:
-        result = _zero_d(result)
-    backend = _backend(before)
-    dtype, new_dtype = backend.dtype_of(before), backend.dtype_of(result)
-    if new_dtype is not dtype:
-        raise TypePromotionError(
-            f"In-place {symbol} would change the left operand's dtype from {dtype} to {new_dtype} (with "
-            f"{_describe(native)}); an in-place operator keeps the dtype, as NumPy and JAX refuse this cast. "
-            f"Write x = x {symbol[:-1]} y to get a new {new_dtype} array, or cast y first."
-        )
-    if tuple(result.shape) != tuple(before.shape):
-        raise ValueError(
-            f"In-place {symbol} would change the left operand's shape from {tuple(before.shape)} to "
-            f"{tuple(result.shape)} (broadcasting); write x = x {symbol[:-1]} y instead."
-        )
-    array._native = result
+    array._native = combine(function, array._native, native, symbol)
     return array
-
-
-def _describe(value: Any) -> str:
-    """``a Python float (2.5)``, ``an int8 array``: the value named for an error message."""
-    if isinstance(value, _PYTHON_SCALARS) and not hasattr(value, "dtype"):
-        return f"a Python {type(value).__name__} ({value!r})"
-    dtype = _backend(value).dtype_of(value)
-    return f"{'an' if dtype[0] in 'aeiou' else 'a'} {dtype} array"
 
 
 def _no_modulo(modulo: Any) -> None:
