@@ -240,3 +240,36 @@ def test_numpy_scalar_next_to_native_arrays_in_functions(backend):
     else:
         with pytest.raises(al.BackendMismatchError, match="NumPy scalar"):
             al.multiply(x, np.int64(4))
+
+
+# -- SciPy, which relies on both (SCIPY_ARRAY_API=1 is set by tests/conftest.py) ------------------------
+def expect_failure(request, reason: str) -> None:
+    """Run the test, and require it to fail (a strict xfail): the limit is real, and a fix shows."""
+    request.node.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+
+
+def test_scipy_oaconvolve_writes_through_views(backend, request):
+    """SciPy's overlap-add adds into a slice of its result: right on NumPy and torch; on immutable
+    backends the write stays in the slice (the documented limit; SciPy skips JAX for it)."""
+    signal = pytest.importorskip("scipy.signal")
+    if backend not in MUTABLE:
+        expect_failure(request, f"slices are copies on {backend} (docs/copies_and_views.rst): oaconvolve's += is lost")
+    rng = np.random.default_rng(0)
+    x, k = rng.standard_normal(500), rng.standard_normal(31)
+    got = signal.oaconvolve(Array(make_array(backend, "float64", x.tolist())),
+                            Array(make_array(backend, "float64", k.tolist())))
+    np.testing.assert_allclose(host(got), signal.oaconvolve(x, k), rtol=0, atol=1e-12)
+
+
+def test_scipy_akima_fills_a_float32_empty_with_float64_values(backend, request):
+    """Akima1DInterpolator assigns float64 slopes into ``xp.empty(n)``: float32, arraylayer's default."""
+    interpolate = pytest.importorskip("scipy.interpolate")
+    if backend == "dask":
+        expect_failure(request, "dask: integer-array indexing of an array of unknown length (indexing_dask), "
+                                "not the assignment")
+    xs = np.linspace(0.0, 10.0, 12)
+    ys, at = np.sin(xs), np.linspace(0.5, 9.5, 7)
+    arrays = [Array(make_array(backend, "float64", v.tolist())) for v in (xs, ys, at)]
+    got = interpolate.Akima1DInterpolator(arrays[0], arrays[1])(arrays[2])
+    assert got.dtype == "float64"
+    np.testing.assert_allclose(host(got), interpolate.Akima1DInterpolator(xs, ys)(at), rtol=1e-6)
