@@ -96,7 +96,8 @@ def _into_torch(backend: Backend, before: Any, result: Any, dtype: Dtype) -> Any
     except RuntimeError as error:  # a leaf that requires grad, or a tensor whose elements overlap
         raise UnsupportedOperationError(
             f"torch refuses to write into this tensor in place ({str(error).splitlines()[0]}). Write x = x + y "
-            f"to get a new tensor, or update it under torch.no_grad() (what optimisers do)."
+            f"to get a new tensor (a leaf that requires grad can also be updated under torch.no_grad(), as "
+            f"optimisers do)."
         ) from None
     return before
 

@@ -273,3 +273,14 @@ def test_scipy_akima_fills_a_float32_empty_with_float64_values(backend, request)
     got = interpolate.Akima1DInterpolator(arrays[0], arrays[1])(arrays[2])
     assert got.dtype == "float64"
     np.testing.assert_allclose(host(got), interpolate.Akima1DInterpolator(xs, ys)(at), rtol=1e-6)
+
+
+def test_scipy_tanhsinh_multiplies_arrays_by_numpy_scalars(backend, request):
+    """scipy.integrate.tanhsinh scales Arrays by NumPy integers (np.int64) inside its loop."""
+    integrate = pytest.importorskip("scipy.integrate")
+    if backend == "dask":
+        expect_failure(request, "dask: indexing with a dask integer array of unknown chunks (indexing_dask)")
+    lower, upper = (Array(make_array(backend, "float64", v)) for v in (0.0, 1.0))
+    got = integrate.tanhsinh(al.exp, lower, upper).integral
+    assert isinstance(got, Array) and got.dtype == "float64"
+    np.testing.assert_allclose(host(got), np.e - 1, rtol=1e-14)
