@@ -45,12 +45,19 @@ def combine(function: Callable[[Any, Any], Any], before: Any, other: Any, symbol
             f"{describe(other)}); an in-place operator keeps the dtype and casts only within float or complex, "
             f"as NumPy refuses this cast. Write x = x {symbol[:-1]} y to get a new {combined} array, or cast y first."
         )
-    if tuple(result.shape) != tuple(before.shape):
+    if tuple(result.shape) != tuple(before.shape) and not _same_shape(result.shape, before.shape):
         raise ValueError(
             f"In-place {symbol} would change the left operand's shape from {tuple(before.shape)} to "
             f"{tuple(result.shape)} (broadcasting); write x = x {symbol[:-1]} y instead."
         )
     return _STORE.get(backend.name, _rebind)(backend, before, result, dtype)
+
+
+def _same_shape(first: Any, second: Any) -> bool:
+    """Whether two shapes can be the same, an unknown length (None while tracing, NaN in dask)
+    matching any."""
+    return len(first) == len(second) and all(
+        a == b or a is None or b is None or a != a or b != b for a, b in zip(first, second, strict=True))
 
 
 def check_assignment(target: Dtype, combined: Dtype, value: Any, native: Any) -> None:

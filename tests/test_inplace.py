@@ -101,6 +101,16 @@ def test_inplace_sees_its_own_operand_before_writing(backend):
     np.testing.assert_array_equal(host(a), start + start.T)
 
 
+def test_masked_selection_is_a_copy_everywhere(backend):
+    """A boolean mask selects a copy on every backend, NumPy included (dask's has an unknown length)."""
+    start = np.arange(6.0)
+    a = Array(make_array(backend, "float64", start.tolist()))
+    v = a[a > 2.0]
+    v += 1.0
+    np.testing.assert_array_equal(host(v), [4.0, 5.0, 6.0])
+    np.testing.assert_array_equal(host(a), start)
+
+
 @pytest.mark.parametrize(("value", "error"), [(1.5, al.TypePromotionError), (1000, al.ScalarOverflowError),
                                               (2j, al.TypePromotionError)])
 def test_inplace_refusals_change_nothing(backend, value, error):
