@@ -36,8 +36,9 @@ def combine(function: Callable[[Any, Any], Any], before: Any, other: Any, symbol
     out-of-place ``function(before, other)`` (so dtype, values and errors are the function's),
     stored with ``before``'s dtype and shape; ``before`` itself, written, on mutable backends.
     Any refusal comes before the write, so the array is unchanged by it."""
-    result = function(before, other)
     backend = backend_of(before)
+    prepare = _OPERANDS.get(backend.name)
+    result = function(before, other) if prepare is None else function(*prepare(backend, before, other))
     dtype, combined = backend.dtype_of(before), backend.dtype_of(result)
     if combined is not dtype and not storable(dtype, combined):
         raise TypePromotionError(
@@ -120,6 +121,17 @@ def _into_tensorflow(backend: Backend, before: Any, result: Any, dtype: Dtype) -
 def _rebind(backend: Backend, before: Any, result: Any, dtype: Dtype) -> Any:
     return backend.astype(result, dtype)
 
+
+def _torch_operands(backend: Backend, before: Any, other: Any) -> tuple[Any, Any]:
+    """The operands, as copies while autograd records them: the out-of-place function saves its
+    inputs for the backward pass, and the write into ``before`` must not change what it saved."""
+    if backend.module.is_grad_enabled() and (before.requires_grad or getattr(other, "requires_grad", False)):
+        return before.clone(), other.clone() if hasattr(other, "clone") else other
+    return before, other
+
+
+# backend name -> prepare(backend, before, other) -> the operands the out-of-place function takes
+_OPERANDS: Final[dict[str, Callable[[Backend, Any, Any], tuple[Any, Any]]]] = {"torch": _torch_operands}
 
 # backend name -> store(backend, before, result, dtype) -> the native array the Array holds after;
 # other backends (JAX, dask, third-party adapters) get a new array.

@@ -181,6 +181,23 @@ def test_torch_leaf_that_requires_grad():
     assert a.native is leaf and leaf.tolist() == [0.5, 0.5, 0.5]
 
 
+def test_torch_autograd_through_writes_into_views():
+    """Writes into tensors that autograd has saved (y *= x after y was used, y *= y) keep the graph
+    right: y = 2x; y[0] += 3 x1; y *= x; y *= y; the gradient of sum(y) by hand."""
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = Array(x) * 2.0
+    v = y[0:1]
+    v += Array(x)[1:2] * 3.0
+    y *= Array(x)
+    y *= y
+    al.sum(y).native.backward()
+    x0, x1 = 1.0, 2.0
+    y0, y1 = (2 * x0 + 3 * x1) * x0, 2 * x1 * x1
+    assert y.native.tolist() == [y0**2, y1**2]
+    assert x.grad.tolist() == [2 * y0 * (4 * x0 + 3 * x1), 2 * y0 * 3 * x0 + 2 * y1 * 4 * x1]
+
+
 def test_read_only_numpy_array():
     x = np.ones(3, np.float32)
     x.flags.writeable = False
