@@ -11,10 +11,10 @@ process if that one dies.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -79,7 +79,7 @@ def _in(backend: str, module: str) -> Callable:
     return lambda a: importlib.import_module(f"{module}.{backend}").asarray(a)
 
 
-def _within(backend: str, function: callable) -> Callable:
+def _within(backend: str, function: Callable) -> Callable:
     def call(a):
         with al.use_backend(backend):
             return function(a)
