@@ -13,6 +13,8 @@ from __future__ import annotations
 import operator
 from typing import TYPE_CHECKING, Any
 
+from .layouts import shareable
+
 if TYPE_CHECKING:  # NumPy is imported on first use: importing arraylayer loads no array framework
     import numpy as np
 
@@ -78,7 +80,9 @@ def positions(shape: tuple[int, ...], key: Any) -> np.ndarray:
     import numpy as np
 
     grid = np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
-    return np.ascontiguousarray(grid[key])  # a fresh array: torch refuses NumPy's negative strides
+    # C order: torch refuses NumPy's negative strides; asarray, not ascontiguousarray, which makes
+    # a 0-d selection (one element, x[i] of a 1-d x) 1-d
+    return np.asarray(grid[key], order="C")
 
 
 def to_host(x: Any) -> Any:
@@ -148,11 +152,14 @@ def tensorflow_set(tf: Any, x: Any, key: Any, value: Any) -> Any:
 def python_part(k: Any) -> Any:
     """A NumPy scalar or 0-d NumPy array in a key as the Python bool or int it stands for (torch
     refuses NumPy bools; JAX reads ``np.False_`` as an integer); a list as the NumPy array NumPy
-    reads it as (JAX refuses lists)."""
+    reads it as (JAX refuses lists); a NumPy array with negative strides or non-native byte order
+    as a copy that JAX and torch accept."""
     if k.__class__ is list:
         return _numpy_part(k, to_host)
-    if k.__class__.__module__ != "numpy" or getattr(k, "shape", None) != ():
+    if k.__class__.__module__ != "numpy":
         return k
+    if getattr(k, "shape", None) != ():
+        return shareable(k)
     kind = k.dtype.kind
     return bool(k) if kind == "b" else int(k) if kind in "iu" else k
 
@@ -163,9 +170,37 @@ def _reversing(key: Any) -> bool:
     return any(k.__class__ is slice and k.step is not None and operator.index(k.step) < 0 for k in parts)
 
 
+_TORCH_UNSIGNED = ("torch.uint8", "torch.uint16", "torch.uint32", "torch.uint64")
+
+
+def _torch_part(k: Any) -> Any:
+    """A key part as torch reads it as NumPy does: unsigned integer arrays (torch reads uint8 as a
+    mask) as int64, read-only NumPy arrays copied (torch cannot hold them read-only)."""
+    if k.__class__ in _BASIC:
+        return k
+    dtype = getattr(k, "dtype", None)
+    if k.__class__.__module__ == "numpy":
+        if getattr(k, "shape", ()) == ():
+            return k
+        k = shareable(k, writeable=True)
+        if dtype.kind != "u":
+            return k
+        # uint64 beyond int64 stays out of bounds (torch's IndexError) rather than wrapping negative
+        return (k if dtype.itemsize < 8 else k.clip(max=dtype.type(2**63 - 1))).astype("int64")
+    return k.long() if str(dtype) in _TORCH_UNSIGNED else k
+
+
+def torch_key(key: Any) -> Any:
+    """``key`` with each part as :func:`_torch_part` makes it."""
+    if key.__class__ is tuple:
+        return tuple(_torch_part(k) for k in key)
+    return _torch_part(key)
+
+
 def torch_getitem(x: Any, key: Any) -> Any:
-    """torch indexing, plus negative slice steps (gathered from NumPy's positions) and NumPy
-    scalar keys."""
+    """torch indexing, plus negative slice steps (gathered from NumPy's positions), NumPy
+    scalar keys, unsigned and read-only index arrays."""
+    key = torch_key(key)
     if not _reversing(key):
         return x[key]
     import torch
@@ -177,6 +212,7 @@ def torch_getitem(x: Any, key: Any) -> Any:
 
 def torch_set(x: Any, key: Any, value: Any) -> None:
     """``x[key] = value`` in place, negative slice steps included."""
+    key = torch_key(key)
     if not _reversing(key):
         x[key] = value
         return

@@ -97,22 +97,100 @@ def test_setitem_out_of_bounds_raises_index_error(backend):
             np.asarray(x)  # dask checks lazy index arrays when the graph runs
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(key=ndindices)
-def test_generated_keys_match_numpy(backend, key):
-    raw = key
+def matches_numpy(backend, key, convert=lambda key: key):
+    """``x[convert(key)]`` on ``backend`` gives ``BASE[key]``, or raises IndexError where NumPy does."""
     parts = key if isinstance(key, tuple) else (key,)
     # NumPy alone reads an empty boolean array of the wrong shape as an empty integer index
     # (the standard says a mask's shape must match): not an oracle for that key.
     assume(not any(isinstance(k, np.ndarray) and k.dtype == bool and k.size == 0 and k.ndim for k in parts))
     try:
-        expected = BASE[raw]
+        expected = BASE[key]
     except IndexError:
         expected = None
     with al.use_backend(backend):
         x = al.Array(al.asarray(BASE))
         if expected is None:
             with pytest.raises(IndexError):
-                np.asarray(x[as_arrays(raw)])  # dask checks lazy index arrays when the graph runs
-        else:
-            np.testing.assert_array_equal(np.asarray(x[as_arrays(raw)]), expected)
+                np.asarray(x[convert(key)])  # dask checks lazy index arrays when the graph runs
+            return
+        result = np.asarray(x[convert(key)])
+    assert result.shape == np.shape(expected)
+    np.testing.assert_array_equal(result, expected)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(key=ndindices)
+def test_generated_keys_match_numpy(backend, key):
+    matches_numpy(backend, key, as_arrays)
+
+
+def _read_only(a):
+    a.flags.writeable = False
+    return a
+
+
+# NumPy index arrays as users make them, used as they are (not converted to Arrays), on axis 1 (size 3).
+NUMPY_KEY_LAYOUTS = {
+    "reversed": np.array([0, 1, 2])[::-1], "reversed int32": np.array([0, 2], np.int32)[::-1],
+    "strided": np.array([2, 0, 1, 0, 0, 2])[::2], "negative values reversed": np.array([-1, 0, -3])[::-1],
+    "2-d transposed": np.array([[0, 1], [2, 0]]).T, "read-only": _read_only(np.array([2, 0])),
+    "byte-swapped": np.array([2, 0], dtype=np.dtype(np.int64).newbyteorder("S")),
+    "uint8": np.array([2, 0], np.uint8), "empty reversed": np.zeros(0, np.intp)[::-1],
+    "mask strided": np.array([True, False, False, False, True, False])[::2],
+    "mask reversed": np.array([True, False, False])[::-1], "mask read-only": _read_only(np.array([False, True, True])),
+}
+
+
+@pytest.mark.parametrize("name", list(NUMPY_KEY_LAYOUTS))
+def test_numpy_key_layouts_match_numpy(backend, name):
+    key = (slice(None), NUMPY_KEY_LAYOUTS[name])
+    with al.use_backend(backend):
+        result = np.asarray(al.Array(al.asarray(BASE))[key])
+    expected = BASE[key]
+    assert result.shape == expected.shape
+    np.testing.assert_array_equal(result, expected)
+
+
+@pytest.mark.parametrize("name", ["reversed", "strided", "byte-swapped", "uint8", "mask strided", "mask reversed"])
+def test_setitem_with_numpy_key_layouts_matches_numpy(backend, name):
+    key = (slice(None), NUMPY_KEY_LAYOUTS[name])
+    expected = BASE.copy()
+    expected[key] = -1.0
+    with al.use_backend(backend):
+        x = al.Array(al.asarray(BASE.copy()))
+        x[key] = -1.0
+        np.testing.assert_array_equal(np.asarray(x), expected)
+
+
+def test_mask_transposed_matches_numpy(backend):
+    mask = (np.arange(12).reshape(4, 3) % 3 == 0).T  # Fortran-ordered (3, 4) mask over axes 1 and 2
+    with al.use_backend(backend):
+        result = np.asarray(al.Array(al.asarray(BASE))[:, mask])
+    np.testing.assert_array_equal(result, BASE[:, mask])
+
+
+# 0-d integer keys: each selects one element of its axis and removes the axis, as a Python int does.
+ZERO_D_KEYS = {
+    "0-d int32 Array": lambda: al.Array(al.asarray(np.int32(1))),
+    "0-d uint8 Array": lambda: al.Array(al.asarray(np.uint8(1))),
+    "np.int64": lambda: np.int64(1), "np.int32 negative": lambda: np.int32(-1), "np.uint8": lambda: np.uint8(1),
+    "0-d NumPy array": lambda: np.array(1),
+}
+
+
+def _as_numpy_key(k):
+    return np.asarray(k) if isinstance(k, al.Array) else k
+
+
+@pytest.mark.parametrize("name", list(ZERO_D_KEYS))
+@pytest.mark.parametrize("shape", [(5,), (2, 3)], ids=["1-d", "2-d"])
+def test_zero_d_integer_keys_give_numpy_shapes(backend, name, shape):
+    base = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    with al.use_backend(backend):
+        x = al.Array(al.asarray(base))
+        keys = [ZERO_D_KEYS[name]() for _ in shape]
+        for key in (keys[0], tuple(keys), (Ellipsis, keys[-1])):
+            expected = base[tuple(map(_as_numpy_key, key)) if isinstance(key, tuple) else _as_numpy_key(key)]
+            result = x[key]
+            assert result.shape == np.shape(expected), (key, result.shape)
+            np.testing.assert_array_equal(np.asarray(result), expected)

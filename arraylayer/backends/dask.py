@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from ..devices import canonical_device
 from ..dtypes import Dtype
 from ..errors import DeviceError
+from ..layouts import shareable
 from .numpy import NumpyBackend
 
 #: dask's own default: chunks of about ``array.chunk-size`` (128 MiB), shaped by dask
@@ -73,7 +74,7 @@ class DaskBackend(NumpyBackend):
         import numpy as np
 
         da = self.load().module
-        return x if isinstance(x, da.Array) else da.from_array(np.from_dlpack(x), chunks=-1)
+        return x if isinstance(x, da.Array) else da.from_array(np.from_dlpack(shareable(x)), chunks=-1)
 
     def to_numpy(self, x: Any) -> Any:
         """The computed values, as one NumPy array (this runs the graph)."""

@@ -19,8 +19,9 @@ from typing import Any, ClassVar, Final
 from ..backend import Backend
 from ..context import narrow_64bit
 from ..devices import DEVICE_KINDS, canonical_device
-from ..dtypes import Dtype, all_dtypes
+from ..dtypes import Dtype, all_dtypes, as_dtype
 from ..errors import DeviceError
+from ..layouts import C_OR_F, shareable
 
 _X64_ONLY: Final = frozenset(("int64", "uint64", "float64", "complex128"))
 #: the dtype a 64-bit request is narrowed to under narrow_64bit (same kind, 32 bits)
@@ -133,9 +134,20 @@ class JaxBackend(Backend):
         return jnp.array(x, copy=True)
 
     def from_dlpack(self, x: Any) -> Any:
+        """A JAX array over ``x``'s memory where JAX can view it; a copy of a NumPy array in
+        another order than C or Fortran, read-only, or of non-native byte order. A 64-bit ``x``
+        without ``jax_enable_x64`` is an error (JAX would narrow it silently)."""
         import jax.numpy as jnp
 
-        return jnp.from_dlpack(x)
+        self._check_width(x)
+        return jnp.from_dlpack(shareable(x, C_OR_F, writeable=True))
+
+    def _check_width(self, x: Any) -> None:
+        try:
+            dtype = as_dtype(x.dtype)
+        except Exception:  # noqa: BLE001 - no dtype, or one beyond arraylayer's (float8): JAX judges it
+            return
+        self.check_valid(dtype)
 
     def to_numpy(self, x: Any) -> Any:
         import numpy as np

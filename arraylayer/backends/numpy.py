@@ -10,6 +10,7 @@ from ..backend import Backend
 from ..devices import canonical_device
 from ..dtypes import Dtype, all_dtypes
 from ..errors import DeviceError
+from ..layouts import shareable
 
 
 class NumpyBackend(Backend):
@@ -64,7 +65,7 @@ class NumpyBackend(Backend):
         return self.load().module.array(x, copy=True)
 
     def from_dlpack(self, x: Any) -> Any:
-        return self.load().module.from_dlpack(x)
+        return self.load().module.from_dlpack(shareable(x))  # DLPack has no byte order
 
     def to_numpy(self, x: Any) -> Any:
         return self.load().module.asarray(x)

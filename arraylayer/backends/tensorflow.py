@@ -19,6 +19,7 @@ from ..backend import Backend
 from ..devices import canonical_device
 from ..dtypes import Dtype, all_dtypes, as_dtype
 from ..errors import DeviceError
+from ..layouts import C, shareable
 
 # TensorFlow's own device types -> arraylayer's device kinds (others are not arrays' homes).
 _KINDS: Final = {"CPU": "cpu", "GPU": "gpu", "TPU": "tpu", "XLA_CPU": "cpu", "XLA_GPU": "gpu"}
@@ -181,15 +182,17 @@ class TensorflowBackend(Backend):
     def from_dlpack(self, x: Any) -> Any:
         """Shares memory with ``x`` only when its buffer is 64-byte aligned: TensorFlow's CPU
         kernels abort the process on unaligned buffers (NumPy's allocations often are), so an
-        unaligned or unknown buffer is copied exactly instead (through NumPy)."""
+        unaligned or unknown buffer is copied exactly instead (through NumPy), as is a NumPy
+        array TensorFlow's DLPack import refuses (not C order, read-only, non-native byte order)."""
         tf = self.load().module
         if isinstance(x, self.array_types):
             return x
-        address = _buffer_address(x)
-        if address is None or address % 64:
+        ready = shareable(x, C, writeable=True)
+        address = _buffer_address(ready)
+        if ready is not x or address is None or address % 64:
             import numpy as np
 
-            return tf.constant(np.array(x, copy=True))
+            return tf.constant(np.array(ready, copy=ready is x))
         return tf.experimental.dlpack.from_dlpack(x.__dlpack__() if hasattr(x, "__dlpack__") else x)
 
     def to_numpy(self, x: Any) -> Any:

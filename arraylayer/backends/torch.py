@@ -14,6 +14,7 @@ from ..backend import Backend
 from ..devices import parse_device
 from ..dtypes import Dtype, all_dtypes, as_dtype
 from ..errors import DeviceError
+from ..layouts import shareable
 
 # The dtypes torch may hold but not compute with, and the wider dtype to use instead.
 _PROBED: Final = {"uint16": "int32", "uint32": "int64", "uint64": "int64 (for values below 2**63)"}
@@ -120,10 +121,9 @@ class TorchBackend(Backend):
         return torch.as_tensor(obj, dtype=native, device=target)
 
     def _from_numpy(self, array: Any) -> Any:
-        """A CPU tensor of the same dtype, sharing memory unless the array is read-only or
-        has negative strides (torch supports neither)."""
-        if not array.flags.writeable or any(s < 0 for s in array.strides):
-            array = array.copy()
+        """A CPU tensor of the same dtype, sharing memory unless the array is read-only, has
+        negative strides or non-native byte order (torch supports none of them)."""
+        array = shareable(array, writeable=True)
         if array.dtype == self._numpy_dtypes["bfloat16"]:
             return self.module.from_numpy(array.view(self._np.uint16)).view(self.module.bfloat16)
         return self.module.from_numpy(array)
@@ -140,7 +140,10 @@ class TorchBackend(Backend):
         return x.clone()
 
     def from_dlpack(self, x: Any) -> Any:
+        """A tensor over ``x``'s memory; a copy of a NumPy array torch cannot view (negative strides
+        abort the process inside torch's DLPack import)."""
         torch, np = self.load().module, self._np
+        x = shareable(x, writeable=True)
         if isinstance(x, np.ndarray) and x.dtype == self._numpy_dtypes["bfloat16"]:
             return torch.from_dlpack(x.view(np.uint16)).view(torch.bfloat16)  # DLPack has no ml_dtypes
         return torch.from_dlpack(x)
