@@ -21,7 +21,7 @@ T = TypeVar("T")
 
 __all__ = ["Setting", "SETTING_READERS", "reads_setting", "NARROW_64BIT", "narrow_64bit", "set_narrow_64bit",
            "use_narrow_64bit", "replaying", "watch_replay", "at_trace_end",
-           "leave_traced_scopes"]
+           "leave_traced_scopes", "CHECKED_SCALARS", "checked_scalars", "set_checked_scalars", "use_checked_scalars"]
 
 #: The functions that read a setting. A tracing compiler that cannot follow
 #: ``ContextVar.get`` (torch.compile's Dynamo) is told to call them at trace time and
@@ -173,3 +173,35 @@ def set_narrow_64bit(on: bool) -> bool:
 def use_narrow_64bit(on: bool = True):  # type: ignore[no-untyped-def]
     """Context manager: :func:`set_narrow_64bit` for this thread or task, inside the block."""
     return NARROW_64BIT.scope(on)
+
+
+# -- checking traced Python ints at run time (jax.jit) -----------------------------------------------
+
+def _checked_flag(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"checked_scalars takes True or False, got {value!r}.")
+    return value
+
+
+#: Off by default (no cost). On: a Python int that ``jax.jit`` traced (a weak-typed int array whose
+#: value is unknown while tracing) and that meets a narrower integer array is checked when the
+#: compiled function runs; one that does not fit raises there instead of wrapping around.
+CHECKED_SCALARS: Setting[bool] = Setting("checked_scalars", False, _checked_flag)
+
+
+@reads_setting
+def checked_scalars() -> bool:
+    """Whether traced Python ints are checked against the array's integer dtype at run time here."""
+    return CHECKED_SCALARS.var.get(CHECKED_SCALARS.process)
+
+
+def set_checked_scalars(on: bool) -> bool:
+    """Check (True) or not (False, the default) traced Python ints at run time, process-wide. Read
+    while tracing: a function compiled before the change keeps what it was traced with."""
+    return CHECKED_SCALARS.set_process(on)
+
+
+def use_checked_scalars(on: bool = True):  # type: ignore[no-untyped-def]
+    """Context manager: :func:`set_checked_scalars` for this thread or task, inside the block
+    (around the first call of a jitted function, which traces it, or inside the function)."""
+    return CHECKED_SCALARS.scope(on)
