@@ -145,17 +145,22 @@ class Setting(Generic[T]):
 
 # -- narrowing 64-bit requests (JAX without jax_enable_x64) ------------------------------------------
 
-def _flag(value: object) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"narrow_64bit takes True or False, got {value!r}.")
-    return value
+def _flag(name: str) -> Callable[[object], bool]:
+    """The validator of an on/off setting."""
+
+    def validate(value: object) -> bool:
+        if not isinstance(value, bool):
+            raise TypeError(f"{name} takes True or False, got {value!r}.")
+        return value
+
+    return validate
 
 
 #: Off by default: a 64-bit dtype the backend cannot hold as configured (JAX without
 #: ``jax_enable_x64``) raises UnsupportedDtypeError naming the remedy. On: such a request is
 #: served with the 32-bit dtype of the same kind (int64 -> int32, uint64 -> uint32, float64 ->
 #: float32, complex128 -> complex64), with a one-time warning that says so.
-NARROW_64BIT: Setting[bool] = Setting("narrow_64bit", False, _flag)
+NARROW_64BIT: Setting[bool] = Setting("narrow_64bit", False, _flag("narrow_64bit"))
 
 
 @reads_setting
@@ -177,16 +182,10 @@ def use_narrow_64bit(on: bool = True):  # type: ignore[no-untyped-def]
 
 # -- checking traced Python ints at run time (jax.jit) -----------------------------------------------
 
-def _checked_flag(value: object) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"checked_scalars takes True or False, got {value!r}.")
-    return value
-
-
 #: Off by default (no cost). On: a Python int that ``jax.jit`` traced (a weak-typed int array whose
 #: value is unknown while tracing) and that meets a narrower integer array is checked when the
 #: compiled function runs; one that does not fit raises there instead of wrapping around.
-CHECKED_SCALARS: Setting[bool] = Setting("checked_scalars", False, _checked_flag)
+CHECKED_SCALARS: Setting[bool] = Setting("checked_scalars", False, _flag("checked_scalars"))
 
 
 @reads_setting

@@ -40,13 +40,13 @@ def _rate(value: Any, parameter: str, *, low: float = 0.0, high: float = float("
     tensor, under ``torch.compile`` or not) is kept as it is and read at each update, so a schedule
     can pass a new value per step without retracing. Its value may be unknown (traced): only its
     shape and dtype are checked."""
-    if hasattr(value, "dtype") and hasattr(value, "shape") and type(value).__module__ != "numpy":
-        kind = al.Dtype(value.dtype).kind
-        if tuple(value.shape) != () or kind not in _REAL_KINDS:
+    if hasattr(value, "dtype") and hasattr(value, "shape"):
+        if tuple(value.shape) != () or al.Dtype(value.dtype).kind not in _REAL_KINDS:
             raise InvalidArgumentError(f"{parameter}: an array hyper-parameter must be 0-d and real, got shape "
                                        f"{tuple(value.shape)} and dtype {al.Dtype(value.dtype)}; pass a 0-d float "
                                        f"array or a Python float.")
-        return value
+        if type(value).__module__ != "numpy":  # NumPy's are concrete: checked as the float they hold
+            return value
     value = float(arguments.real_scalar(value, parameter))
     if not (low < value if open_low else low <= value) or not value < high:
         bounds = f"({low}, {high})" if open_low else f"[{low}, {high})"
@@ -65,17 +65,20 @@ def _is_zero(value: Hyper) -> bool:
 class _In:
     """The hyper-parameters in one dtype, cast once per dtype and update: a float stays a weak
     Python float, an array is cast to the parameters' dtype (a float32 rate leaves float16
-    parameters float16, as a Python float does)."""
+    parameters float16, as a Python float does). Keyed by name, never by id(): torch.compile
+    would guard on the identity of the rate tensor and recompile for the next one."""
 
-    __slots__ = ("cast",)
+    __slots__ = ("values", "cast")
 
-    def __init__(self) -> None:
-        self.cast: dict[tuple[int, Any], Any] = {}
+    def __init__(self, **values: Hyper) -> None:
+        self.values = values
+        self.cast: dict[tuple[str, Any], Any] = {}
 
-    def __call__(self, value: Hyper, dtype: Any) -> Any:
+    def __call__(self, name: str, dtype: Any) -> Any:
+        value = self.values[name]
         if value.__class__ is float:
             return value
-        key = (id(value), dtype)
+        key = (name, dtype)
         if key not in self.cast:
             self.cast[key] = al.astype(value, dtype, copy=False)
         return self.cast[key]
@@ -102,15 +105,15 @@ def sgd(learning_rate: Hyper, momentum: Hyper = 0.0, nesterov: bool = False) -> 
         return {} if plain else {"velocity": tree_map(al.zeros_like, params)}
 
     def update(grads: Any, state: Any, params: Any) -> tuple[Any, Any]:
-        h = _In()
+        h = _In(lr=lr, mu=mu)
         if plain:
-            return tree_map(lambda p, g: al.subtract(p, al.multiply(g, h(lr, p.dtype))), params, grads), state
-        velocity = tree_map(lambda v, g: al.add(al.multiply(v, h(mu, v.dtype)), g), state["velocity"], grads)
+            return tree_map(lambda p, g: al.subtract(p, al.multiply(g, h("lr", p.dtype))), params, grads), state
+        velocity = tree_map(lambda v, g: al.add(al.multiply(v, h("mu", v.dtype)), g), state["velocity"], grads)
         if nesterov:
-            step = tree_map(lambda v, g: al.add(g, al.multiply(v, h(mu, v.dtype))), velocity, grads)
+            step = tree_map(lambda v, g: al.add(g, al.multiply(v, h("mu", v.dtype))), velocity, grads)
         else:
             step = velocity
-        new = tree_map(lambda p, s: al.subtract(p, al.multiply(s, h(lr, p.dtype))), params, step)
+        new = tree_map(lambda p, s: al.subtract(p, al.multiply(s, h("lr", p.dtype))), params, step)
         return new, {"velocity": velocity}
 
     return Optimizer(init, update)
@@ -151,7 +154,7 @@ def _adam(learning_rate: Hyper, b1: Hyper, b2: Hyper, eps: Hyper, weight_decay: 
 
     def update(grads: Any, state: Any, params: Any) -> tuple[Any, Any]:
         count = al.add(state["count"], 1)
-        h = _In()
+        h = _In(lr=lr, b1=b1, b2=b2, eps=eps, decay=decay)
         corrections: dict[Any, tuple[Any, Any]] = {}
 
         def corrected_for(dtype: Any) -> tuple[Any, Any]:
@@ -160,21 +163,21 @@ def _adam(learning_rate: Hyper, b1: Hyper, b2: Hyper, eps: Hyper, weight_decay: 
             if dtype not in corrections:
                 wide = _CORRECTION_DTYPE.get(al.Dtype(dtype), Dtype("float32"))
                 t = al.astype(count, wide)
-                pair = (al.subtract(1.0, al.pow(h(b, wide), t)) for b in (b1, b2))
+                pair = (al.subtract(1.0, al.pow(h(b, wide), t)) for b in ("b1", "b2"))
                 corrections[dtype] = tuple(al.astype(c, dtype, copy=False) for c in pair)
             return corrections[dtype]
 
-        mu = tree_map(lambda m, g: al.add(al.multiply(m, h(b1, m.dtype)), al.multiply(g, _one_minus(h(b1, g.dtype)))),
+        mu = tree_map(lambda m, g: al.add(al.multiply(m, h("b1", m.dtype)), al.multiply(g, _one_minus(h("b1", g.dtype)))),
                       state["mu"], grads)
-        nu = tree_map(lambda v, g: al.add(al.multiply(v, h(b2, v.dtype)),
-                                          al.multiply(al.square(g), _one_minus(h(b2, g.dtype)))), state["nu"], grads)
+        nu = tree_map(lambda v, g: al.add(al.multiply(v, h("b2", v.dtype)),
+                                          al.multiply(al.square(g), _one_minus(h("b2", g.dtype)))), state["nu"], grads)
 
         def step(p: Any, m: Any, v: Any) -> Any:
             first, second = corrected_for(p.dtype)
-            rate = h(lr, p.dtype)
-            scale = al.add(al.sqrt(al.divide(v, second)), h(eps, p.dtype))
+            rate = h("lr", p.dtype)
+            scale = al.add(al.sqrt(al.divide(v, second)), h("eps", p.dtype))
             moved = al.subtract(p, al.multiply(al.divide(al.divide(m, first), scale), rate))
-            return al.subtract(moved, al.multiply(p, _times(rate, h(decay, p.dtype)))) if decays else moved
+            return al.subtract(moved, al.multiply(p, _times(rate, h("decay", p.dtype)))) if decays else moved
 
         return tree_map(step, params, mu, nu), {"count": count, "mu": mu, "nu": nu}
 

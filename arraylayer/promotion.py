@@ -167,10 +167,12 @@ def check_ints_fit(values: Iterable[Any], dtype: Dtype) -> None:
     for x in values:
         if isinstance(x, (list, tuple)):
             check_ints_fit(x, dtype)
-        elif isinstance(x, int) and not isinstance(x, bool) and not hasattr(x, "dtype"):
+        elif type(x) is int or (isinstance(x, int) and not isinstance(x, bool) and not hasattr(x, "dtype")):
+            # type() first: torch.compile traces a Python int argument as a symbolic int, of type
+            # int, on which it cannot trace hasattr
             if not info.min <= x <= info.max:
                 raise ScalarOverflowError(
-                    f"Python int {x} does not fit {dtype} (range {info.min}..{info.max}): it would wrap "
+                    f"Python int {int(x)} does not fit {dtype} (range {info.min}..{info.max}): it would wrap "
                     f"around. Use a wider dtype for the array, or pass the value as a float."
                 )
         elif getattr(x, "weak_type", False) and getattr(x.dtype, "kind", "") in "iu" and not x.shape:

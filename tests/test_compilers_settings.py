@@ -117,3 +117,112 @@ def test_finfo_iinfo_and_one_hot_inside_the_compiler(compiled_backend):
     np.testing.assert_array_equal(host(backend, clipped), [100, 101])  # int8's max is 127
     np.testing.assert_array_equal(host(backend, hot), np.eye(3, dtype=np.float32)[[0, 2]])
     assert not [w for w in caught if "incorrectness" in str(w.message)], [str(w.message) for w in caught]
+
+
+# -- optimizers with traced hyper-parameters ----------------------------------------------------------------------
+P0 = {"w": [[1.0, -2.0], [0.5, 3.0]], "b": [0.25, -0.75]}
+G0 = {"w": [[0.5, -1.0], [2.0, 0.0]], "b": [1.0, -0.5]}
+#: (learning_rate, b1, b2, eps, weight_decay, momentum) of two steps: a schedule's values
+HYPER = [(0.01, 0.9, 0.999, 1e-3, 0.1, 0.5), (0.05, 0.8, 0.99, 1e-2, 0.2, 0.25)]
+
+
+def _step(adam_params: Any, adam_state: Any, sgd_params: Any, sgd_state: Any, grads: Any, lr: Any, b1: Any,
+          b2: Any, eps: Any, decay: Any, momentum: Any) -> Any:
+    adamw, sgd = al.optim.adamw(lr, b1, b2, eps, decay), al.optim.sgd(lr, momentum=momentum)
+    adam_params, adam_state = adamw.update(grads, adam_state, adam_params)
+    sgd_params, sgd_state = sgd.update(grads, sgd_state, sgd_params)
+    return adam_params, adam_state, sgd_params, sgd_state
+
+
+def _traced_value(backend: str, value: float) -> Any:
+    """How a schedule passes a value to a compiled step: jax.jit traces a Python float (a weak
+    float32); tf.function and torch.compile would specialise on one, so it is a 0-d float32 tensor."""
+    return value if backend == "jax" else native(backend, value)
+
+
+def test_a_compiled_step_takes_traced_hyper_parameters_without_retracing(compiled_backend):
+    backend = compiled_backend
+    tree = lambda values: al.tree_map(lambda v: native(backend, v), values)  # noqa: E731
+    adam_params, sgd_params, grads = tree(P0), tree(P0), tree(G0)  # no aliases: Dynamo guards on them
+    init_adam, init_sgd = al.optim.adamw().init(adam_params), al.optim.sgd(0.1, momentum=0.5).init(sgd_params)
+    fast, traces = counted(backend, _step)
+    eager = compiled = (adam_params, init_adam, sgd_params, init_sgd)
+    for hyper in HYPER:
+        eager = _step(eager[0], eager[1], eager[2], eager[3], grads, *hyper)
+        compiled = fast(compiled[0], compiled[1], compiled[2], compiled[3], grads,
+                        *(_traced_value(backend, h) for h in hyper))
+    assert len(traces) == 1  # a new value per step, one trace
+    for got, want in zip(al.tree_leaves(compiled), al.tree_leaves(eager)):
+        assert dtype(backend, got) == dtype(backend, want)
+        np.testing.assert_allclose(host(backend, got), host(backend, want), rtol=2e-6, atol=1e-7)
+
+
+def test_an_eager_torch_rate_tensor_is_read_at_each_update():
+    torch = pytest.importorskip("torch")
+    rate = torch.tensor(0.1)
+    optimizer = al.optim.sgd(rate)
+    p, g = torch.tensor([1.0, -2.0]), torch.tensor([0.5, 4.0])
+    first, _ = optimizer.update(g, {}, p)
+    rate.fill_(0.05)  # a schedule changes the rate in place
+    second, _ = optimizer.update(g, {}, first)
+    expected = np.array([1.0, -2.0]) - 0.1 * np.array([0.5, 4.0]) - 0.05 * np.array([0.5, 4.0])
+    np.testing.assert_allclose(second.numpy(), expected, rtol=1e-6)
+
+
+def test_an_array_rate_keeps_the_parameters_dtype(backend):
+    low = "float16" if "float16" in al.valid_dtypes(backend) else "bfloat16"
+    with al.use_backend(backend):
+        p, g, rate = al.asarray([1.0, -2.0], dtype=low), al.asarray([0.5, 4.0], dtype=low), al.asarray(0.5)
+    new, _ = al.optim.sgd(rate).update(g, {}, p)
+    assert al.Dtype(new.dtype) is al.Dtype(low)  # a float32 rate, like a Python float, leaves float16 alone
+    np.testing.assert_array_equal(np.asarray(al.to_backend(new, "numpy"), np.float64), [0.75, -4.0])
+
+
+def test_an_array_hyper_parameter_must_be_0d_and_real(backend):
+    with al.use_backend(backend):
+        bad = [al.asarray([0.1, 0.2]), al.asarray(True)]
+    for value in bad:
+        with pytest.raises((al.InvalidArgumentError, al.InvalidArgumentTypeError), match="learning_rate"):
+            al.optim.sgd(value)
+
+
+# -- Python ints traced next to narrow integer arrays -------------------------------------------------------------
+def test_jit_traced_int_wraps_unless_checked():
+    jax = pytest.importorskip("jax")
+    x = native("jax", [1, 2], "int8")
+    with pytest.raises(al.ScalarOverflowError):  # eagerly: refused
+        al.add(x, 300)
+    wrapped = (np.array([1, 2]) + 300).astype(np.int8)  # what int8 arithmetic gives: 45, 46
+    np.testing.assert_array_equal(np.asarray(jax.jit(lambda x, n: al.add(x, n))(x, 300)), wrapped)
+
+    checked, traces = counted("jax", lambda x, n: al.add(x, n))
+    with al.use_checked_scalars():  # read when the first call traces
+        np.testing.assert_array_equal(np.asarray(checked(x, 5)), [6, 7])
+    np.testing.assert_array_equal(np.asarray(checked(x, -100)), [-99, -98])
+    with pytest.raises(jax.errors.JaxRuntimeError, match="ScalarOverflowError.*300 does not fit int8"):
+        np.asarray(checked(x, 300))
+    assert len(traces) == 1  # the check runs with the compiled function: no retrace per value
+
+
+def test_tf_function_has_no_traced_python_int():
+    """tf.function makes a Python int part of the signature (checked while tracing, as eagerly);
+    an int passed as a tensor is a strong int32, which widens the int8 array instead of wrapping."""
+    tf = pytest.importorskip("tensorflow")
+    add = tf.function(lambda x, n: al.add(x, n))
+    x = native("tensorflow", [1, 2], "int8")
+    with pytest.raises(al.ScalarOverflowError):
+        add(x, 300)
+    widened = add(x, tf.constant(300))
+    assert dtype("tensorflow", widened) == "int32"
+    np.testing.assert_array_equal(host("tensorflow", widened), [301, 302])
+
+
+def test_torch_compile_guards_a_python_int():
+    """Dynamo specialises a Python int argument (or guards the comparisons made with it): a new
+    value that does not fit retraces, and the check refuses it."""
+    torch = pytest.importorskip("torch")
+    add, traces = counted("torch", lambda x, n: al.add(x, n))
+    x = native("torch", [1, 2], "int8")
+    np.testing.assert_array_equal(add(x, 5).numpy(), [6, 7])
+    with pytest.raises(torch._dynamo.exc.Unsupported, match="ScalarOverflowError|does not fit int8"):
+        add(x, 300)
