@@ -61,6 +61,8 @@ def replaying() -> bool:
 
 
 #: The scopes entered while a replaying tracer traces, innermost last (see :meth:`Setting.scope`).
+#: One list serves every thread: Dynamo compiles one frame at a time (its compile lock), and an
+#: attempt begins and ends in the thread, and so the context, that entered its scopes.
 _TRACED_SCOPES: list[tuple[ContextVar[Any], Token[Any]]] = []
 
 #: Ways to run a function when the trace attempt in progress ends, kept or abandoned (Dynamo
