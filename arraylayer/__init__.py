@@ -16,7 +16,8 @@ from .api import fft, linalg
 from .api.info import __array_namespace_info__
 from .array import Array
 from .autodiff import grad, value_and_grad
-from .context import narrow_64bit, set_narrow_64bit, use_narrow_64bit
+from .context import (checked_scalars, narrow_64bit, set_checked_scalars, set_narrow_64bit, use_checked_scalars,
+                      use_narrow_64bit)
 from .defaults import (
     default_complex_dtype,
     default_dtype,
@@ -232,7 +233,8 @@ __all__ = [
     "available_backends", "installed_backends", "register_backend", "get_backend", "set_backend",
     "use_backend", "current_backend", "backend_of", "as_native_dtype", "as_arraylayer_dtype",
     "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
-    "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit",
+    "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit", "checked_scalars", "set_checked_scalars",
+    "use_checked_scalars",
     "linalg", "fft", "random", "nn", "optim", "initializers", "__array_api_version__", "__array_namespace_info__",
     "Array", "grad", "value_and_grad", "tree_map", "tree_leaves", "UnsupportedOperationError", "GradientError",
     "function_supported_dtypes", "function_unsupported_dtypes", "UnverifiedVersionWarning",

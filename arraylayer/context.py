@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
-from typing import Generic, TypeVar
+from contextvars import ContextVar, Token
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
 __all__ = ["Setting", "SETTING_READERS", "reads_setting", "NARROW_64BIT", "narrow_64bit", "set_narrow_64bit",
-           "use_narrow_64bit", "replaying", "watch_replay"]
+           "use_narrow_64bit", "replaying", "watch_replay", "at_trace_end",
+           "leave_traced_scopes", "CHECKED_SCALARS", "checked_scalars", "set_checked_scalars", "use_checked_scalars"]
 
 #: The functions that read a setting. A tracing compiler that cannot follow
 #: ``ContextVar.get`` (torch.compile's Dynamo) is told to call them at trace time and
@@ -59,6 +60,49 @@ def replaying() -> bool:
     return False
 
 
+#: The scopes entered while a replaying tracer traces, innermost last (see :meth:`Setting.scope`).
+#: One list serves every thread: Dynamo compiles one frame at a time (its compile lock), and an
+#: attempt begins and ends in the thread, and so the context, that entered its scopes.
+_TRACED_SCOPES: list[tuple[ContextVar[Any], Token[Any]]] = []
+
+#: Ways to run a function when the trace attempt in progress ends, kept or abandoned (Dynamo
+#: abandons an attempt at a graph break and traces the frame again): the torch backend's first
+#: use adds Dynamo's. A scope a trace entered is left then at the latest, so that no value set
+#: by an abandoned attempt is read by the next one.
+_AT_TRACE_END: list[Callable[[Callable[[], None]], None]] = []
+
+
+def at_trace_end(schedule: Callable[[Callable[[], None]], None]) -> None:
+    """Add a way to run a function when the current trace attempt ends (once per way)."""
+    if schedule not in _AT_TRACE_END:
+        _AT_TRACE_END.append(schedule)
+
+
+def _enter_traced(setting: Setting[T], value: object) -> None:
+    """Enter ``setting``'s scope for real while Dynamo traces (it cannot trace ``ContextVar.set``):
+    registered in :data:`SETTING_READERS`, so Dynamo runs it at trace time, and the readers it
+    then runs see the scope's value, as the Python run by jax.jit and tf.function does."""
+    _TRACED_SCOPES.append((setting.var, setting.var.set(setting._validate(value))))
+    for schedule in _AT_TRACE_END:
+        schedule(leave_traced_scopes)
+
+
+def _leave_traced() -> None:
+    """Leave the innermost scope entered by :func:`_enter_traced`."""
+    var, token = _TRACED_SCOPES.pop()
+    var.reset(token)
+
+
+def leave_traced_scopes() -> None:
+    """Leave every scope a trace entered and did not leave (an attempt that stopped inside a
+    ``with`` block)."""
+    while _TRACED_SCOPES:
+        _leave_traced()
+
+
+SETTING_READERS.extend((_enter_traced, _leave_traced))
+
+
 class Setting(Generic[T]):
     """A process-wide value with context-local overrides."""
 
@@ -81,7 +125,16 @@ class Setting(Generic[T]):
 
     @contextmanager
     def scope(self, value: object) -> Iterator[T]:
-        """Override the value for the current thread or task until the block ends."""
+        """Override the value for the current thread or task until the block ends. Inside a
+        function that torch.compile traces, the scope is entered at trace time (the compiled
+        graph holds the values read inside it as constants, as jax.jit's and tf.function's do)."""
+        if replaying():
+            _enter_traced(self, value)
+            try:
+                yield self._validate(value)
+            finally:
+                _leave_traced()
+            return
         token = self.var.set(self._validate(value))
         try:
             yield self.var.get()
@@ -94,17 +147,22 @@ class Setting(Generic[T]):
 
 # -- narrowing 64-bit requests (JAX without jax_enable_x64) ------------------------------------------
 
-def _flag(value: object) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"narrow_64bit takes True or False, got {value!r}.")
-    return value
+def _flag(name: str) -> Callable[[object], bool]:
+    """The validator of an on/off setting."""
+
+    def validate(value: object) -> bool:
+        if not isinstance(value, bool):
+            raise TypeError(f"{name} takes True or False, got {value!r}.")
+        return value
+
+    return validate
 
 
 #: Off by default: a 64-bit dtype the backend cannot hold as configured (JAX without
 #: ``jax_enable_x64``) raises UnsupportedDtypeError naming the remedy. On: such a request is
 #: served with the 32-bit dtype of the same kind (int64 -> int32, uint64 -> uint32, float64 ->
 #: float32, complex128 -> complex64), with a one-time warning that says so.
-NARROW_64BIT: Setting[bool] = Setting("narrow_64bit", False, _flag)
+NARROW_64BIT: Setting[bool] = Setting("narrow_64bit", False, _flag("narrow_64bit"))
 
 
 @reads_setting
@@ -122,3 +180,29 @@ def set_narrow_64bit(on: bool) -> bool:
 def use_narrow_64bit(on: bool = True):  # type: ignore[no-untyped-def]
     """Context manager: :func:`set_narrow_64bit` for this thread or task, inside the block."""
     return NARROW_64BIT.scope(on)
+
+
+# -- checking traced Python ints at run time (jax.jit) -----------------------------------------------
+
+#: Off by default (no cost). On: a Python int that ``jax.jit`` traced (a weak-typed int array whose
+#: value is unknown while tracing) and that meets a narrower integer array is checked when the
+#: compiled function runs; one that does not fit raises there instead of wrapping around.
+CHECKED_SCALARS: Setting[bool] = Setting("checked_scalars", False, _flag("checked_scalars"))
+
+
+@reads_setting
+def checked_scalars() -> bool:
+    """Whether traced Python ints are checked against the array's integer dtype at run time here."""
+    return CHECKED_SCALARS.var.get(CHECKED_SCALARS.process)
+
+
+def set_checked_scalars(on: bool) -> bool:
+    """Check (True) or not (False, the default) traced Python ints at run time, process-wide. Read
+    while tracing: a function compiled before the change keeps what it was traced with."""
+    return CHECKED_SCALARS.set_process(on)
+
+
+def use_checked_scalars(on: bool = True):  # type: ignore[no-untyped-def]
+    """Context manager: :func:`set_checked_scalars` for this thread or task, inside the block
+    (around the first call of a jitted function, which traces it, or inside the function)."""
+    return CHECKED_SCALARS.scope(on)

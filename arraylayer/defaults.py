@@ -209,7 +209,9 @@ def infer_dtype(dtype: DtypeLike | None, *items: Any) -> Dtype:
         except (KeyError, TypeError):
             return as_dtype(dtype)
     arrays: list[Any] = []
-    rank = max((_scan(item, arrays) for item in items), default=-1)
+    rank = -1
+    for item in items:  # a loop, not max() over a generator: torch.compile traces this one
+        rank = max(rank, _scan(item, arrays))
     if arrays:
         from .promotion import lattice_join_of_arrays
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from functools import cache
 from typing import Any, Final, Union
 
 from .errors import InvalidDtypeError
@@ -368,47 +367,44 @@ def _dtype_of(x: Any) -> Dtype:
     return as_dtype(x)
 
 
+#: (mantissa bits, exponent bits) of each real floating-point format: its limits follow from them.
+_FLOAT_FORMATS: Final = {"bfloat16": (7, 8), "float16": (10, 5), "float32": (23, 8), "float64": (52, 11)}
+
+
+def _float_limits(name: str, mantissa: int, exponent: int) -> FInfo:
+    bias = 2 ** (exponent - 1) - 1
+    largest = (2.0 - 2.0**-mantissa) * 2.0**bias
+    return FInfo(bits=CATALOGUE[name][1], eps=2.0**-mantissa, max=largest, min=-largest,
+                 smallest_normal=2.0 ** (1 - bias), dtype=_CANONICAL[name])
+
+
+def _int_limits(name: str) -> IInfo:
+    kind, bits = CATALOGUE[name]
+    low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if kind == "int" else (0, 2**bits - 1)
+    return IInfo(bits=bits, max=high, min=low, dtype=_CANONICAL[name])
+
+
+# Built once at import, in plain Python (no ml_dtypes, no numpy): finfo and iinfo are then a dict
+# look-up, which torch.compile traces as constants (ml_dtypes' finfo objects it cannot trace).
+_FINFO: Final[dict[str, FInfo]] = {name: _float_limits(name, *f) for name, f in _FLOAT_FORMATS.items()}
+_FINFO.update({complex_: _FINFO[real] for complex_, real in _REAL_OF_COMPLEX.items()})
+_IINFO: Final[dict[str, IInfo]] = {name: _int_limits(name) for name, (kind, _) in CATALOGUE.items()
+                                   if kind in ("int", "uint")}
+
+
 def finfo(x: Any) -> FInfo:
     """Limits of a floating-point or complex dtype (or of an array's dtype), bfloat16 included."""
-    return _finfo(_dtype_of(x))
-
-
-@cache
-def _finfo(dtype: Dtype) -> FInfo:
-    if dtype.kind not in ("float", "complex"):
-        raise InvalidDtypeError(
-            f"finfo needs a floating-point or complex dtype, got {dtype}; use arraylayer.iinfo for "
-            "integer dtypes."
-        )
-    real = _CANONICAL[_REAL_OF_COMPLEX.get(dtype, dtype)]
-    import ml_dtypes  # its finfo covers bfloat16 and defers to numpy for the IEEE types
-    import numpy as np
-
-    native = ml_dtypes.bfloat16 if real == "bfloat16" else np.dtype(str(real))
-    info = ml_dtypes.finfo(native)
-    return FInfo(
-        bits=real.bits,
-        eps=float(info.eps),
-        max=float(info.max),
-        min=float(info.min),
-        smallest_normal=float(info.smallest_normal),
-        dtype=real,
-    )
+    return _limits(_FINFO, x, "finfo needs a floating-point or complex dtype", "iinfo for integer dtypes")
 
 
 def iinfo(x: Any) -> IInfo:
     """Limits of an integer dtype (or of an array's dtype)."""
-    return _iinfo(_dtype_of(x))
+    return _limits(_IINFO, x, "iinfo needs an integer dtype", "finfo for floating-point and complex dtypes")
 
 
-@cache
-def _iinfo(dtype: Dtype) -> IInfo:
-    kind, bits = CATALOGUE[dtype]
-    if kind == "int":
-        return IInfo(bits=bits, max=2 ** (bits - 1) - 1, min=-(2 ** (bits - 1)), dtype=dtype)
-    if kind == "uint":
-        return IInfo(bits=bits, max=2**bits - 1, min=0, dtype=dtype)
-    raise InvalidDtypeError(
-        f"iinfo needs an integer dtype, got {dtype}; use arraylayer.finfo for floating-point and "
-        "complex dtypes."
-    )
+def _limits(table: dict[str, Any], x: Any, needs: str, instead: str) -> Any:
+    dtype = _dtype_of(x)
+    info = table.get(dtype)
+    if info is None:
+        raise InvalidDtypeError(f"{needs}, got {dtype}; use arraylayer.{instead}.")
+    return info

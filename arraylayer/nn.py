@@ -72,7 +72,8 @@ def _kernels(x: Any) -> Any:
 
 def _creating_on(x: Any) -> Any:
     """A scope in which arraylayer creates arrays on x's backend: none when that backend is the
-    active one already (setting a context variable is not traceable by torch.compile)."""
+    active one already (no scope to enter and leave, which under torch.compile is a trace-time
+    call; see ``context.Setting.scope``)."""
     name = al.backend_of(x).name
     return contextlib.nullcontext() if al.current_backend() == name else al.use_backend(name)
 

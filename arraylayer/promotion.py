@@ -8,11 +8,12 @@ native dtype objects and errors.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
-from .context import Setting, reads_setting
+from .context import Setting, checked_scalars, reads_setting
 from .dtypes import _ALIASES, Dtype, DtypeLike, _resolve, as_dtype, did_you_mean, iinfo
 from .errors import InvalidDtypeError, ScalarOverflowError
 from .policies import POLICIES, Failure, Policy
@@ -166,10 +167,12 @@ def check_ints_fit(values: Iterable[Any], dtype: Dtype) -> None:
     for x in values:
         if isinstance(x, (list, tuple)):
             check_ints_fit(x, dtype)
-        elif isinstance(x, int) and not isinstance(x, bool) and not hasattr(x, "dtype"):
+        elif type(x) is int or (isinstance(x, int) and not isinstance(x, bool) and not hasattr(x, "dtype")):
+            # type() first: torch.compile traces a Python int argument as a symbolic int, of type
+            # int, on which it cannot trace hasattr
             if not info.min <= x <= info.max:
                 raise ScalarOverflowError(
-                    f"Python int {x} does not fit {dtype} (range {info.min}..{info.max}): it would wrap "
+                    f"Python int {int(x)} does not fit {dtype} (range {info.min}..{info.max}): it would wrap "
                     f"around. Use a wider dtype for the array, or pass the value as a float."
                 )
         elif getattr(x, "weak_type", False) and getattr(x.dtype, "kind", "") in "iu" and not x.shape:
@@ -178,17 +181,37 @@ def check_ints_fit(values: Iterable[Any], dtype: Dtype) -> None:
 
 def _check_weak_int(x: Any, dtype: Dtype, info: Any) -> None:
     """A JAX weak-typed integer array with a concrete value is checked like the Python int it
-    stands for. Under ``jax.jit`` its value is unknown while tracing and it is not checked (JAX
-    then wraps it, as it does natively)."""
+    stands for. Under ``jax.jit`` its value is unknown while tracing: it is not checked (JAX then
+    wraps it, as it does natively) unless :func:`~arraylayer.checked_scalars` is on, which adds a
+    check that runs with the compiled function."""
     try:
         value = int(x)
-    except Exception:  # noqa: BLE001 - a tracer: no concrete value to check
+    except Exception:  # noqa: BLE001 - a tracer: no concrete value to check now
+        if checked_scalars():
+            sys.modules["jax"].debug.callback(_RunTimeCheck(dtype, info.min, info.max), x)
         return
-    if not info.min <= value <= info.max:
+    _refuse_wrap(value, dtype, info.min, info.max, "JAX weak-typed value")
+
+
+def _refuse_wrap(value: int, dtype: Dtype, low: int, high: int, what: str) -> None:
+    if not low <= value <= high:
         raise ScalarOverflowError(
-            f"JAX weak-typed value {value} does not fit {dtype} (range {info.min}..{info.max}): it would wrap "
+            f"{what} {value} does not fit {dtype} (range {low}..{high}): it would wrap "
             f"around. Use a wider dtype for the array, or pass the value as a float."
         )
+
+
+class _RunTimeCheck(NamedTuple):
+    """The check ``jax.debug.callback`` runs with the compiled function: the traced int's values
+    (several under ``jax.vmap``) must fit ``dtype``."""
+
+    dtype: Dtype
+    low: int
+    high: int
+
+    def __call__(self, values: Any) -> None:
+        for value in sys.modules["numpy"].asarray(values).reshape(-1).tolist():
+            _refuse_wrap(value, self.dtype, self.low, self.high, "Python int traced by jax.jit (checked_scalars):")
 
 
 def result_type(*args: Any) -> Dtype:

@@ -49,11 +49,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def _restore_process_settings():
     """Every test starts and ends with arraylayer's out-of-the-box process-wide settings."""
     import arraylayer as al
-    from arraylayer.context import NARROW_64BIT
+    from arraylayer.context import CHECKED_SCALARS, NARROW_64BIT
     from arraylayer.defaults import DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INT, DEFAULT_UINT
     from arraylayer.promotion import POLICY
 
-    settings = (POLICY, DEFAULT_INT, DEFAULT_UINT, DEFAULT_FLOAT, DEFAULT_COMPLEX, NARROW_64BIT)
+    settings = (POLICY, DEFAULT_INT, DEFAULT_UINT, DEFAULT_FLOAT, DEFAULT_COMPLEX, NARROW_64BIT, CHECKED_SCALARS)
     saved = [s.process for s in settings]
     yield al
     for setting, value in zip(settings, saved, strict=True):

@@ -353,7 +353,8 @@ NOT_COUNTED: Final = frozenset({
     "use_default_complex_dtype", "use_default_dtypes", "default_dtype", "infer_dtype", "available_backends",
     "installed_backends", "register_backend", "get_backend", "set_backend", "use_backend", "current_backend",
     "backend_of", "as_native_dtype", "as_arraylayer_dtype", "default_device", "set_default_device", "use_device",
-    "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit", "function_supported_dtypes",
+    "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit", "checked_scalars", "set_checked_scalars",
+    "use_checked_scalars", "function_supported_dtypes",
     "function_unsupported_dtypes", "from_dlpack", "dev",
 })
 

@@ -10,7 +10,10 @@ the framework's compiler is imported (at once if it already is), never importing
   being rewrapped as ``StagingError``.
 - ``torch._dynamo`` (imported by the first ``torch.compile``): the torch backend is loaded
   and ``torch.Tensor`` classified, so Dynamo never meets the imports, entry points and
-  ``ContextVar`` reads of a first use, which it cannot trace.
+  ``ContextVar`` reads of a first use, which it cannot trace; and a settings scope that a
+  trace entered and did not leave (the trace stopped inside the ``with`` block) is left when
+  trace attempt ends (``context.at_trace_end``; Dynamo abandons an attempt at a graph break
+  and traces the frame again, which must not see the scope's value before the block).
 
 Nothing here runs per call.
 """
@@ -36,10 +39,25 @@ def _leave_arraylayer_to_autograph() -> None:
 
 
 def _load_torch_for_dynamo() -> None:
+    from torch._dynamo.output_graph import OutputGraph
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+
+    from ..context import at_trace_end
     from ..registry import prepare_for_tracing
 
     torch = sys.modules["torch"]
     prepare_for_tracing(torch.Tensor, torch.nn.Parameter)
+    if not (hasattr(InstructionTranslator, "current_tx") and hasattr(OutputGraph, "add_cleanup_hook")):
+        raise AttributeError("torch._dynamo has no per-attempt cleanup hooks")
+    at_trace_end(_after_this_attempt)
+
+
+def _after_this_attempt(cleanup: Callable[[], None]) -> None:
+    """Run ``cleanup`` when Dynamo's current trace attempt ends (its output graph's cleanup hooks
+    run after every attempt, kept or abandoned)."""
+    from torch._dynamo.symbolic_convert import InstructionTranslator
+
+    InstructionTranslator.current_tx().output.add_cleanup_hook(cleanup)
 
 
 #: module -> what to do once it is imported.
