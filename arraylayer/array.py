@@ -614,13 +614,19 @@ def _inplace(function: Callable[[Any, Any], Any], array: Array, other: Any, symb
             f"{_describe(native)}); an in-place operator keeps the dtype, as NumPy and JAX refuse this cast. "
             f"Write x = x {symbol[:-1]} y to get a new {new_dtype} array, or cast y first."
         )
-    if tuple(result.shape) != tuple(before.shape):
+    if tuple(result.shape) != tuple(before.shape) and not _same_unknown(tuple(result.shape), tuple(before.shape)):
         raise ValueError(
             f"In-place {symbol} would change the left operand's shape from {tuple(before.shape)} to "
             f"{tuple(result.shape)} (broadcasting); write x = x {symbol[:-1]} y instead."
         )
     array._native = result
     return array
+
+
+def _same_unknown(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Whether shapes ``a`` and ``b`` agree where known, with dask's unknown lengths (nan) in the
+    same places (dask checks those when it computes)."""
+    return len(a) == len(b) and all(m == n or (m != m and n != n) for m, n in zip(a, b, strict=True))
 
 
 def _describe(value: Any) -> str:
