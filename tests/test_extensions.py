@@ -208,3 +208,22 @@ def test_the_namespaces_have_the_extensions(backend):
     got = wrapped.nanmean(al.Array(make_array(backend, "float32", DATA.astype(np.float32))), axis=1)
     assert isinstance(got, al.Array)
     _close(backend, got.native, _numpy("nanmean", DATA, axis=1), "xp.nanmean", rtol=1e-6)
+
+
+@pytest.mark.parametrize("compiler", ["jax", "tensorflow"])
+def test_the_extensions_trace_under_jit(compiler):
+    """Compositions of the standard's functions: they trace under jax.jit and tf.function."""
+    host = DATA.astype(np.float32)
+
+    def run(a):
+        return al.nanmean(a, axis=1), al.nanargmax(a, axis=1), al.pad(a, 1, "edge"), al.round(a, 1)
+
+    if compiler == "jax":
+        jax = pytest.importorskip("jax")
+        results = jax.jit(run)(make_array("jax", "float32", host))
+    else:
+        tf = pytest.importorskip("tensorflow")
+        results = tf.function(run)(make_array("tensorflow", "float32", host))
+    want = (_numpy("nanmean", host, axis=1), [3, -1, 2], np.pad(host, 1, "edge"), np.round(host, 1))
+    for got, expected in zip(results, want, strict=True):
+        np.testing.assert_allclose(to_numpy(compiler, got), expected, rtol=1e-6, equal_nan=True)
