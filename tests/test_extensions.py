@@ -227,3 +227,20 @@ def test_the_extensions_trace_under_jit(compiler):
     want = (_numpy("nanmean", host, axis=1), [3, -1, 2], np.pad(host, 1, "edge"), np.round(host, 1))
     for got, expected in zip(results, want, strict=True):
         np.testing.assert_allclose(to_numpy(compiler, got), expected, rtol=1e-6, equal_nan=True)
+
+
+# -- unsigned accumulations on torch (issue 20, item 9) -----------------------------------------------
+@pytest.mark.parametrize("name", ["sum", "prod", "cumulative_sum", "cumulative_prod", "nansum", "nancumsum"])
+def test_torch_uint8_accumulations_are_numpys_for_every_valid_dtype(name):
+    """torch has kernels for every accumulator it can hold, wrap-around included (uint8 sums modulo
+    256, as NumPy's); the default accumulator, uint32, is no valid torch dtype and is refused with
+    the remedy (pass dtype=) instead of narrowed."""
+    torch = pytest.importorskip("torch")
+    host = np.array([[200, 100, 7], [255, 3, 128]], np.uint8)
+    x = torch.from_numpy(host.copy())
+    for dtype in ("uint8", "int16", "int32", "int64", "float32", "float64"):
+        got, want = getattr(al, name)(x, axis=0, dtype=dtype), getattr(al, name)(host, axis=0, dtype=dtype)
+        assert dtype_name("torch", got) == dtype == str(want.dtype), (name, dtype)
+        np.testing.assert_array_equal(to_numpy("torch", got), want, err_msg=f"{name} dtype={dtype}")
+    with pytest.raises(al.UnsupportedDtypeError, match="dtype="):
+        getattr(al, name)(x, axis=0)
