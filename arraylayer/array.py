@@ -300,6 +300,20 @@ class Array:
             )
         return _wrap(matrix_transpose(self._native))
 
+    @property
+    def real(self) -> Array:
+        """The real part, as NumPy's ``x.real`` (beyond the standard: ``arraylayer.real``)."""
+        from .api.elementwise import real
+
+        return _wrap(real(self._native))
+
+    @property
+    def imag(self) -> Array:
+        """The imaginary part, as NumPy's ``x.imag`` (zeros for real x; beyond the standard: ``arraylayer.imag``)."""
+        from .api.elementwise import imag
+
+        return _wrap(imag(self._native))
+
     def to_device(self, device: str, /, *, stream: Any = None) -> Array:
         """The array on ``device`` (an arraylayer device string; ``self`` when already there)."""
         if stream is not None:

@@ -211,11 +211,17 @@ def _check_mask_shapes(shape: tuple[int, ...], key: Any) -> None:
             axis += len(shape) - sum(consumed)
         elif _is_mask(k):
             for offset, size in enumerate(k.shape):
-                if axis + offset >= len(shape) or shape[axis + offset] != size:
+                if axis + offset >= len(shape) or (shape[axis + offset] != size and _known(shape[axis + offset], size)):
                     have = shape[axis + offset] if axis + offset < len(shape) else 0
                     raise IndexError(f"boolean index did not match indexed array along axis {axis + offset}; size "
                                      f"of axis is {have} but size of corresponding boolean axis is {size}")
         axis += width
+
+
+def _known(*lengths: Any) -> bool:
+    """Whether all ``lengths`` are known: dask writes a length only computing can tell as nan (the one
+    value not equal to itself), and checks it when it computes."""
+    return all(n == n for n in lengths)
 
 
 def _canonical_slices(shape: tuple[int, ...], key: Any) -> Any:
@@ -324,6 +330,8 @@ def _masked_set(x: Any, key: Any, value: Any) -> Any:
     if rows == 1:
         return da.where(spread, value.reshape(value.shape[1:]) if value.ndim == len(rest) + 1 else value, x)
     order = (da.cumsum(mask.reshape(-1)) - 1).reshape(mask.shape)
+    if not _known(rows):  # x[x > 0] = y[y > 0]: the value's length is checked when the graph runs
+        return da.where(spread, _rows_of_unknown(order, mask.sum(), value, rest), x).rechunk(x.chunks)
     order = da.map_blocks(_rows_checked, order, mask.sum(), rows=rows, dtype=order.dtype)
     values = da.broadcast_to(value, (rows, *rest))[order.reshape(-1)].reshape(mask.shape + rest)
     return da.where(spread, values, x).rechunk(x.chunks)
@@ -344,6 +352,37 @@ def _value_rows(shape: tuple[int, ...], rest: tuple[int, ...]) -> int:
         raise ValueError(f"shape mismatch: value array of shape {shape} could not be broadcast to indexing result of "
                          f"shape {('nan', *rest)}")
     return rows
+
+
+def _rows_of_unknown(order: Any, count: Any, value: Any, rest: tuple[int, ...]) -> Any:
+    """The value's row for each place of ``order`` (a value of unknown length, gathered whole into
+    every task: dask cannot index an array of unknown length lazily)."""
+    import dask
+    import dask.array as da
+
+    whole = dask.delayed(_gathered_rows, pure=True)(value)
+    ndim = order.ndim
+    return da.map_blocks(_value_rows_at, order, count, whole, dtype=value.dtype,
+                         new_axis=list(range(ndim, ndim + len(rest))) or None,
+                         chunks=(*order.chunks, *((n,) for n in rest)))
+
+
+def _gathered_rows(value: Any) -> Any:
+    import numpy as np
+
+    return np.asarray(value)
+
+
+def _value_rows_at(order: Any, count: Any, whole: Any) -> Any:
+    """``whole``'s rows at ``order`` (clipped where the mask is false); one row fills every place;
+    NumPy's ValueError when the mask selects other than ``len(whole)`` places."""
+    import numpy as np
+
+    rows = len(whole)
+    if rows == 1:
+        return whole[np.zeros(order.shape, np.intp)]
+    picked = _rows_checked(order, count, rows=rows)
+    return whole[picked] if rows else np.zeros(order.shape + whole.shape[1:], whole.dtype)
 
 
 def _rows_checked(order: Any, count: Any, *, rows: int) -> Any:

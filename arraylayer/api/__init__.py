@@ -10,6 +10,7 @@ from . import (
     creation,
     data_types,
     elementwise,
+    extensions,
     fft,
     indexing,
     info,
@@ -24,9 +25,10 @@ from . import (
 )
 from .dispatch import accepting_wrapped
 
-#: The category modules whose ``__all__`` make up the main namespace.
+#: The category modules whose ``__all__`` make up the main namespace; ``extensions`` (last: its
+#: ``round`` takes ``decimals`` and replaces the standard's) holds what is beyond the standard.
 CATEGORIES = (creation, data_types, elementwise, indexing, info, linear_algebra, manipulation, searching,
-              sets, sorting, statistical, utility)
+              sets, sorting, statistical, utility, extensions)
 
 # arraylayer.Array in, Array out: every public function without a planned native fast path checks
 # its arguments for wrappers (the elementwise functions check in their planning path instead).

@@ -260,6 +260,11 @@ def check_index_block(values: Any, *, length: int, parameter: str) -> Any:
     return values
 
 
+#: dask's unknown length (``nan``): unknown lengths broadcast with each other and with 1 (dask
+#: checks them when it computes), as dask's own broadcasting does.
+_UNKNOWN: Final = math.nan
+
+
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The broadcast shape of ``shapes``, or one error naming all of them."""
     ndim = 0
@@ -270,7 +275,7 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
         sizes = set()
         for s in shapes:
             if len(s) >= -i and s[i] != 1:
-                sizes.add(s[i])
+                sizes.add(s[i] if s[i] == s[i] else _UNKNOWN)  # dask's unknown lengths (nan) are one length
         if len(sizes) > 1:
             raise InvalidArgumentError(
                 f"shapes {', '.join(str(tuple(s)) for s in shapes)} do not broadcast: lengths {sorted(sizes)} "

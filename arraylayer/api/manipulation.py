@@ -154,6 +154,9 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
         arguments.flag(copy, "copy")
     sequence = arguments.dims_sequence(shape)
     target = shape if sequence is None else sequence
+    if isinstance(target, tuple) and math.isnan(math.prod(x.shape)):  # dask's unknown lengths: its kernel decides
+        arguments.shape(tuple(1 if d == -1 else d for d in target))
+        return kernel(backend, "reshape", dtype)(x, target, copy=copy)
     if isinstance(target, tuple) and target.count(-1) == 1:
         known = arguments.shape(tuple(1 if d == -1 else d for d in target))
         size, rest = math.prod(x.shape), math.prod(known)
@@ -198,7 +201,9 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     backend, x, dtype = array_input(x)
     reps = arguments.shape(repetitions, "repetitions")
     padded = (1,) * (len(reps) - len(x.shape)) + tuple(x.shape)
-    arguments.shape(tuple(a * b for a, b in zip((1,) * (len(padded) - len(reps)) + reps, padded, strict=True)), "the result of tile")
+    if not math.isnan(math.prod(padded)):  # dask's unknown lengths (nan): dask tiles them when it computes
+        arguments.shape(tuple(a * b for a, b in zip((1,) * (len(padded) - len(reps)) + reps, padded, strict=True)),
+                        "the result of tile")
     return kernel(backend, "tile", dtype)(x, reps)
 
 

@@ -45,7 +45,9 @@ class ArrayBackend(AbstractBackend):
         return x.shape
 
     def reshape(self, x: Array, shape: Sequence[int]) -> Array:
-        return al.reshape(x, tuple(shape))
+        """A length einops computed from dask's unknown one (nan) is asked for as -1."""
+        unknown = sum(1 for n in shape if n != n)
+        return al.reshape(x, tuple(-1 if n != n else n for n in shape) if unknown == 1 else tuple(shape))
 
     def transpose(self, x: Array, axes: Sequence[int]) -> Array:
         return al.permute_dims(x, tuple(axes))
@@ -89,4 +91,5 @@ _EINSUM = {
     "jax": lambda module: module.numpy.einsum,
     "torch": lambda module: module.einsum,
     "tensorflow": lambda module: module.einsum,
+    "dask": lambda module: module.einsum,
 }

@@ -111,6 +111,7 @@ ARRAY_API_CATEGORIES = {
     "sorting": "sorting functions",
     "statistical": "statistical functions",
     "utility": "utility functions",
+    "extensions": "beyond the standard (NaN-aware reductions, pad, round with decimals)",
 }
 
 

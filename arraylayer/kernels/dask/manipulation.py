@@ -11,12 +11,12 @@ from typing import Any
 
 import dask.array as da
 import numpy as np
+from dask.array.core import elemwise
 
 from ...errors import InvalidArgumentError
 from ._lazy import gathered, unknown, whole_axes
 
 broadcast_to = da.broadcast_to
-expand_dims = da.expand_dims
 flip = da.flip
 moveaxis = da.moveaxis
 roll = da.roll
@@ -25,8 +25,27 @@ stack = da.stack
 tile = da.tile
 
 
+def _known(shape: tuple[Any, ...]) -> bool:
+    return all(n == n for n in shape)  # nan (an unknown length) is the one value not equal to itself
+
+
 def broadcast_arrays(*arrays: Any) -> tuple[Any, ...]:
-    return tuple(da.broadcast_arrays(*arrays))
+    """dask's broadcast_arrays; with unknown lengths (which dask's refuses), each array broadcast
+    chunk by chunk against the others, as dask's element-wise functions broadcast them."""
+    if all(_known(a.shape) for a in arrays):
+        return tuple(da.broadcast_arrays(*arrays))
+    return tuple(elemwise(_broadcast_first, a, *(b for b in arrays if b is not a), dtype=a.dtype) for a in arrays)
+
+
+def _broadcast_first(first: Any, *others: Any) -> Any:
+    """``first`` broadcast to the shape it makes with ``others`` (a copy: chunks are not views)."""
+    return np.array(np.broadcast_to(first, np.broadcast_shapes(first.shape, *(o.shape for o in others))))
+
+
+def expand_dims(x: Any, /, axis: int = 0) -> Any:
+    """A new axis of length one at ``axis``, by indexing with None (dask's expand_dims refuses
+    unknown lengths; indexing keeps them)."""
+    return x[(slice(None),) * (axis % (x.ndim + 1)) + (None,)]
 
 
 def concat(arrays: Any, /, *, axis: int | None = 0) -> Any:
@@ -41,11 +60,27 @@ def permute_dims(x: Any, /, axes: tuple[int, ...]) -> Any:
 
 def reshape(x: Any, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Any:
     """dask's reshape; a reshape dask cannot map chunk to chunk (dimensions split unevenly) goes
-    through the flattened array, which dask can always reshape."""
+    through the flattened array, which dask can always reshape. With an unknown length, the
+    reshapes that only add or drop axes of length one (``-1`` standing for the unknown one) are
+    indexing; dask refuses the others until its lengths are computed."""
+    if not _known(x.shape):
+        return _reshape_unknown(x, shape)
     try:
         return da.reshape(x, shape)
     except NotImplementedError:
         return da.reshape(da.reshape(x, (-1,)), shape)
+
+
+def _reshape_unknown(x: Any, shape: tuple[int, ...]) -> Any:
+    ones = [i for i, n in enumerate(x.shape) if n == 1]
+    lengths = [-1 if n != n else n for n in x.shape if n != 1]  # the unknown one written -1, as in shape
+    if lengths.count(-1) == 1 and lengths == [n for n in shape if n != 1]:
+        squeezed = da.squeeze(x, axis=tuple(ones)) if ones else x
+        return squeezed[tuple(None if n == 1 else slice(None) for n in shape)]
+    raise InvalidArgumentError(
+        f"reshape of shape {tuple(x.shape)} to {shape}: dask cannot reshape an array whose lengths are unknown (nan) "
+        f"until computed, except by adding or dropping axes of length one. Call x.compute_chunk_sizes() on the dask "
+        f"array first (it computes), or reshape before selecting with a mask.")
 
 
 def unstack(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:

@@ -1,0 +1,259 @@
+"""Beyond the standard: the NumPy functions clients look up on any namespace (xarray's rolling,
+pad, quantile and round; SciPy's signal and interpolate code): NaN-aware reductions, ``pad`` and
+``round(x, decimals)``.
+
+Each is a composition of the standard functions, so it runs on every backend with arraylayer's
+dtype rules, lazily on dask, under jit and autodiff, with no kernel of its own:
+
+* ``nansum``/``nanprod``/``nancumsum``/``nancumprod`` are ``sum``/``prod``/``cumulative_*`` with
+  NaN read as 0 (1): the same accumulator dtype (bool and narrow integers: the default int).
+* ``nanmean``/``nanvar``/``nanstd`` give the dtype of ``mean``/``var``/``std`` (integer input:
+  the default float); ``nanmin``/``nanmax`` x's dtype.
+* An all-NaN slice gives NaN (``nanmean``, ``nanmin``, ``nanmax``, ``nanvar``, ``nanstd``; also
+  where ``correction`` leaves no degrees of freedom), as NumPy's values, without NumPy's
+  RuntimeWarning; ``nanargmin``/``nanargmax`` give -1 there (NumPy raises ValueError, which a lazy
+  or traced array cannot do before it is computed).
+* ``round(x, decimals)`` is NumPy's: ``x * 10**decimals`` rounded half to even and divided back
+  for floating input (so ``round(2.675, 2)`` is 2.67 or 2.68 exactly as NumPy's); integers with
+  ``decimals < 0`` round to a multiple of ``10**-decimals`` half to even, wrapping as NumPy does.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Final
+
+from ..defaults import default_float_dtype
+from ..dtypes import Dtype, DtypeLike, iinfo
+from ..errors import InvalidArgumentError
+from . import arguments, creation, elementwise, searching, statistical, utility
+from .dispatch import array_input, kernel
+
+Array = Any
+Axis = int | tuple[int, ...] | None
+
+__all__ = [
+    "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmin", "nanprod", "nanstd",
+    "nansum", "nanvar", "pad", "round",
+]
+
+#: The names arraylayer adds to the standard's namespace (``arraylayer.api.extensions``).
+EXTENSIONS: Final = tuple(__all__)
+
+_PAD_MODES: Final = ("constant", "edge", "reflect", "symmetric", "wrap")
+
+
+def _filled(x: Array, value: float) -> Array:
+    """x with its NaNs replaced by ``value`` (x itself for dtypes that hold no NaN)."""
+    _, x, dtype = array_input(x)
+    if dtype.kind not in ("float", "complex"):
+        return x
+    return searching.where(elementwise.isnan(x), value, x)
+
+
+def nansum(x: Array, /, *, axis: Axis = None, dtype: DtypeLike | None = None, keepdims: bool = False) -> Array:
+    """``sum`` with NaN read as zero."""
+    return statistical.sum(_filled(x, 0), axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def nanprod(x: Array, /, *, axis: Axis = None, dtype: DtypeLike | None = None, keepdims: bool = False) -> Array:
+    """``prod`` with NaN read as one."""
+    return statistical.prod(_filled(x, 1), axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def nancumsum(x: Array, /, *, axis: int | None = None, dtype: DtypeLike | None = None,
+              include_initial: bool = False) -> Array:
+    """``cumulative_sum`` with NaN read as zero."""
+    statistical._cumulative_axis(array_input(x)[1], axis, "nancumsum")
+    return statistical.cumulative_sum(_filled(x, 0), axis=axis, dtype=dtype, include_initial=include_initial)
+
+
+def nancumprod(x: Array, /, *, axis: int | None = None, dtype: DtypeLike | None = None,
+               include_initial: bool = False) -> Array:
+    """``cumulative_prod`` with NaN read as one."""
+    statistical._cumulative_axis(array_input(x)[1], axis, "nancumprod")
+    return statistical.cumulative_prod(_filled(x, 1), axis=axis, dtype=dtype, include_initial=include_initial)
+
+
+def _inexact(name: str, x: Array, complex_ok: bool) -> tuple[Array, Dtype]:
+    """x in the dtype ``mean`` computes it in: integer and bool input in the default float."""
+    _, x, dtype = statistical._floating(name, x, complex_ok)
+    return x, dtype
+
+
+def _count(x: Array, dtype: Dtype, axis: Axis, keepdims: bool) -> Array:
+    """The number of x's non-NaN values along ``axis``, in the real dtype of ``dtype``."""
+    counted = dtype if dtype.kind == "float" else Dtype("float32" if dtype.bits == 64 else "float64")
+    present = elementwise.logical_not(elementwise.isnan(x))
+    return statistical.sum(present, axis=axis, dtype=counted, keepdims=keepdims)
+
+
+def _over(total: Array, count: Array) -> Array:
+    """``total / count``, NaN where ``count`` is not positive (no division by zero is made, so no
+    framework warns)."""
+    empty = elementwise.less_equal(count, 0)
+    quotient = elementwise.divide(total, searching.where(empty, 1, count))
+    return searching.where(empty, math.nan, quotient)
+
+
+def nanmean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
+    """``mean`` of the non-NaN values; NaN for an all-NaN slice (no warning)."""
+    x, dtype = _inexact("nanmean", x, complex_ok=True)
+    arguments.flag(keepdims, "keepdims")
+    axis = arguments.axes(axis, len(x.shape))
+    return _over(nansum(x, axis=axis, keepdims=keepdims), _count(x, dtype, axis, keepdims))
+
+
+def nanvar(x: Array, /, *, axis: Axis = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
+    """``var`` of the non-NaN values with ``correction``; NaN where no degree of freedom is left."""
+    x, dtype = _inexact("nanvar", x, complex_ok=False)
+    arguments.flag(keepdims, "keepdims")
+    axis = arguments.axes(axis, len(x.shape))
+    correction = statistical._correction(correction)
+    centred = elementwise.subtract(x, _over(nansum(x, axis=axis, keepdims=True), _count(x, dtype, axis, True)))
+    squares = nansum(elementwise.multiply(centred, centred), axis=axis, keepdims=keepdims)
+    return _over(squares, elementwise.subtract(_count(x, dtype, axis, keepdims), correction))
+
+
+def nanstd(x: Array, /, *, axis: Axis = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
+    """``std`` of the non-NaN values with ``correction``; NaN where no degree of freedom is left."""
+    variance = nanvar(x, axis=axis, correction=correction, keepdims=keepdims)
+    root = elementwise.sqrt(variance)
+    if root.__class__ is not variance.__class__:  # NumPy's sqrt of a 0-d array is a scalar; std's is an array
+        backend, _, dtype = array_input(variance)
+        root = backend.asarray(root, dtype)
+    return root
+
+
+def _nan_extreme(name: str, x: Array, axis: Axis, keepdims: bool, filler: float) -> Array:
+    _, x, dtype = array_input(x)
+    reduce = statistical.max if name == "nanmax" else statistical.min
+    if dtype.kind != "float":  # complex is refused by max/min; other kinds hold no NaN
+        return reduce(x, axis=axis, keepdims=keepdims)
+    nan = elementwise.isnan(x)
+    found = reduce(searching.where(nan, filler, x), axis=axis, keepdims=keepdims)
+    return searching.where(utility.all(nan, axis=axis, keepdims=keepdims), math.nan, found)
+
+
+def nanmax(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
+    """``max`` of the non-NaN values; NaN for an all-NaN slice (no warning)."""
+    return _nan_extreme("nanmax", x, axis, keepdims, -math.inf)
+
+
+def nanmin(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
+    """``min`` of the non-NaN values; NaN for an all-NaN slice (no warning)."""
+    return _nan_extreme("nanmin", x, axis, keepdims, math.inf)
+
+
+def _nan_arg_extreme(name: str, x: Array, axis: int | None, keepdims: bool, filler: float) -> Array:
+    _, x, dtype = array_input(x)
+    find = searching.argmax if name == "nanargmax" else searching.argmin
+    if dtype.kind != "float":
+        return find(x, axis=axis, keepdims=keepdims)
+    nan = elementwise.isnan(x)
+    found = find(searching.where(nan, filler, x), axis=axis, keepdims=keepdims)
+    return searching.where(utility.all(nan, axis=axis, keepdims=keepdims), -1, found)
+
+
+def nanargmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+    """Index of the first maximum of the non-NaN values (-1 for an all-NaN slice)."""
+    return _nan_arg_extreme("nanargmax", x, axis, keepdims, -math.inf)
+
+
+def nanargmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
+    """Index of the first minimum of the non-NaN values (-1 for an all-NaN slice)."""
+    return _nan_arg_extreme("nanargmin", x, axis, keepdims, math.inf)
+
+
+# -- pad --------------------------------------------------------------------------------------------
+
+def _pad_widths(pad_width: Any, ndim: int) -> tuple[tuple[int, int], ...]:
+    """NumPy's ``pad_width`` forms (``n``, ``(n,)``, ``(before, after)``, one pair per axis) as one
+    pair of non-negative ints per axis."""
+    def pair(value: Any) -> tuple[int, int]:
+        items = value if isinstance(value, (tuple, list)) else (value,)
+        if len(items) not in (1, 2):
+            raise InvalidArgumentError(f"pad_width={pad_width!r}: each entry is n or (before, after).")
+        before, after = (arguments.integer(v, "pad_width") for v in (items * 2)[:2])
+        if before < 0 or after < 0:
+            raise InvalidArgumentError(f"pad_width={pad_width!r} holds a negative width; widths are >= 0.")
+        return before, after
+
+    if isinstance(pad_width, (tuple, list)) and any(isinstance(v, (tuple, list)) for v in pad_width):
+        if len(pad_width) == 1:
+            return (pair(pad_width[0]),) * ndim
+        if len(pad_width) != ndim:
+            raise InvalidArgumentError(f"pad_width={pad_width!r} has {len(pad_width)} pairs for an array of {ndim} "
+                                       f"axes; pass one (before, after) pair per axis, or one pair for all.")
+        return tuple(pair(v) for v in pad_width)
+    return (pair(pad_width),) * ndim
+
+
+def pad(x: Array, pad_width: int | tuple[Any, ...], mode: str = "constant", *,
+        constant_values: bool | int | float | complex = 0) -> Array:
+    """x padded by ``pad_width`` (NumPy's forms) in x's dtype; ``mode`` is one of NumPy's
+    ``"constant"`` (``constant_values``, which must fit x's dtype), ``"edge"``, ``"reflect"``,
+    ``"symmetric"``, ``"wrap"``."""
+    import numpy as np
+
+    backend, x, dtype = array_input(x)
+    if mode not in _PAD_MODES:
+        raise InvalidArgumentError(f"pad mode={mode!r} is not one of {', '.join(map(repr, _PAD_MODES))}.")
+    widths = _pad_widths(pad_width, len(x.shape))
+    device = backend.device_of(x)
+    from ..registry import use_backend
+    from .manipulation import concat
+
+    for axis, (before, after) in enumerate(widths):
+        if not before and not after:
+            continue
+        if mode == "constant":
+            with use_backend(backend.name):
+                sides = [creation.full(tuple(w if a == axis else n for a, n in enumerate(x.shape)), constant_values,
+                                       dtype=dtype, device=device) for w in (before, after)]
+            x = concat([sides[0], x, sides[1]], axis=axis)
+            continue
+        if x.shape[axis] == 0:
+            raise InvalidArgumentError(f"pad mode={mode!r} cannot extend axis {axis} of length 0; use mode='constant'.")
+        positions = np.pad(np.arange(int(x.shape[axis])), (before, after), mode=mode)
+        indices = backend.asarray(positions.tolist(), Dtype("int32") if positions.size < 2**31 else Dtype("int64"),
+                                  device)
+        x = kernel(backend, "take", dtype)(x, indices, axis=axis)
+    return x
+
+
+# -- round ------------------------------------------------------------------------------------------
+
+def round(x: Array, /, decimals: int = 0) -> Array:  # noqa: A001
+    """The standard's ``round`` (half to even) at ``decimals`` places (negative: tens, hundreds ...),
+    in x's dtype, with NumPy's values."""
+    decimals = arguments.integer(decimals, "decimals")
+    if decimals == 0:
+        return elementwise.round(x)
+    _, x, dtype = array_input(x)
+    if dtype.kind == "bool":
+        return elementwise.round(x)  # the standard's error
+    if dtype.kind == "complex":
+        real = round(elementwise.real(x), decimals)  # the two parts rounded apart, as NumPy does
+        imag = round(elementwise.imag(x), decimals)
+        return elementwise.add(real, elementwise.multiply(imag, 1j))
+    if dtype.kind == "float":
+        if decimals > 0:
+            return elementwise.divide(elementwise.round(elementwise.multiply(x, 10.0 ** decimals)), 10.0 ** decimals)
+        return elementwise.multiply(elementwise.round(elementwise.divide(x, 10.0 ** -decimals)), 10.0 ** -decimals)
+    if decimals > 0:
+        return x
+    return _round_integer(x, dtype, 10 ** -decimals)
+
+
+def _round_integer(x: Array, dtype: Dtype, step: int) -> Array:
+    """x rounded to a multiple of ``step`` (half to even), wrapping in x's dtype as NumPy does."""
+    if step > iinfo(dtype).max:
+        return creation.zeros_like(x)
+    quotient = elementwise.floor_divide(x, step)
+    rest = elementwise.subtract(x, elementwise.multiply(quotient, step))
+    gap = elementwise.subtract(step, rest)  # rest - gap compared without overflow
+    odd = elementwise.not_equal(elementwise.remainder(quotient, 2), 0)
+    up = elementwise.logical_or(elementwise.greater(rest, gap),
+                                elementwise.logical_and(elementwise.equal(rest, gap), odd))
+    return elementwise.multiply(searching.where(up, elementwise.add(quotient, 1), quotient), step)

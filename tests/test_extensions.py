@@ -1,0 +1,246 @@
+"""Beyond the standard (arraylayer/api/extensions.py): NaN-aware reductions, ``pad``,
+``round(x, decimals)`` and ``Array.real``/``.imag`` on every backend, against NumPy's values, with
+arraylayer's dtypes, lazily on dask, and with no warning for all-NaN slices."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from conftest import make_array
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from oracles import dtype_name, to_numpy
+
+import arraylayer as al
+
+REDUCTIONS = ("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmin", "nanmax")
+ARG_REDUCTIONS = ("nanargmin", "nanargmax")
+CUMULATIVE = ("nancumsum", "nancumprod")
+
+#: a 3x4 float64 matrix with NaNs: a whole NaN row, a whole NaN column, a row without NaN
+DATA = np.array([[1.5, np.nan, -2.0, 4.0], [np.nan, np.nan, np.nan, np.nan], [0.5, np.nan, 3.0, -1.0]])
+
+
+def _numpy(name, host, **kwargs):
+    """NumPy's value (its all-NaN warnings silenced; arraylayer gives the same values silently)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if "correction" in kwargs:
+            kwargs["ddof"] = kwargs.pop("correction")
+        return getattr(np, name)(host, **kwargs)
+
+
+def _close(backend, got, want, what, rtol=1e-6):
+    np.testing.assert_allclose(to_numpy(backend, got).astype(np.float64), np.asarray(want, np.float64), rtol=rtol,
+                               atol=1e-12, equal_nan=True, err_msg=what)
+
+
+@pytest.mark.parametrize("name", REDUCTIONS)
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_nan_reductions_give_numpys_values_silently(backend, name, axis, keepdims):
+    x = make_array(backend, "float64" if backend != "jax" else "float32", DATA)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = getattr(al, name)(x, axis=axis, keepdims=keepdims)
+        values = to_numpy(backend, got)
+    assert dtype_name(backend, got) == dtype_name(backend, x)
+    np.testing.assert_allclose(values, _numpy(name, DATA, axis=axis, keepdims=keepdims), rtol=1e-6, equal_nan=True,
+                               err_msg=f"{name} axis={axis} keepdims={keepdims}")
+
+
+@pytest.mark.parametrize("name", ARG_REDUCTIONS)
+def test_nan_arg_reductions_skip_nans_and_give_minus_one_for_all_nan(backend, name):
+    x = make_array(backend, "float32", DATA)
+    along_rows = getattr(al, name)(x, axis=1)
+    want = [_numpy(name, row) if not np.isnan(row).all() else -1 for row in DATA]
+    np.testing.assert_array_equal(to_numpy(backend, along_rows), want)
+    assert dtype_name(backend, along_rows) == str(al.default_int_dtype())
+    np.testing.assert_array_equal(to_numpy(backend, getattr(al, name)(x)), _numpy(name, DATA))
+
+
+@pytest.mark.parametrize("name", CUMULATIVE)
+def test_nan_cumulative_functions(backend, name):
+    x = make_array(backend, "float32", DATA)
+    got = getattr(al, name)(x, axis=1, include_initial=True)
+    want = _numpy(name, DATA, axis=1)
+    want = np.concatenate([np.full((3, 1), 0.0 if name == "nancumsum" else 1.0), want], axis=1)
+    _close(backend, got, want, name)
+    assert dtype_name(backend, got) == "float32"
+    with pytest.raises(al.InvalidArgumentError, match=name):
+        getattr(al, name)(x)  # 2-d: axis= is needed, as for cumulative_sum
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "bool"])
+def test_integer_input_follows_the_standards_dtype_rules(backend, dtype):
+    host = np.array([[1, 0, 1], [1, 1, 0]], dtype=dtype)
+    x = make_array(backend, dtype, host)
+    for nan_name, name in (("nansum", "sum"), ("nanprod", "prod"), ("nanmean", "mean"), ("nanmax", "max")):
+        if dtype == "uint8" and backend == "torch" and name in ("sum", "prod"):
+            continue  # the default uint accumulator (uint32) is no valid torch dtype: refused by both
+        got, plain = getattr(al, nan_name)(x, axis=0), getattr(al, name)(x, axis=0)
+        assert dtype_name(backend, got) == dtype_name(backend, plain), (nan_name, dtype)
+        np.testing.assert_array_equal(to_numpy(backend, got), to_numpy(backend, plain))
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.lists(st.lists(st.one_of(st.just(float("nan")), st.floats(-100, 100, width=32)), min_size=3,
+                              max_size=3), min_size=1, max_size=4),
+       axis=st.sampled_from([None, 0, 1, -1]), keepdims=st.booleans(), correction=st.sampled_from([0, 1]))
+def test_any_nan_placement_matches_numpy_on_numpy_and_torch(data, axis, keepdims, correction):
+    host = np.array(data, np.float64)
+    for backend in ("numpy", "torch"):
+        x = make_array(backend, "float64", host)
+        for name in ("nanmean", "nanvar", "nanstd", "nanmin", "nansum"):
+            options = {"correction": correction} if name in ("nanvar", "nanstd") else {}
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                got = getattr(al, name)(x, axis=axis, keepdims=keepdims, **options)
+            _close(backend, got, _numpy(name, host, axis=axis, keepdims=keepdims, **options), name, rtol=1e-9)
+
+
+def test_complex_nan_mean_and_sum(backend):
+    host = np.array([1 + 2j, complex(np.nan, 0), 3 - 1j], np.complex64)
+    x = make_array(backend, "complex64", host)
+    for name in ("nansum", "nanmean"):
+        got = getattr(al, name)(x)
+        assert dtype_name(backend, got) == "complex64"
+        np.testing.assert_allclose(to_numpy(backend, got), _numpy(name, host), rtol=1e-6)
+    with pytest.raises(al.UnsupportedDtypeError):
+        al.nanvar(x)  # as var: real input only
+
+
+def test_nan_reductions_on_dask_compute_nothing():
+    from test_dask import Computations
+
+    x = make_array("dask", "float64", DATA)
+    with Computations() as counted:
+        results = {name: getattr(al, name)(x, axis=0) for name in (*REDUCTIONS, *ARG_REDUCTIONS)}
+        padded = al.pad(x, ((1, 2), (0, 3)), "symmetric")
+        rounded = al.round(x, 1)
+    assert counted.count == 0
+    for name, got in results.items():
+        want = {"nanargmax": [0, -1, 2, 0], "nanargmin": [2, -1, 0, 2]}.get(name)
+        _close("dask", got, _numpy(name, DATA, axis=0) if want is None else want, name)
+    np.testing.assert_array_equal(padded.compute(), np.pad(DATA, ((1, 2), (0, 3)), "symmetric"))
+    np.testing.assert_array_equal(rounded.compute(), np.round(DATA, 1))
+
+
+# -- pad --------------------------------------------------------------------------------------------
+PAD_WIDTHS = (0, 2, (1, 3), ((0, 2), (3, 1)), ((1,),), [(4, 0), (0, 5)])
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "symmetric", "wrap"])
+@pytest.mark.parametrize("width", PAD_WIDTHS)
+def test_pad_is_numpys(backend, mode, width):
+    host = np.arange(6, dtype=np.int16).reshape(2, 3)
+    x = make_array(backend, "int16", host)
+    got = al.pad(x, width, mode)
+    assert dtype_name(backend, got) == "int16"
+    np.testing.assert_array_equal(to_numpy(backend, got), np.pad(host, width, mode))
+
+
+def test_pad_constant_values_and_errors(backend):
+    host = np.array([1.5, -2.0], np.float32)
+    x = make_array(backend, "float32", host)
+    np.testing.assert_array_equal(to_numpy(backend, al.pad(x, (2, 1), constant_values=7.25)),
+                                  np.pad(host, (2, 1), constant_values=7.25))
+    with pytest.raises(al.InvalidArgumentError, match="mode='mean'"):
+        al.pad(x, 1, "mean")
+    with pytest.raises(al.InvalidArgumentError, match="negative"):
+        al.pad(x, -1)
+    with pytest.raises(al.InvalidArgumentError, match="pairs"):
+        al.pad(x, ((1, 1), (1, 1)))
+    with pytest.raises(al.ScalarOverflowError):
+        al.pad(make_array(backend, "int8", [1, 2]), 1, constant_values=300)
+    with pytest.raises(al.InvalidArgumentError, match="length 0"):
+        al.pad(make_array(backend, "float32", np.zeros(0)), 1, "edge")
+
+
+# -- round --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "uint8", "int32", "complex64"])
+@pytest.mark.parametrize("decimals", [-3, -2, -1, 0, 1, 2])
+def test_round_with_decimals_is_numpys(backend, dtype, decimals):
+    host = {"f": np.array([1.25, 2.675, -0.125, 1234.5678, 15.0, 25.0, np.inf, np.nan]),
+            "i": np.array([15, 25, -15, 125, 35, -25, 4, 120]), "u": np.array([15, 25, 255, 5, 250, 0, 45, 95]),
+            "c": np.array([1.25 + 2.675j, -0.125 - 15j])}[np.dtype(dtype).kind].astype(dtype)
+    x = make_array(backend, dtype, host)
+    got = al.round(x, decimals)
+    assert dtype_name(backend, got) == dtype
+    want = np.round(host, decimals)
+    if host.dtype.kind == "f" and backend != "jax":
+        np.testing.assert_array_equal(to_numpy(backend, got), want)
+    elif host.dtype.kind == "f":  # XLA's CPU division is not correctly rounded: 12.0 / 10.0 is 1.2000000000000002
+        np.testing.assert_allclose(to_numpy(backend, got), want, rtol=np.finfo(dtype).eps, equal_nan=True)
+    else:
+        np.testing.assert_allclose(to_numpy(backend, got), want, rtol=1e-6)
+
+
+def test_round_refuses_bool_and_non_integer_decimals(backend):
+    with pytest.raises(al.UnsupportedDtypeError):
+        al.round(make_array(backend, "bool", [True]), 1)
+    with pytest.raises(al.InvalidArgumentTypeError):
+        al.round(make_array(backend, "float32", [1.0]), 1.5)
+
+
+# -- real, imag on Array ------------------------------------------------------------------------------------
+def test_array_real_and_imag(backend):
+    host = np.array([1 + 2j, -3.5 - 0.5j], np.complex64)
+    z = al.Array(make_array(backend, "complex64", host))
+    np.testing.assert_array_equal(np.asarray(z.real), host.real)
+    np.testing.assert_array_equal(np.asarray(z.imag), host.imag)
+    assert isinstance(z.real, al.Array) and z.real.dtype is al.float32
+    real = al.Array(make_array(backend, "float32", [1.5, -2.0]))
+    np.testing.assert_array_equal(np.asarray(real.real), [1.5, -2.0])
+    np.testing.assert_array_equal(np.asarray(real.imag), [0.0, 0.0])
+    assert real.imag.dtype is al.float32
+
+
+def test_the_namespaces_have_the_extensions(backend):
+    from arraylayer.api.extensions import EXTENSIONS
+
+    native = __import__(f"arraylayer.xp.{backend}", fromlist=["x"])
+    wrapped = al.Array(make_array(backend, "float32", DATA.astype(np.float32))).__array_namespace__()
+    for xp in (native, wrapped):
+        assert all(hasattr(xp, name) for name in EXTENSIONS)
+    got = wrapped.nanmean(al.Array(make_array(backend, "float32", DATA.astype(np.float32))), axis=1)
+    assert isinstance(got, al.Array)
+    _close(backend, got.native, _numpy("nanmean", DATA, axis=1), "xp.nanmean", rtol=1e-6)
+
+
+@pytest.mark.parametrize("compiler", ["jax", "tensorflow"])
+def test_the_extensions_trace_under_jit(compiler):
+    """Compositions of the standard's functions: they trace under jax.jit and tf.function."""
+    host = DATA.astype(np.float32)
+
+    def run(a):
+        return al.nanmean(a, axis=1), al.nanargmax(a, axis=1), al.pad(a, 1, "edge"), al.round(a, 1)
+
+    if compiler == "jax":
+        jax = pytest.importorskip("jax")
+        results = jax.jit(run)(make_array("jax", "float32", host))
+    else:
+        tf = pytest.importorskip("tensorflow")
+        results = tf.function(run)(make_array("tensorflow", "float32", host))
+    want = (_numpy("nanmean", host, axis=1), [3, -1, 2], np.pad(host, 1, "edge"), np.round(host, 1))
+    for got, expected in zip(results, want, strict=True):
+        np.testing.assert_allclose(to_numpy(compiler, got), expected, rtol=1e-6, equal_nan=True)
+
+
+# -- unsigned accumulations on torch (issue 20, item 9) -----------------------------------------------
+@pytest.mark.parametrize("name", ["sum", "prod", "cumulative_sum", "cumulative_prod", "nansum", "nancumsum"])
+def test_torch_uint8_accumulations_are_numpys_for_every_valid_dtype(name):
+    """torch has kernels for every accumulator it can hold, wrap-around included (uint8 sums modulo
+    256, as NumPy's); the default accumulator, uint32, is no valid torch dtype and is refused with
+    the remedy (pass dtype=) instead of narrowed."""
+    torch = pytest.importorskip("torch")
+    host = np.array([[200, 100, 7], [255, 3, 128]], np.uint8)
+    x = torch.from_numpy(host.copy())
+    for dtype in ("uint8", "int16", "int32", "int64", "float32", "float64"):
+        got, want = getattr(al, name)(x, axis=0, dtype=dtype), getattr(al, name)(host, axis=0, dtype=dtype)
+        assert dtype_name("torch", got) == dtype == str(want.dtype), (name, dtype)
+        np.testing.assert_array_equal(to_numpy("torch", got), want, err_msg=f"{name} dtype={dtype}")
+    with pytest.raises(al.UnsupportedDtypeError, match="dtype="):
+        getattr(al, name)(x, axis=0)
