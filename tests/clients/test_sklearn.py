@@ -227,7 +227,10 @@ def _float_dtypes(tree: Any) -> list[str]:
 
 @pytest.mark.parametrize("name", [n for n in ESTIMATORS if n not in ("LabelEncoder", "LabelBinarizer")])  # no floats
 def test_estimator_float32(name: str, client: Any) -> None:
-    """The estimators on float32 data: scikit-learn keeps float32 on NumPy, and so must the Arrays."""
+    """The estimators on float32 data: scikit-learn keeps float32 on NumPy, and so must the Arrays.
+    On JAX this is the jax32 client (x64 off) only: JAX's compilations make a second run costly."""
+    if client.name == "jax":
+        pytest.skip("float32 on JAX runs under jax32")
     client.xfail_client_bug(CLIENT_BUGS, name)
     client.xfail_pending(PENDING, name)
     with sklearn.config_context(array_api_dispatch=True):
