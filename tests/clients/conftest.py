@@ -1,6 +1,7 @@
-"""Client libraries as tests: scikit-learn, SciPy, array-api-extra and einops run on
-``arraylayer.Array`` inputs of every backend, their results compared with the same library's
-results on NumPy arrays (the oracle).
+"""Client libraries as tests: scikit-learn, SciPy, xarray, array-api-extra, einops and
+Hypothesis' Array API strategies run on ``arraylayer.Array`` inputs of every backend, their
+results compared with the same library's results on NumPy arrays (the oracle; dask's after
+computing).
 
 The ``client`` fixture is parametrised over the backends, with JAX twice: ``jax`` (x64 on) and
 ``jax32`` (x64 off; the 64-bit data of a case is given as its 32-bit counterpart, the oracle
