@@ -181,6 +181,15 @@ CLIENT_BUGS: dict[tuple[str, str], str] = {
     ("roc_auc_score", "*"): _DIFF_N,
 }
 
+# Gaps of arraylayer that work under way closes (keys of conftest's PENDING), per (case, client or "*").
+PENDING: dict[tuple[str, str], str] = dict.fromkeys([(name, "dask") for name in (
+    "FeatureUnion", "GaussianNB", "GridSearchCV", "LabelBinarizer", "LabelEncoder", "LinearDiscriminantAnalysis",
+    "LogisticRegression", "RandomizedSearchCV", "Ridge-svd", "RidgeCV", "RidgeClassifierCV", "StandardScaler",
+    "average_precision_score", "brier_score_loss", "calinski_harabasz_score", "d2_absolute_error_score",
+    "d2_brier_score", "d2_log_loss_score", "d2_pinball_score", "davies_bouldin_score", "det_curve",
+    "explained_variance_score", "f1_score", "fbeta_score", "jaccard_score", "log_loss", "multilabel_confusion_matrix",
+    "precision_recall_curve", "precision_score", "r2_score", "recall_score")], "dask-lengths")
+
 
 def _run(case: Case, client: Any) -> None:
     with sklearn.config_context(array_api_dispatch=True):
@@ -192,11 +201,40 @@ def _run(case: Case, client: Any) -> None:
 @pytest.mark.parametrize("name", list(ESTIMATORS))
 def test_estimator(name: str, client: Any) -> None:
     client.xfail_client_bug(CLIENT_BUGS, name)
+    client.xfail_pending(PENDING, name)
     _run(ESTIMATORS[name], client)
 
 
 @pytest.mark.parametrize("name", list(METRICS))
 def test_metric(name: str, client: Any) -> None:
     client.xfail_client_bug(CLIENT_BUGS, name)
+    client.xfail_pending(PENDING, name)
     function, arrays, options = METRICS[name]
     _run(lambda a: function(**{k: a(v) for k, v in arrays.items()}, **options), client)
+
+
+def _float32(values: Any) -> np.ndarray:
+    host = np.asarray(values)
+    return host.astype(np.float32) if host.dtype == np.float64 else host
+
+
+def _float_dtypes(tree: Any) -> list[str]:
+    if isinstance(tree, (tuple, list)):
+        return [d for t in tree for d in _float_dtypes(t)]
+    dtype = np.asarray(tree).dtype if hasattr(tree, "dtype") else None
+    return [str(dtype)] if dtype is not None and dtype.kind in "fc" else []
+
+
+@pytest.mark.parametrize("name", [n for n in ESTIMATORS if n not in ("LabelEncoder", "LabelBinarizer")])  # no floats
+def test_estimator_float32(name: str, client: Any) -> None:
+    """The estimators on float32 data: scikit-learn keeps float32 on NumPy, and so must the Arrays.
+    On JAX this is the jax32 client (x64 off) only: JAX's compilations make a second run costly."""
+    if client.name == "jax":
+        pytest.skip("float32 on JAX runs under jax32")
+    client.xfail_client_bug(CLIENT_BUGS, name)
+    client.xfail_pending(PENDING, name)
+    with sklearn.config_context(array_api_dispatch=True):
+        expected = ESTIMATORS[name](lambda v: client.host(_float32(v)))
+        result = ESTIMATORS[name](lambda v: client.array(_float32(v)))
+    client.close(result, expected, rtol=2e-4, atol=2e-5)
+    assert _float_dtypes(result) == _float_dtypes(expected)
