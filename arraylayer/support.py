@@ -47,7 +47,7 @@ __all__ = [
     "GROUPS", "UnverifiedVersionWarning", "expand_dtypes", "version_matches", "kernel_unsupported_dtypes",
     "declared_unsupported", "covering_range", "declaration_status", "check_declarations",
     "Uses", "FUNCTIONS", "RULES", "function_table", "public_functions", "function_name", "function_uses",
-    "kernel_dtype", "kernel_domain", "function_supported_dtypes", "function_unsupported_dtypes",
+    "kernel_dtype", "kernel_domain", "stored_only_dtypes", "kernel_refused_dtypes", "function_supported_dtypes", "function_unsupported_dtypes",
     "dtype_support", "Cell", "clear_caches", "INDEPENDENT", "SupportMatrix", "matrix_functions", "support_matrix",
     "render_matrix", "MATRIX_FORMATS", "CELL_MARKS",
 ]
@@ -166,6 +166,41 @@ def kernel_unsupported_dtypes(backend: Backend, name: str) -> frozenset[Dtype]:
         found = cache[name] = declared_unsupported(
             name, backend.supported, backend.unsupported, backend.version, backend.name
         )
+    return found
+
+
+#: Backends whose valid dtypes follow a setting read per call (JAX: ``jax_enable_x64``); their
+#: ``check_valid`` decides, so their stored-only dtypes are not cached here.
+_CONFIGURED_VALIDITY: Final = frozenset({"jax"})
+#: Kernels that run on every dtype a backend stores, computable or not: ``astype`` is the way out.
+_ANY_STORED_DTYPE: Final = frozenset({"astype"})
+
+
+def stored_only_dtypes(backend: Backend) -> frozenset[Dtype]:
+    """The dtypes ``backend`` stores (arrays of them exist) but cannot compute with: torch's
+    uint16/uint32/uint64, TensorFlow's dtypes without CPU kernels (see ``valid_dtypes``)."""
+    if backend.name in _CONFIGURED_VALIDITY:
+        return frozenset()
+    backend.load()
+    return frozenset(backend.native_dtypes) - frozenset(backend.valid_dtypes())
+
+
+def kernel_refused_dtypes(backend: Backend, name: str) -> frozenset[Dtype]:
+    """The dtypes the api layer refuses for ``backend``'s kernel ``name``, before the framework
+    is called: the declared unsupported ones and, for every kernel but ``astype``, the dtypes
+    the backend stores but cannot compute with (one rule for every function: see
+    docs/support.rst). Cached per backend."""
+    if replaying():
+        found = kernel_unsupported_dtypes(backend, name)
+        return found if name in _ANY_STORED_DTYPE else found | stored_only_dtypes(backend)
+    key = (name, "refused")
+    cache: dict[Any, frozenset[Dtype]] = backend.unsupported_cache  # type: ignore[assignment]
+    found = cache.get(key)
+    if found is None:
+        found = kernel_unsupported_dtypes(backend, name)
+        if name not in _ANY_STORED_DTYPE:
+            found = found | stored_only_dtypes(backend)
+        cache[key] = found
     return found
 
 
