@@ -47,7 +47,7 @@ __all__ = [
     "GROUPS", "UnverifiedVersionWarning", "expand_dtypes", "version_matches", "kernel_unsupported_dtypes",
     "declared_unsupported", "covering_range", "declaration_status", "check_declarations",
     "Uses", "FUNCTIONS", "RULES", "function_table", "public_functions", "function_name", "function_uses",
-    "kernel_dtype", "kernel_domain", "stored_only_dtypes", "kernel_refused_dtypes", "function_supported_dtypes", "function_unsupported_dtypes",
+    "kernel_dtype", "kernel_domain", "stored_only_dtypes", "function_supported_dtypes", "function_unsupported_dtypes",
     "dtype_support", "Cell", "clear_caches", "INDEPENDENT", "SupportMatrix", "matrix_functions", "support_matrix",
     "render_matrix", "MATRIX_FORMATS", "CELL_MARKS",
 ]
@@ -155,18 +155,23 @@ def declared_unsupported(
 
 
 def kernel_unsupported_dtypes(backend: Backend, name: str) -> frozenset[Dtype]:
-    """The dtypes for which ``backend``'s kernel ``name`` has no implementation at the
-    installed version (cached per backend)."""
+    """The dtypes for which ``backend``'s kernel ``name`` has no implementation at the installed
+    version: the declared ones and, for every kernel but ``astype``, the dtypes the backend stores
+    but cannot compute with (:func:`stored_only_dtypes`; one rule for every function, see
+    docs/errors.rst). The api layer refuses these before the framework is called. Cached per backend."""
     if replaying():  # under Dynamo a cache read is a guard, a cache write a recompile: compute it
-        return declared_unsupported(name, backend.supported, backend.unsupported, backend.version, backend.name)
+        return _unsupported(backend, name)
     cache = backend.unsupported_cache
     found = cache.get(name)
     if found is None:
         backend.load()
-        found = cache[name] = declared_unsupported(
-            name, backend.supported, backend.unsupported, backend.version, backend.name
-        )
+        found = cache[name] = _unsupported(backend, name)
     return found
+
+
+def _unsupported(backend: Backend, name: str) -> frozenset[Dtype]:
+    declared = declared_unsupported(name, backend.supported, backend.unsupported, backend.version, backend.name)
+    return declared if name in _ANY_STORED_DTYPE else declared | stored_only_dtypes(backend)
 
 
 #: Backends whose valid dtypes follow a setting read per call (JAX: ``jax_enable_x64``); their
@@ -183,25 +188,6 @@ def stored_only_dtypes(backend: Backend) -> frozenset[Dtype]:
         return frozenset()
     backend.load()
     return frozenset(backend.native_dtypes) - frozenset(backend.valid_dtypes())
-
-
-def kernel_refused_dtypes(backend: Backend, name: str) -> frozenset[Dtype]:
-    """The dtypes the api layer refuses for ``backend``'s kernel ``name``, before the framework
-    is called: the declared unsupported ones and, for every kernel but ``astype``, the dtypes
-    the backend stores but cannot compute with (one rule for every function: see
-    docs/support.rst). Cached per backend."""
-    if replaying():
-        found = kernel_unsupported_dtypes(backend, name)
-        return found if name in _ANY_STORED_DTYPE else found | stored_only_dtypes(backend)
-    key = (name, "refused")
-    cache: dict[Any, frozenset[Dtype]] = backend.unsupported_cache  # type: ignore[assignment]
-    found = cache.get(key)
-    if found is None:
-        found = kernel_unsupported_dtypes(backend, name)
-        if name not in _ANY_STORED_DTYPE:
-            found = found | stored_only_dtypes(backend)
-        cache[key] = found
-    return found
 
 
 def declaration_status(backend: Backend, name: str) -> tuple[str, str | None]:

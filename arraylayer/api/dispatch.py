@@ -28,7 +28,7 @@ from ..dtypes import Dtype, as_dtype
 from ..errors import UnsupportedDtypeError
 from ..promotion import result_type
 from ..registry import backend_of
-from ..support import kernel_refused_dtypes, kernel_unsupported_dtypes, stored_only_dtypes
+from ..support import kernel_unsupported_dtypes, stored_only_dtypes
 from .scalars import scalar_converter
 
 __all__ = [
@@ -59,7 +59,7 @@ def unsupported_error(name: str, dtype: Dtype, backend: Backend) -> UnsupportedD
 def kernel(backend: Backend, name: str, dtype: Dtype) -> Callable[..., Any]:
     """``backend``'s kernel ``name`` for inputs of ``dtype``; UnsupportedDtypeError where it has
     none, or where the backend stores ``dtype`` but cannot compute with it."""
-    if dtype in kernel_refused_dtypes(backend, name):
+    if dtype in kernel_unsupported_dtypes(backend, name):
         raise unsupported_error(name, dtype, backend)
     return backend.kernels[name]
 
