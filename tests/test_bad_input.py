@@ -669,6 +669,49 @@ def test_extreme_scalars_give_numpys_answer_on_every_backend(case: tuple[str, st
     assert not failures, "\n".join(map(str, failures))
 
 
+# -- the cases named in issue 19, item 4 (one deterministic test each, every backend) -----------------
+
+@pytest.mark.parametrize("value", [[1, 2], [[1], [1, 2]], None, "ab"])
+def test_interchange_functions_refuse_non_arrays(backend: str, value: Any) -> None:
+    with al.use_backend(backend):
+        for call in (lambda: al.dev(value), lambda: al.to_device(value, "cpu"), lambda: al.from_dlpack(value)):
+            with pytest.raises(al.InvalidArgumentTypeError, match="not"):
+                call()
+
+
+@pytest.mark.skipif("torch" not in BACKENDS, reason="torch is the backend that stores uint16/32/64 only")
+@pytest.mark.parametrize("dtype", ["uint16", "uint32", "uint64"])
+def test_torch_refuses_computing_on_dtypes_it_only_stores(dtype: str) -> None:
+    import torch
+
+    u = torch.tensor([1, 2, 3]).to(getattr(torch, dtype))
+    for f in (al.abs, al.negative, al.square, al.bitwise_invert, al.argmax, al.max, al.sort, al.nonzero, al.sign):
+        with pytest.raises(al.UnsupportedDtypeError, match=r"arraylayer\.astype"):
+            f(u)
+    assert al.abs(al.astype(u, "int64")).tolist() == [1, 2, 3]
+    assert al.astype(u, "int64").dtype == torch.int64
+
+
+def test_named_argument_cases(backend: str) -> None:
+    import numpy as np
+
+    with al.use_backend(backend):
+        x = al.asarray([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        with pytest.raises(al.InvalidArgumentError, match="do not broadcast"):
+            al.take_along_axis(x, al.asarray([[0, 1], [1, 0], [0, 0]]), axis=0)
+        empty = al.take_along_axis(x, al.asarray(np.zeros((2, 0), np.int32)), axis=1)
+        assert tuple(empty.shape) == (2, 0)
+        v = al.asarray([1.0, 2.0])
+        assert al.to_backend(al.repeat(v, np.int64(2)), "numpy").tolist() == [1.0, 1.0, 2.0, 2.0]
+        with np.errstate(all="ignore"):
+            got = al.to_backend(al.floor_divide(al.ones(2), 1e300), "numpy")
+            assert got.tolist() == (np.ones(2, np.float32) // np.float32(1e300)).tolist()
+    with pytest.raises(al.InvalidDtypeError, match="dtype object"):
+        al.register_dtype_alias(np.ones(2), "float32")
+    with al.use_backend(None) as chosen:
+        assert chosen.name == "numpy"
+
+
 #: Fixed values of family A for the exhaustive campaign: (kind, value).
 NON_ARRAY_SAMPLES: Final = [("list", [1.0, 2.0]), ("ragged", [[1.0], [1.0, 2.0]]), ("None", None), ("str", "ab"),
                             ("bytes", b"ab"), ("dict", {1: 2}), ("set", {1, 2}), ("object", _Obj()),
