@@ -300,7 +300,7 @@ def _check(name: str, parameter: str, index: int) -> None:
     assert not failures, "\n".join(map(str, failures))
 
 
-@settings(max_examples=int(os.environ.get("AL_BAD_INPUT_EXAMPLES", "100")), derandomize=True, deadline=None,
+@settings(max_examples=int(os.environ.get("AL_BAD_INPUT_EXAMPLES", "120")), derandomize=True, deadline=None,
           suppress_health_check=list(HealthCheck), database=None)
 @given(case=st.sampled_from(CASES))
 def test_bad_input_is_refused_alike_on_every_backend(case: tuple[str, str, int]) -> None:
@@ -426,7 +426,7 @@ def check_non_array(name: str, slot: str, kind: str, value: Any) -> list[Failure
     return failures
 
 
-@settings(max_examples=int(os.environ.get("AL_BAD_INPUT_EXAMPLES", "40")), derandomize=True, deadline=None,
+@settings(max_examples=int(os.environ.get("AL_BAD_INPUT_EXAMPLES", "80")), derandomize=True, deadline=None,
           suppress_health_check=list(HealthCheck), database=None)
 @given(slot=st.sampled_from(ARRAY_SLOTS), value=non_array_values())
 def test_non_arrays_in_every_array_role_are_refused_alike(slot: tuple[str, str], value: tuple[str, Any]) -> None:
@@ -523,7 +523,7 @@ def check_stored_only(backend: str, dtype: str, name: str) -> list[Failure]:
     return _escaped(cls, detail, backend, call)
 
 
-@settings(max_examples=int(os.environ.get("AL_BAD_INPUT_EXAMPLES", "30")), derandomize=True, deadline=None,
+@settings(max_examples=int(os.environ.get("AL_BAD_INPUT_EXAMPLES", "40")), derandomize=True, deadline=None,
           suppress_health_check=list(HealthCheck), database=None)
 @given(case=st.sampled_from(STORED_CASES or [("numpy", "", "")]))
 def test_stored_but_uncomputable_dtypes_are_refused_or_exact(case: tuple[str, str, str]) -> None:
@@ -658,7 +658,7 @@ def check_extreme(name: str, dtype: str, index: int, first: bool) -> list[Failur
     return failures
 
 
-@settings(max_examples=int(os.environ.get("AL_BAD_INPUT_EXAMPLES", "40")), derandomize=True, deadline=None,
+@settings(max_examples=int(os.environ.get("AL_BAD_INPUT_EXAMPLES", "60")), derandomize=True, deadline=None,
           suppress_health_check=list(HealthCheck), database=None)
 @given(case=st.sampled_from([c for c in EXTREME_CASES if not _owner(c[0], c[1])]))
 def test_extreme_scalars_give_numpys_answer_on_every_backend(case: tuple[str, str, int, bool]) -> None:
