@@ -384,7 +384,8 @@ def slot_call(name: str, slot: str, value: Any) -> tuple[Any, list[Any], dict[st
     if slot.endswith("[0]"):
         parameter = slot[:-3]
         args, kwargs = valid_arguments(name, f)
-        sequence = kwargs[parameter] if parameter in kwargs else args[[p for p in inspect.signature(f).parameters].index(parameter)]
+        position = list(inspect.signature(f).parameters).index(parameter)
+        sequence = kwargs[parameter] if parameter in kwargs else args[position]
         return (f, *call_with(name, f, parameter, [value, *list(sequence)[1:]]))
     return (f, *call_with(name, f, slot, value))
 
@@ -537,7 +538,8 @@ def test_stored_but_uncomputable_dtypes_are_refused_or_exact(case: tuple[str, st
 
 EXTREMES: Final = (1e300, -1e300, 2**70, -(2**70), float("inf"), float("nan"), 1e-320)
 #: Sample values of an array per dtype kind.
-SAMPLES: Final = {"bool": [True, False], "int": [1, 2], "uint": [1, 2], "float": [1.5, -2.0], "complex": [1.5 + 1j, -2.0]}
+SAMPLES: Final = {"bool": [True, False], "int": [1, 2], "uint": [1, 2], "float": [1.5, -2.0],
+                  "complex": [1.5 + 1j, -2.0]}
 #: Cases another branch owns (their outcomes are decided there), with the reason; reported, not counted.
 OWNED: Final = {"floor_divide": "edge values of floor_divide: owned by outcomes branch",
                 "remainder": "edge values of remainder: owned by outcomes branch"}
@@ -624,7 +626,8 @@ def same_result(result: Any, reference: Any, backend: str) -> bool:
 
 def _summary(result: Any) -> str:
     if hasattr(result, "dtype"):
-        return f"{al.Dtype(result.dtype)} {al.to_backend(result, 'numpy').tolist() if hasattr(result, 'shape') else result}"[:120]
+        values = al.to_backend(result, "numpy").tolist() if hasattr(result, "shape") else result
+        return f"{al.Dtype(result.dtype)} {values}"[:120]
     return repr(result)[:120]
 
 
@@ -653,8 +656,8 @@ def check_extreme(name: str, dtype: str, index: int, first: bool) -> list[Failur
             failures.append(("disagreement", backend, f"{call}: {cls}, NumPy {reference[0]}"))
         elif cls == "ok" and not same_result(result, reference[1], backend):
             known = known_difference(name, dtype, backend, reference[1], scalar)
-            failures.append(("known" if known else "wrong", backend,
-                             f"{call}: {_summary(result)}, NumPy {_summary(reference[1])}" + (f" ({known})" if known else "")))
+            what = f"{call}: {_summary(result)}, NumPy {_summary(reference[1])}"
+            failures.append(("known", backend, f"{what} ({known})") if known else ("wrong", backend, what))
     return failures
 
 
