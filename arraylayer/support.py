@@ -9,7 +9,10 @@ clauses such as ``">=2.13,<2.14"``; groups are the names of :data:`GROUPS`. The 
 framework's version picks the entry. A version that no declared range covers is said
 (a :class:`UnverifiedVersionWarning` naming the kernel and version) and treated as
 "no known restriction": never silently mapped to another version's entry.
-:func:`check_declarations` lists what is malformed in a package's declarations.
+:func:`check_declarations` lists what is malformed in a package's declarations. On top of
+the declarations, every kernel but ``astype`` is unsupported for the dtypes a backend stores
+but cannot compute with (:func:`stored_only_dtypes`: torch's uint16/uint32/uint64), so the api
+layer refuses them with UnsupportedDtypeError like any undeclared kernel.
 
 Function support
 ----------------
