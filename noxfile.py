@@ -124,3 +124,15 @@ def clients(session: nox.Session) -> None:
 
 def run_clients(session: nox.Session, arguments: list[str]) -> None:
     session.run("pytest", "tests/clients", *arguments, env={"SCIPY_ARRAY_API": "1", "TF_CPP_MIN_LOG_LEVEL": "3"})
+
+
+@nox.session(python=PYTHON)
+def badinput(session: nox.Session) -> None:
+    """The full bad-input campaign (tests/test_bad_input.py): every case of every family on every
+    backend, the figures printed per family and backend (``nox -s badinput -- A -v`` runs family A
+    and lists each failure), then the suite's properties with many more examples."""
+    session.install(*CONSTRAINTS, "-e", EVERYTHING)
+    env = {"TF_CPP_MIN_LOG_LEVEL": "3", "AL_BAD_INPUT_EXAMPLES": "2000"}
+    session.run("python", "tests/test_bad_input.py", *session.posargs, env=env)
+    if not session.posargs:
+        session.run("pytest", "tests/test_bad_input.py", "-p", "no:cacheprovider", env=env)

@@ -201,8 +201,22 @@ def infer_dtype(dtype: DtypeLike | None, *items: Any) -> Dtype:
     4. else the default float dtype.
 
     Call it inline, ``dtype = infer_dtype(dtype, fill_value)``; with a ``dtype``
-    already given it is one dict look-up.
+    already given it is one dict look-up. Each item must be None (ignored), a Python number,
+    an array, or a rectangular nested list/tuple of those: anything else (a str, bytes, a dict,
+    a set, an arbitrary object, a ragged list) raises InvalidArgumentTypeError or
+    InvalidArgumentError instead of being read as "no information" (float32).
     """
+    for index, item in enumerate(items):
+        if item is not None:
+            from .api.arguments import array_like
+
+            array_like(item, f"items[{index}]" if len(items) > 1 else "item")
+    return _infer_dtype(dtype, *items)
+
+
+def _infer_dtype(dtype: DtypeLike | None, *items: Any) -> Dtype:
+    """:func:`infer_dtype` without checking ``items`` (for callers that check them, or pass
+    arguments their own checks see next)."""
     if dtype is not None:
         try:
             return _ALIASES[dtype]

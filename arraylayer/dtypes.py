@@ -156,6 +156,15 @@ def register_dtype_alias(native: Any, dtype: DtypeLike) -> None:
     changes its meaning: either would rewire promotion for the rest of the process.
     """
     target = as_dtype(dtype)
+    array_like = not isinstance(native, type) and any(
+        hasattr(native, a) for a in ("__dlpack__", "__array__", "__array_interface__")
+    )
+    if native is None or array_like or isinstance(native, (list, tuple, dict, set, bytes, int, float, complex)):
+        # an array, a number, a container: not a dtype object (an array would alias its own hash)
+        raise InvalidDtypeError(
+            f"register_dtype_alias(native={native!r:.60}, ...): native must be a framework's dtype object "
+            f"(such as numpy.dtype('float32') or torch.float32), not a {type(native).__qualname__}."
+        )
     if isinstance(native, str) or any(native is python_type for python_type in (bool, int, float, complex)):
         raise InvalidDtypeError(
             f"register_dtype_alias(native={native!r}, ...): dtype names and the Python types bool, int, "

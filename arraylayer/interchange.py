@@ -6,7 +6,7 @@ from typing import Any
 
 from .api import arguments
 from .devices import canonical_device
-from .errors import BackendMismatchError
+from .errors import BackendMismatchError, InvalidArgumentTypeError
 from .registry import _BY_TYPE, backend_of, get_backend
 
 __all__ = ["to_backend", "dev", "to_device"]
@@ -49,11 +49,23 @@ def to_backend(x: Any, name: str, *, chunks: Any = None) -> Any:
     return target.asarray(source.to_numpy(x), dtype, device=placed)
 
 
+def _array_backend(x: Any, call: str) -> Any:
+    """The backend of array ``x``; InvalidArgumentTypeError when ``x`` is not an array of any
+    backend (a list, a Python number, None ...: those have no device)."""
+    backend = backend_of(x)
+    if _BY_TYPE.get(type(x)) is not backend:
+        raise InvalidArgumentTypeError(
+            f"{call}(x={x!r:.60}): x is a {type(x).__qualname__}, not an array, so it has no device. Pass an "
+            f"array of a backend, e.g. arraylayer.asarray(x) first."
+        )
+    return backend
+
+
 def dev(x: Any) -> str:
     """The device of array ``x`` in arraylayer's vocabulary: ``"cpu"``, ``"gpu:0"`` ..."""
-    return backend_of(x).device_of(x)
+    return _array_backend(x, "dev").device_of(x)
 
 
 def to_device(x: Any, device: str) -> Any:
     """``x`` on ``device`` (``x`` itself if it is already there); DeviceError if unavailable."""
-    return backend_of(x).to_device(x, canonical_device(device))
+    return _array_backend(x, "to_device").to_device(x, canonical_device(device))

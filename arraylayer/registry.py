@@ -172,9 +172,10 @@ def set_backend(name: str | None) -> str:
 
 @contextmanager
 def use_backend(name: str) -> Iterator[Backend]:
-    """Context manager: backend ``name`` for this thread or async task until the block ends."""
+    """Context manager: backend ``name`` for this thread or async task until the block ends
+    (None: the numpy default, as for :func:`set_backend`)."""
     with BACKEND.scope(name) as backend:
-        yield backend.load()
+        yield (backend if backend is not None else _instance("numpy")).load()
 
 
 def current_backend() -> str:

@@ -9,7 +9,10 @@ clauses such as ``">=2.13,<2.14"``; groups are the names of :data:`GROUPS`. The 
 framework's version picks the entry. A version that no declared range covers is said
 (a :class:`UnverifiedVersionWarning` naming the kernel and version) and treated as
 "no known restriction": never silently mapped to another version's entry.
-:func:`check_declarations` lists what is malformed in a package's declarations.
+:func:`check_declarations` lists what is malformed in a package's declarations. On top of
+the declarations, every kernel but ``astype`` is unsupported for the dtypes a backend stores
+but cannot compute with (:func:`stored_only_dtypes`: torch's uint16/uint32/uint64), so the api
+layer refuses them with UnsupportedDtypeError like any undeclared kernel.
 
 Function support
 ----------------
@@ -47,7 +50,7 @@ __all__ = [
     "GROUPS", "UnverifiedVersionWarning", "expand_dtypes", "version_matches", "kernel_unsupported_dtypes",
     "declared_unsupported", "covering_range", "declaration_status", "check_declarations",
     "Uses", "FUNCTIONS", "RULES", "function_table", "public_functions", "function_name", "function_uses",
-    "kernel_dtype", "kernel_domain", "function_supported_dtypes", "function_unsupported_dtypes",
+    "kernel_dtype", "kernel_domain", "stored_only_dtypes", "function_supported_dtypes", "function_unsupported_dtypes",
     "dtype_support", "Cell", "clear_caches", "INDEPENDENT", "SupportMatrix", "matrix_functions", "support_matrix",
     "render_matrix", "MATRIX_FORMATS", "CELL_MARKS",
 ]
@@ -155,18 +158,39 @@ def declared_unsupported(
 
 
 def kernel_unsupported_dtypes(backend: Backend, name: str) -> frozenset[Dtype]:
-    """The dtypes for which ``backend``'s kernel ``name`` has no implementation at the
-    installed version (cached per backend)."""
+    """The dtypes for which ``backend``'s kernel ``name`` has no implementation at the installed
+    version: the declared ones and, for every kernel but ``astype``, the dtypes the backend stores
+    but cannot compute with (:func:`stored_only_dtypes`; one rule for every function, see
+    docs/errors.rst). The api layer refuses these before the framework is called. Cached per backend."""
     if replaying():  # under Dynamo a cache read is a guard, a cache write a recompile: compute it
-        return declared_unsupported(name, backend.supported, backend.unsupported, backend.version, backend.name)
+        return _unsupported(backend, name)
     cache = backend.unsupported_cache
     found = cache.get(name)
     if found is None:
         backend.load()
-        found = cache[name] = declared_unsupported(
-            name, backend.supported, backend.unsupported, backend.version, backend.name
-        )
+        found = cache[name] = _unsupported(backend, name)
     return found
+
+
+def _unsupported(backend: Backend, name: str) -> frozenset[Dtype]:
+    declared = declared_unsupported(name, backend.supported, backend.unsupported, backend.version, backend.name)
+    return declared if name in _ANY_STORED_DTYPE else declared | stored_only_dtypes(backend)
+
+
+#: Backends whose valid dtypes follow a setting read per call (JAX: ``jax_enable_x64``); their
+#: ``check_valid`` decides, so their stored-only dtypes are not cached here.
+_CONFIGURED_VALIDITY: Final = frozenset({"jax"})
+#: Kernels that run on every dtype a backend stores, computable or not: ``astype`` is the way out.
+_ANY_STORED_DTYPE: Final = frozenset({"astype"})
+
+
+def stored_only_dtypes(backend: Backend) -> frozenset[Dtype]:
+    """The dtypes ``backend`` stores (arrays of them exist) but cannot compute with: torch's
+    uint16/uint32/uint64, TensorFlow's dtypes without CPU kernels (see ``valid_dtypes``)."""
+    if backend.name in _CONFIGURED_VALIDITY:
+        return frozenset()
+    backend.load()
+    return frozenset(backend.native_dtypes) - frozenset(backend.valid_dtypes())
 
 
 def declaration_status(backend: Backend, name: str) -> tuple[str, str | None]:

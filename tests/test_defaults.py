@@ -62,12 +62,27 @@ def test_default_dtype_follows_the_seed_order():
     assert al.default_dtype(item=3.0) is al.float32
     assert al.default_dtype(item=3j) is al.complex64
     assert al.default_dtype(item=True) is al.bool
-    assert al.default_dtype(item=[1, [2, 3.5]]) is al.float32
+    assert al.default_dtype(item=[[1], [3.5]]) is al.float32
     # 4. the global default (float)
     assert al.default_dtype() is al.float32
     with al.use_default_dtypes(int="int64", float="float64"):
         assert al.default_dtype(item=3) is al.int64
         assert al.default_dtype() is al.float64
+
+
+@pytest.mark.parametrize("item", ["abc", b"ab", {1: 2}, {1}, object(), [1, "a"]])
+def test_default_dtype_refuses_what_is_not_array_like(item):
+    with pytest.raises(al.InvalidArgumentTypeError, match="^item"):
+        al.default_dtype(item=item)
+    with pytest.raises(al.InvalidArgumentTypeError, match="is not"):
+        al.infer_dtype(None, 1, item)
+
+
+def test_default_dtype_refuses_a_ragged_list():
+    with pytest.raises(al.InvalidArgumentError, match="ragged"):
+        al.default_dtype(item=[1, [2, 3.5]])
+    with pytest.raises(al.InvalidArgumentError, match="ragged"):
+        al.infer_dtype(None, [[1], [1, 2]])
 
 
 def test_default_dtype_as_native_is_the_numpy_dtype():

@@ -23,12 +23,12 @@ from typing import Any, Final
 
 from ..backend import Backend
 from ..context import replaying
-from ..defaults import default_int_dtype, infer_dtype
+from ..defaults import _infer_dtype, default_int_dtype
 from ..dtypes import Dtype, as_dtype
 from ..errors import UnsupportedDtypeError
 from ..promotion import result_type
 from ..registry import backend_of
-from ..support import kernel_unsupported_dtypes
+from ..support import kernel_unsupported_dtypes, stored_only_dtypes
 from .scalars import scalar_converter
 
 __all__ = [
@@ -42,6 +42,11 @@ PYTHON_SCALARS: Final = (bool, int, float, complex)
 
 def unsupported_error(name: str, dtype: Dtype, backend: Backend) -> UnsupportedDtypeError:
     """The error for a kernel that has no implementation for ``dtype`` on ``backend``."""
+    if dtype in stored_only_dtypes(backend):  # torch uint16/32/64: held, never computed with
+        return UnsupportedDtypeError(
+            f"{name} cannot compute on {dtype} arrays on the {backend.name} backend: {backend.remedy(dtype)} "
+            f"Convert first with arraylayer.astype(x, dtype), the one function that takes {dtype} arrays there."
+        )
     others = [d for d in backend.valid_dtypes() if d.kind == dtype.kind and d not in kernel_unsupported_dtypes(backend, name)]
     hint = f"Cast to {' or '.join(others)} first, " if others else "Cast to a supported dtype first, "
     return UnsupportedDtypeError(
@@ -52,7 +57,8 @@ def unsupported_error(name: str, dtype: Dtype, backend: Backend) -> UnsupportedD
 
 
 def kernel(backend: Backend, name: str, dtype: Dtype) -> Callable[..., Any]:
-    """``backend``'s kernel ``name`` for inputs of ``dtype``; UnsupportedDtypeError where it has none."""
+    """``backend``'s kernel ``name`` for inputs of ``dtype``; UnsupportedDtypeError where it has
+    none, or where the backend stores ``dtype`` but cannot compute with it."""
     if dtype in kernel_unsupported_dtypes(backend, name):
         raise unsupported_error(name, dtype, backend)
     return backend.kernels[name]
@@ -103,7 +109,7 @@ def array_input(x: Any) -> tuple[Backend, Any, Dtype]:
     become arrays of their inferred dtype), and its dtype."""
     backend = backend_of(x)
     if not isinstance(x, backend.array_types):
-        x = backend.asarray(x, infer_dtype(None, x))
+        x = backend.asarray(x, _infer_dtype(None, x))
     return backend, x, backend.dtype_of(x)
 
 

@@ -18,9 +18,9 @@ def _indices(name: str, x: Array, indices: Any) -> tuple[Any, Array, Any, Array]
     backend = backend_of(x, indices)
     _, x, dtype = array_input(x)
     if not isinstance(indices, backend.array_types):
-        from ..defaults import infer_dtype
+        from ..defaults import _infer_dtype
 
-        indices = as_array(backend, indices, infer_dtype(None, indices))
+        indices = as_array(backend, indices, _infer_dtype(None, indices))
     kind = backend.dtype_of(indices).kind
     if kind not in ("int", "uint"):
         raise not_defined(name, (backend.dtype_of(indices),), "integer index arrays as indices")
@@ -44,5 +44,12 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     if len(indices.shape) != len(x.shape):
         raise InvalidArgumentError(f"take_along_axis needs indices of x's rank {len(x.shape)}, got shape "
                                    f"{tuple(indices.shape)}.")
+    clash = [i for i, (a, b) in enumerate(zip(x.shape, indices.shape)) if i != axis and a != b and 1 not in (a, b)]
+    if clash:
+        raise InvalidArgumentError(
+            f"take_along_axis: indices of shape {tuple(indices.shape)} do not broadcast with x of shape "
+            f"{tuple(x.shape)} on axis {clash[0]} (every axis but axis={axis} must match or be 1). Reshape "
+            f"or broadcast the indices first."
+        )
     indices = arguments.indices_in_bounds(backend, indices, int(x.shape[axis]))
     return kernel(backend, "take_along_axis", dtype)(x, indices, axis=axis)

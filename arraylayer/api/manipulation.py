@@ -4,6 +4,8 @@ active policy first; the others keep x's dtype."""
 from __future__ import annotations
 
 import math
+import numbers
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -126,9 +128,13 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     backend, x, dtype = array_input(x)
     axis = None if axis is None else arguments.axis(axis, len(x.shape))
     length = math.prod(x.shape) if axis is None else x.shape[axis]
+    if isinstance(repeats, numbers.Integral) and type(repeats) is not bool:
+        repeats = operator.index(repeats)  # a NumPy integer counts as the Python int it holds
     if hasattr(repeats, "dtype") or isinstance(repeats, (list, tuple)):
-        _, repeats, kind = array_input(repeats)
-        if kind.kind not in ("int", "uint") or len(repeats.shape) > 1 or repeats.shape[0] not in (1, length):
+        owner, repeats, kind = array_input(repeats)
+        if len(repeats.shape) == 0 and kind.kind in ("int", "uint"):  # a 0-d count: one count for all
+            repeats = owner.kernels["reshape"](repeats, (1,), copy=None)
+        if kind.kind not in ("int", "uint") or len(repeats.shape) != 1 or repeats.shape[0] not in (1, length):
             raise InvalidArgumentError(f"repeats must be an int or a 1-d integer array of length 1 or {length}; "
                                        f"got {kind} of shape {tuple(repeats.shape)}.")
         if backend.chunked:  # lazy values: NumPy's repeat checks them when the graph runs

@@ -119,8 +119,11 @@ def subtract(x1: Any, x2: Any, /) -> Any:
 
 def pow(x1: Any, x2: Any, /) -> Any:
     """torch.pow, but a complex 0 ** 0 is 1 (numpy, C99) where torch gives NaN (tensor exponents only),
-    and negative integer exponents follow the truncating rule (torch refuses negative Python ones)."""
-    if type(x2) is int and x2 < 0 or type(x1) is int and isinstance(x2, Tensor) and not x2.dtype.is_floating_point:
+    and negative integer exponents follow the truncating rule (torch refuses negative Python ones).
+    A Python float is rounded to the tensor's dtype first, as the other backends do (torch would use
+    the exact double: ``(-2.0) ** 1e-320`` is NaN there, and 1 after rounding to float32)."""
+    if (type(x2) is int and x2 < 0 or type(x1) is int and isinstance(x2, Tensor) and not x2.dtype.is_floating_point
+            or type(x1) is float or type(x2) is float):
         x1, x2 = both(x1, x2)
     if isinstance(x2, Tensor) and x2.dtype in _SIGNED:
         return _signed_pow(x1, x2)
