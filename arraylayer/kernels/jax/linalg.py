@@ -49,24 +49,33 @@ def _no_half(x: Any) -> Any:
 def _answer(name: str, problem: str, result: Any, core: int, *inputs: Any) -> Any:
     """``result``, an inverse or solve over matrices of ``core`` dimensions: NaN where it is not
     finite when traced; eagerly LinAlgError naming ``problem`` (``not_finite`` for non-finite input)."""
-    finite = jnp.isfinite(result).all(axis=tuple(range(-core, 0)), keepdims=True)
     if isinstance(result, jax.core.Tracer):
-        return jnp.where(finite, result, jnp.nan)
-    if not finite.all():  # the host round trip
-        raise linalg_error(name, problem if all(jnp.isfinite(a).all() for a in inputs) else "not_finite")
+        return jnp.where(jnp.isfinite(result).all(axis=tuple(range(-core, 0)), keepdims=True), result, jnp.nan)
+    if not _all_finite(result, *inputs):  # the host round trip (NaN/inf input: refused anywhere)
+        raise linalg_error(name, problem if _all_finite(*inputs) else "not_finite")
     return result
+
+
+@jax.jit
+def _finite_flag(*arrays: Any) -> Any:
+    return jnp.all(jnp.stack([jnp.isfinite(a).all() for a in arrays]))
+
+
+def _all_finite(*arrays: Any) -> bool:
+    """Whether every value is finite: one compiled call and one transfer to the host."""
+    return bool(_finite_flag(*arrays))
 
 
 def _decomposed(name: str, x: Any, fn: Any) -> tuple[Any, ...]:
     """``fn(x)`` as a tuple: eagerly LinAlgError when ``x`` holds NaN or inf; traced, NaN (``-1``
     for integer results) for each matrix that does."""
     x = _no_half(x)
-    finite = jnp.isfinite(x).all(axis=(-2, -1))
     if not isinstance(x, jax.core.Tracer):
-        if not finite.all():  # the host round trip
+        if not _all_finite(x):  # the host round trip
             raise linalg_error(name, "not_finite")
         result = fn(x)
         return result if isinstance(result, tuple) else (result,)
+    finite = jnp.isfinite(x).all(axis=(-2, -1))
     result = fn(jnp.where(finite[..., None, None], x, jnp.eye(x.shape[-1], dtype=x.dtype)) if x.shape[-1] == x.shape[-2]
                 else jnp.where(finite[..., None, None], x, 0))
     return tuple(jnp.where(finite.reshape(finite.shape + (1,) * (r.ndim - finite.ndim)), r,
@@ -103,8 +112,10 @@ def _two_norm(x: Any, axis: Any, keepdims: bool) -> Any:
 
 
 def cholesky(x: Any, /, *, upper: bool = False) -> Any:
-    return _decomposed("cholesky", x, lambda a: _answer("cholesky", "not_positive_definite",
-                                                        jnp.linalg.cholesky(a, upper=upper), 2, a))[0]
+    def factor(a: Any) -> Any:
+        return _answer("cholesky", "not_positive_definite", jnp.linalg.cholesky(a, upper=upper), 2, a)
+
+    return _decomposed("cholesky", x, factor)[0] if isinstance(x, jax.core.Tracer) else factor(_no_half(x))
 
 
 def det(x: Any, /) -> Any:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import tensorflow as tf
 
 from . import statistical
@@ -121,6 +122,18 @@ def _stand_in(ok: Any, x: Any) -> Any:
     return tf.where(_per_matrix(ok, x.shape.rank), x, eye)
 
 
+def _all_finite(*arrays: Any) -> bool:
+    """Whether every value is finite, eagerly: read on the host through NumPy for CPU tensors
+    (one TF operation costs more than the whole check there), else one reduction and one sync."""
+    for a in arrays:
+        if a.device.endswith("CPU:0"):
+            if not np.isfinite(a.numpy()).all():
+                return False
+        elif not bool(tf.math.reduce_all(tf.math.is_finite(tf.math.abs(a) if a.dtype.is_complex else a))):
+            return False
+    return True
+
+
 def _finite(x: Any) -> Any:
     return tf.math.reduce_all(tf.math.is_finite(tf.math.abs(x) if x.dtype.is_complex else x), axis=[-2, -1])
 
@@ -129,12 +142,12 @@ def _decomposed(name: str, x: Any, fn: Any) -> tuple[Any, ...]:
     """``fn(x)`` as a tuple: eagerly LinAlgError when ``x`` holds NaN or inf; in a graph, NaN
     (``-1`` for integer results) for each matrix that does, computed from the identity instead."""
     x = _decomposable(x)
-    finite = _finite(x)
     if tf.executing_eagerly():
-        if not bool(tf.math.reduce_all(finite)):
+        if not _all_finite(x):
             raise linalg_error(name, "not_finite")
         result = fn(x)
         return tuple(result) if isinstance(result, (tuple, list)) else (result,)
+    finite = _finite(x)
     result = fn(_stand_in(finite, x))
     return tuple(_nan_where_not(finite, r) for r in (tuple(result) if isinstance(result, (tuple, list)) else (result,)))
 
@@ -146,13 +159,11 @@ def _answer(name: str, problem: str, fn: Any, core: int, x: Any, *rest: Any) -> 
     if tf.executing_eagerly():
         try:
             result = fn(x, *rest)
-            if bool(tf.math.reduce_all(tf.math.is_finite(tf.math.abs(result)))):
+            if _all_finite(result):
                 return result
         except tf.errors.InvalidArgumentError:
             pass
-        finite = all(bool(tf.math.reduce_all(_finite(a) if a.shape.rank > 1 else tf.math.is_finite(a)))
-                     for a in (x, *rest))
-        raise linalg_error(name, problem if finite else "not_finite") from None
+        raise linalg_error(name, problem if _all_finite(x, *rest) else "not_finite") from None
     ok = _finite(x)
     if problem == "singular":  # TF's inverse and solve fail the graph on a zero determinant
         ok = tf.math.logical_and(ok, tf.math.is_finite(tf.linalg.slogdet(_stand_in(ok, x))[1]))

@@ -74,11 +74,13 @@ def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
 def _answer(name: str, problem: str, result: Any, info: Any, core: int, *inputs: Any) -> Any:
     """``result`` of an ``*_ex`` function over matrices of ``core`` dimensions: NaN where torch
     reports a failure or it is not finite when compiled; eagerly LinAlgError naming ``problem``."""
-    ok = torch.isfinite(result).flatten(-core).all(-1) & (info == 0)
-    ok = ok.reshape(ok.shape + (1,) * core)
     if is_compiling():
-        return torch.where(ok, result, torch.nan)
-    if not ok.all():  # the device sync
+        ok = torch.isfinite(result).flatten(-core).all(-1) & (info == 0)
+        return torch.where(ok.reshape(ok.shape + (1,) * core), result, torch.nan)
+    finite = torch.isfinite(result).all()
+    for a in inputs:  # NaN/inf input is refused anywhere (cholesky reads one triangle)
+        finite &= torch.isfinite(a).all()
+    if bool(info.any() | ~finite):  # the device sync
         raise linalg_error(name, problem if all(torch.isfinite(a).all() for a in inputs) else "not_finite")
     return result
 
@@ -86,12 +88,12 @@ def _answer(name: str, problem: str, result: Any, info: Any, core: int, *inputs:
 def _decomposed(name: str, x: Any, fn: Any) -> tuple[Any, ...]:
     """``fn(x)`` as a tuple: eagerly LinAlgError when ``x`` holds NaN or inf; compiled, NaN (``-1``
     for integer results) for each matrix that does, computed from the identity instead."""
-    finite = torch.isfinite(x).flatten(-2).all(-1)
     if not is_compiling():
-        if not finite.all():  # the device sync
+        if not torch.isfinite(x).all():  # the device sync
             raise linalg_error(name, "not_finite")
         result = fn(x)
         return tuple(result) if isinstance(result, tuple) else (result,)
+    finite = torch.isfinite(x).flatten(-2).all(-1)
     stand_in = torch.eye(x.shape[-2], x.shape[-1], dtype=x.dtype, device=x.device)
     result = fn(torch.where(finite[..., None, None], x, stand_in))
     return tuple(torch.where(finite.reshape(finite.shape + (1,) * (r.ndim - finite.ndim)), r,
@@ -104,7 +106,7 @@ def cholesky(x: Any, /, *, upper: bool = False) -> Any:
         result, info = torch.linalg.cholesky_ex(a, upper=upper)
         return _answer("cholesky", "not_positive_definite", result, info, 2, a)
 
-    return _decomposed("cholesky", x, factor)[0]
+    return _decomposed("cholesky", x, factor)[0] if is_compiling() else factor(x)
 
 
 def inv(x: Any, /, *, name: str = "inv") -> Any:
