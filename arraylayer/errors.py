@@ -24,6 +24,7 @@ __all__ = [
     "InvalidArgumentTypeError",
     "AxisError",
     "OutOfBoundsIndexError",
+    "LinAlgError",
 ]
 
 
@@ -108,3 +109,31 @@ class AxisError(ArrayLayerError, IndexError, ValueError):
 class OutOfBoundsIndexError(ArrayLayerError, IndexError):
     """An index outside the bounds of the axis it indexes, on every backend (JAX would clamp or
     give NaN, PyTorch and TensorFlow would give zeros or fail on the device)."""
+
+
+class LinAlgError(ArrayLayerError, ValueError):
+    """A linear-algebra function whose input has no answer: a singular matrix to invert or solve
+    with, a matrix that is not positive definite to factorise, or a matrix holding NaN or inf.
+
+    Raised on every backend when the call runs eagerly (on dask, when the result is computed);
+    under jax.jit, tf.function and torch.compile the matrices without an answer give NaN instead.
+    Subclasses ``ValueError``, as ``numpy.linalg.LinAlgError`` does."""
+
+
+#: problem -> (what is wrong with the matrix, the way out)
+_LINALG_PROBLEMS: dict[str, tuple[str, str]] = {
+    "singular": ("is singular (to working precision), so it has no inverse",
+                 "use linalg.pinv for a least-squares answer, or check linalg.matrix_rank first"),
+    "not_positive_definite": ("is not positive definite, so it has no Cholesky factor",
+                              "use linalg.eigh for symmetric indefinite matrices, or add a small multiple of the "
+                              "identity"),
+    "not_finite": ("holds NaN or inf, so no decomposition of it exists",
+                   "replace them first, e.g. arraylayer.where(arraylayer.isfinite(x), x, 0)"),
+}
+
+
+def linalg_error(function: str, problem: str) -> LinAlgError:
+    """The :class:`LinAlgError` of ``linalg.<function>`` for ``problem`` (a key of the table above)."""
+    what, fix = _LINALG_PROBLEMS[problem]
+    return LinAlgError(f"linalg.{function}: the input {what}; {fix}. (Under jax.jit, tf.function and "
+                       f"torch.compile such matrices give NaN: test the result with arraylayer.isnan.)")

@@ -1,9 +1,14 @@
 """The Array API's ``linalg`` extension, as ``arraylayer.linalg``.
 
-Decompositions, solvers and norms are defined for floating-point input; integer and bool
-input is computed in the default float dtype (the rule of :func:`~arraylayer.divide`), the
-same on every backend. Norms of complex input are real. Results with several parts are
-named tuples with the standard's field names.
+Decompositions, solvers and norms are defined for floating-point input; integer input is
+computed in the default float dtype (the rule of :func:`~arraylayer.divide`), the same on every
+backend, and bool input is refused. Norms of complex input are real. Results with several parts
+are named tuples with the standard's field names.
+
+Matrices without an answer (singular ones to invert or solve with, ones that are not positive
+definite to factorise, NaN or inf to decompose) raise :class:`~arraylayer.errors.LinAlgError`
+eagerly and give NaN under jax.jit, tf.function and torch.compile: the kernels do both (on dask,
+inside each block, so at compute).
 """
 
 from __future__ import annotations
@@ -55,9 +60,11 @@ class SVDResult(NamedTuple):
 
 
 def _floating(name: str, x: Array, *, matrix: bool = True) -> tuple[Any, Array, Dtype]:
-    """x in a floating dtype (integers and bool: the default float); matrices need 2 dims."""
+    """x in a floating dtype (integers: the default float; bool refused); matrices need 2 dims."""
     backend, x, dtype = array_input(x)
-    if dtype.kind in ("bool", "int", "uint"):
+    if dtype.kind == "bool":
+        raise not_defined(f"linalg.{name}", (dtype,), "floating-point (or integer) arrays")
+    if dtype.kind in ("int", "uint"):
         dtype = default_float_dtype()
         x = backend.astype(x, dtype)
     if matrix and len(x.shape) < 2:
@@ -166,7 +173,9 @@ def slogdet(x: Array, /) -> SlogdetResult:
 def solve(x1: Array, x2: Array, /) -> Array:
     """The solution of x1 @ result = x2, in the promoted floating dtype."""
     backend, dtype, (a1, a2) = promoted_inputs(x1, x2)
-    if dtype.kind in ("bool", "int", "uint"):
+    if dtype.kind == "bool":
+        raise not_defined("linalg.solve", (dtype,), "floating-point (or integer) arrays")
+    if dtype.kind in ("int", "uint"):
         dtype = default_float_dtype()
         a1, a2 = backend.astype(a1, dtype), backend.astype(a2, dtype)
     if len(a1.shape) < 2 or a1.shape[-1] != a1.shape[-2]:

@@ -171,9 +171,13 @@ class TensorflowBackend(Backend):
 
     def astype(self, x: Any, dtype: Dtype) -> Any:
         native = self.as_native_dtype(dtype)
-        return x if x.dtype.as_datatype_enum == native.as_datatype_enum else self.module.cast(x, native)
+        if x.dtype.as_datatype_enum == native.as_datatype_enum:
+            return x
+        return _truth(self.module, x) if dtype == "bool" else self.module.cast(x, native)
 
     def caster(self, dtype: Dtype) -> Callable[[Any], Any]:
+        if dtype == "bool":
+            return functools.partial(_truth, self.load().module)
         return functools.partial(self.load().module.cast, dtype=self.as_native_dtype(dtype))
 
     def copy(self, x: Any) -> Any:
@@ -289,3 +293,11 @@ def _buffer_address(x: Any) -> int | None:
             except Exception:  # noqa: BLE001 - an accelerator buffer or a deleted array: unknown
                 return None
     return None
+
+
+def _truth(tf: Any, x: Any) -> Any:
+    """``x`` as bool: nonzero is True. ``tf.cast`` reads only the real part of a complex value
+    (``1j`` would be False)."""
+    if x.dtype.is_complex:
+        return tf.math.not_equal(x, tf.zeros((), x.dtype))
+    return tf.cast(x, tf.bool)

@@ -8,6 +8,11 @@ UNSUPPORTED; jax itself raises the same way for the SVD norms and negative matri
 which the declarations cannot name per argument). What is a sum (the other norms, ``trace``)
 is accumulated in float32 and rounded once for the half dtypes, as the reductions are.
 Multi-output functions return plain tuples.
+
+jax never raises for matrices without an answer (it returns inf or NaN, or for ``eigh`` of NaN
+finite garbage). Eagerly these kernels raise :class:`~arraylayer.errors.LinAlgError` as every
+backend does, which needs one look at the values on the host (a device sync); traced (jit, vmap,
+grad) they give NaN for exactly those matrices of a stack.
 """
 
 from __future__ import annotations
@@ -18,13 +23,13 @@ from typing import Any, Final
 import jax
 import jax.numpy as jnp
 
+from ...errors import linalg_error
 from ._common import F32, HALF
 from .statistical import root, static_axis
 
 cross = jnp.linalg.cross
 diagonal = jnp.linalg.diagonal
 matmul = jnp.matmul
-matrix_power = jnp.linalg.matrix_power
 matrix_transpose = jnp.matrix_transpose
 outer = jnp.linalg.outer
 tensordot = jnp.tensordot
@@ -39,6 +44,43 @@ def _no_half(x: Any) -> Any:
         raise TypeError(f"jax.numpy.linalg has no {x.dtype} factorisations; float32 work rounded back would not "
                         "be exact.")
     return x
+
+
+def _answer(name: str, problem: str, result: Any, core: int, *inputs: Any) -> Any:
+    """``result``, an inverse or solve over matrices of ``core`` dimensions: NaN where it is not
+    finite when traced; eagerly LinAlgError naming ``problem`` (``not_finite`` for non-finite input)."""
+    if isinstance(result, jax.core.Tracer):
+        return jnp.where(jnp.isfinite(result).all(axis=tuple(range(-core, 0)), keepdims=True), result, jnp.nan)
+    if not _all_finite(result, *inputs):  # the host round trip (NaN/inf input: refused anywhere)
+        raise linalg_error(name, problem if _all_finite(*inputs) else "not_finite")
+    return result
+
+
+@jax.jit
+def _finite_flag(*arrays: Any) -> Any:
+    return jnp.all(jnp.stack([jnp.isfinite(a).all() for a in arrays]))
+
+
+def _all_finite(*arrays: Any) -> bool:
+    """Whether every value is finite: one compiled call and one transfer to the host."""
+    return bool(_finite_flag(*arrays))
+
+
+def _decomposed(name: str, x: Any, fn: Any) -> tuple[Any, ...]:
+    """``fn(x)`` as a tuple: eagerly LinAlgError when ``x`` holds NaN or inf; traced, NaN (``-1``
+    for integer results) for each matrix that does."""
+    x = _no_half(x)
+    if not isinstance(x, jax.core.Tracer):
+        if not _all_finite(x):  # the host round trip
+            raise linalg_error(name, "not_finite")
+        result = fn(x)
+        return result if isinstance(result, tuple) else (result,)
+    finite = jnp.isfinite(x).all(axis=(-2, -1))
+    result = fn(jnp.where(finite[..., None, None], x, jnp.eye(x.shape[-1], dtype=x.dtype)) if x.shape[-1] == x.shape[-2]
+                else jnp.where(finite[..., None, None], x, 0))
+    return tuple(jnp.where(finite.reshape(finite.shape + (1,) * (r.ndim - finite.ndim)), r,
+                           jnp.nan if jnp.issubdtype(r.dtype, jnp.inexact) else -1)
+                 for r in (result if isinstance(result, tuple) else (result,)))
 
 
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
@@ -70,7 +112,10 @@ def _two_norm(x: Any, axis: Any, keepdims: bool) -> Any:
 
 
 def cholesky(x: Any, /, *, upper: bool = False) -> Any:
-    return jnp.linalg.cholesky(_no_half(x), upper=upper)
+    def factor(a: Any) -> Any:
+        return _answer("cholesky", "not_positive_definite", jnp.linalg.cholesky(a, upper=upper), 2, a)
+
+    return _decomposed("cholesky", x, factor)[0] if isinstance(x, jax.core.Tracer) else factor(_no_half(x))
 
 
 def det(x: Any, /) -> Any:
@@ -78,27 +123,34 @@ def det(x: Any, /) -> Any:
 
 
 def eigh(x: Any, /) -> tuple[Any, Any]:
-    return tuple(jnp.linalg.eigh(_no_half(x)))  # type: ignore[return-value]
+    return _decomposed("eigh", x, lambda a: tuple(jnp.linalg.eigh(a)))  # type: ignore[return-value]
 
 
 def eigvalsh(x: Any, /) -> Any:
-    return jnp.linalg.eigvalsh(_no_half(x))
+    return _decomposed("eigvalsh", x, lambda a: jnp.linalg.eigvalsh(a))[0]
 
 
 def inv(x: Any, /) -> Any:
-    return jnp.linalg.inv(_no_half(x))
+    return _answer("inv", "singular", jnp.linalg.inv(_no_half(x)), 2, x)
+
+
+def matrix_power(x: Any, n: int, /) -> Any:
+    """Negative powers are powers of :func:`inv` (the outcome of singular matrices is inv's)."""
+    if n < 0:
+        x = _answer("matrix_power", "singular", jnp.linalg.inv(_no_half(x)), 2, x)
+    return jnp.linalg.matrix_power(x, abs(n))
 
 
 def matrix_rank(x: Any, /, *, rtol: Any = None) -> Any:
-    return jnp.linalg.matrix_rank(_no_half(x), rtol=rtol)
+    return _decomposed("matrix_rank", x, lambda a: jnp.linalg.matrix_rank(a, rtol=rtol))[0]
 
 
 def pinv(x: Any, /, *, rtol: Any = None) -> Any:
-    return jnp.linalg.pinv(_no_half(x), rtol=rtol)
+    return _decomposed("pinv", x, lambda a: jnp.linalg.pinv(a, rtol=rtol))[0]
 
 
 def qr(x: Any, /, *, mode: str = "reduced") -> tuple[Any, Any]:
-    return tuple(jnp.linalg.qr(_no_half(x), mode=mode))  # type: ignore[return-value]
+    return _decomposed("qr", x, lambda a: tuple(jnp.linalg.qr(a, mode=mode)))  # type: ignore[return-value]
 
 
 def slogdet(x: Any, /) -> tuple[Any, Any]:
@@ -106,15 +158,15 @@ def slogdet(x: Any, /) -> tuple[Any, Any]:
 
 
 def solve(x1: Any, x2: Any, /) -> Any:
-    return jnp.linalg.solve(_no_half(x1), x2)
+    return _answer("solve", "singular", jnp.linalg.solve(_no_half(x1), x2), min(x2.ndim, 2), x1, x2)
 
 
 def svd(x: Any, /, *, full_matrices: bool = True) -> tuple[Any, Any, Any]:
-    return tuple(jnp.linalg.svd(_no_half(x), full_matrices=full_matrices))  # type: ignore[return-value]
+    return _decomposed("svd", x, lambda a: tuple(jnp.linalg.svd(a, full_matrices=full_matrices)))  # type: ignore[return-value]
 
 
 def svdvals(x: Any, /) -> Any:
-    return jnp.linalg.svdvals(_no_half(x))
+    return _decomposed("svdvals", x, lambda a: jnp.linalg.svdvals(a))[0]
 
 
 def eig(x: Any, /) -> tuple[Any, Any]:
@@ -123,10 +175,9 @@ def eig(x: Any, /) -> tuple[Any, Any]:
     Differentiable in the eigenvectors too, as on torch and tensorflow (jax.numpy's eig refuses:
     the derivative holds where the eigenvalues are distinct, and a loss must not depend on each
     vector's phase, which eig leaves free on every backend)."""
-    eigenvalues, eigenvectors = jax.lax.linalg.eig(_no_half(x), compute_left_eigenvectors=False,
-                                                   enable_eigvec_derivs=True)
-    return eigenvalues, eigenvectors
+    return _decomposed("eig", x, lambda a: tuple(jax.lax.linalg.eig(a, compute_left_eigenvectors=False,
+                                                                   enable_eigvec_derivs=True)))
 
 
 def eigvals(x: Any, /) -> Any:
-    return jnp.linalg.eigvals(_no_half(x))
+    return _decomposed("eigvals", x, lambda a: jnp.linalg.eigvals(a))[0]

@@ -8,6 +8,11 @@ negative matrix powers, which the declarations cannot name per argument). What i
 product (matmul's bfloat16 results come back float32, norms, trace, non-negative matrix powers)
 is accumulated in float32 and rounded once, as the reductions are. Multi-output functions
 return plain tuples.
+
+Matrices without an answer raise :class:`~arraylayer.errors.LinAlgError` (also inside dask's
+blocks, which call these kernels): an inverse, solve or Cholesky factor that is not finite (numpy's
+own LinAlgError, or the inf of a matrix singular to working precision), and any decomposition of a
+matrix holding NaN or inf.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from ...errors import linalg_error
 from ._common import BF16, F32, is_half
 
 cross = np.linalg.cross
@@ -33,6 +39,27 @@ def _no_half(x: Any) -> Any:
     if is_half(x.dtype):
         raise TypeError(f"numpy.linalg has no {x.dtype} routines; wider work rounded back would not be exact.")
     return x
+
+
+def _finite(name: str, x: Any) -> Any:
+    """``x`` (not half precision); LinAlgError when it holds NaN or inf (no decomposition exists)."""
+    if not np.isfinite(_no_half(x)).all():
+        raise linalg_error(name, "not_finite")
+    return x
+
+
+def _answer(name: str, problem: str, fn: Callable[..., Any], x: Any, *rest: Any) -> Any:
+    """``fn(x, *rest)``; LinAlgError naming ``problem`` when numpy finds none or the result is not
+    finite (``not_finite`` when an input already was not)."""
+    try:
+        with np.errstate(all="ignore"):
+            result = fn(_no_half(x), *rest)
+        if np.isfinite(result).all():
+            return result
+    except np.linalg.LinAlgError:
+        pass
+    finite = all(np.isfinite(a).all() for a in (x, *rest))
+    raise linalg_error(name, problem if finite else "not_finite") from None
 
 
 def _in_float32(fn: Callable[..., Any], x: Any, **kwargs: Any) -> Any:
@@ -72,11 +99,14 @@ def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any
 
 
 def matrix_power(x: Any, n: int, /) -> Any:
-    return _in_float32(np.linalg.matrix_power, x if n >= 0 else _no_half(x), n=n)
+    if n < 0:  # the inverse's power, as numpy computes it, with inv's outcome for singular matrices
+        return np.linalg.matrix_power(_answer("matrix_power", "singular", np.linalg.inv, x), -n)
+    return _in_float32(np.linalg.matrix_power, x, n=n)
 
 
 def cholesky(x: Any, /, *, upper: bool = False) -> Any:
-    return np.linalg.cholesky(_no_half(x), upper=upper)
+    # NaN/inf anywhere refused, although LAPACK reads one triangle only (jax symmetrizes)
+    return _answer("cholesky", "not_positive_definite", lambda a: np.linalg.cholesky(_finite("cholesky", a), upper=upper), x)
 
 
 def det(x: Any, /) -> Any:
@@ -84,27 +114,27 @@ def det(x: Any, /) -> Any:
 
 
 def eigh(x: Any, /) -> tuple[Any, Any]:
-    return tuple(np.linalg.eigh(_no_half(x)))  # type: ignore[return-value]
+    return tuple(np.linalg.eigh(_finite("eigh", x)))  # type: ignore[return-value]
 
 
 def eigvalsh(x: Any, /) -> Any:
-    return np.linalg.eigvalsh(_no_half(x))
+    return np.linalg.eigvalsh(_finite("eigvalsh", x))
 
 
 def inv(x: Any, /) -> Any:
-    return np.linalg.inv(_no_half(x))
+    return _answer("inv", "singular", np.linalg.inv, x)
 
 
 def matrix_rank(x: Any, /, *, rtol: Any = None) -> Any:
-    return np.linalg.matrix_rank(_no_half(x), rtol=rtol)
+    return np.linalg.matrix_rank(_finite("matrix_rank", x), rtol=rtol)
 
 
 def pinv(x: Any, /, *, rtol: Any = None) -> Any:
-    return np.linalg.pinv(_no_half(x), rtol=rtol)
+    return np.linalg.pinv(_finite("pinv", x), rtol=rtol)
 
 
 def qr(x: Any, /, *, mode: str = "reduced") -> tuple[Any, Any]:
-    return tuple(np.linalg.qr(_no_half(x), mode=mode))  # type: ignore[return-value]
+    return tuple(np.linalg.qr(_finite("qr", x), mode=mode))  # type: ignore[return-value]
 
 
 def slogdet(x: Any, /) -> tuple[Any, Any]:
@@ -112,25 +142,25 @@ def slogdet(x: Any, /) -> tuple[Any, Any]:
 
 
 def solve(x1: Any, x2: Any, /) -> Any:
-    return np.linalg.solve(_no_half(x1), x2)
+    return _answer("solve", "singular", np.linalg.solve, x1, x2)
 
 
 def svd(x: Any, /, *, full_matrices: bool = True) -> tuple[Any, Any, Any]:
-    return tuple(np.linalg.svd(_no_half(x), full_matrices=full_matrices))  # type: ignore[return-value]
+    return tuple(np.linalg.svd(_finite("svd", x), full_matrices=full_matrices))  # type: ignore[return-value]
 
 
 def svdvals(x: Any, /) -> Any:
-    return np.linalg.svdvals(_no_half(x))
+    return np.linalg.svdvals(_finite("svdvals", x))
 
 
 def eig(x: Any, /) -> tuple[Any, Any]:
     """Eigenvalues and eigenvectors of general matrices, complex."""
-    values, vectors = np.linalg.eig(_no_half(x))
+    values, vectors = np.linalg.eig(_finite("eig", x))
     return _complex(values), _complex(vectors)
 
 
 def eigvals(x: Any, /) -> Any:
-    return _complex(np.linalg.eigvals(_no_half(x)))
+    return _complex(np.linalg.eigvals(_finite("eigvals", x)))
 
 
 def _complex(x: Any) -> Any:

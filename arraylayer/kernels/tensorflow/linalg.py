@@ -5,6 +5,12 @@ int32/int64 (or through the same-width signed bits) and cast back, which is exac
 integer products and sums are taken modulo 2**bits either way. TF's decompositions have
 no float16/bfloat16 kernels: those compute in float32 and round the result once.
 ``pinv`` (no complex kernel in TF) and ``cross`` (no complex, no axis) are built here.
+
+Matrices without an answer raise :class:`~arraylayer.errors.LinAlgError` eagerly (TF's own
+InvalidArgumentError, or a result that is not finite: TF's CPU Cholesky gives NaN). Inside
+tf.function they give NaN: each matrix without an answer (NaN/inf in it, or for inverses and
+solves a zero determinant, read from one more LU through ``slogdet``) is replaced by the identity
+before TF's kernel sees it, which would otherwise fail the whole graph.
 """
 
 from __future__ import annotations
@@ -12,9 +18,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import tensorflow as tf
 
 from . import statistical
+from ...errors import linalg_error
 from ._common import BOOL, FLOAT32, broadcast_batch, is_half, positive_axis, via_int16
 from .elementwise import multiply
 from .manipulation import broadcast_arrays
@@ -96,8 +104,77 @@ def _real_dtype(dtype: Any) -> Any:
     return dtype.real_dtype if dtype.is_complex else dtype
 
 
+def _per_matrix(finite: Any, rank: int) -> Any:
+    """A per-matrix flag shaped to select over results of ``rank`` dimensions."""
+    return tf.reshape(finite, tf.concat([tf.shape(finite), tf.ones([rank - finite.shape.rank], tf.int32)], 0))
+
+
+def _nan_where_not(ok: Any, result: Any) -> Any:
+    ok = _per_matrix(ok, result.shape.rank)
+    if result.dtype.is_floating or result.dtype.is_complex:
+        return tf.where(ok, result, tf.constant(math.nan, result.dtype))
+    return tf.where(ok, result, tf.constant(-1, result.dtype))
+
+
+def _stand_in(ok: Any, x: Any) -> Any:
+    """``x`` with each matrix that is not ``ok`` replaced by the identity (which TF factorises)."""
+    eye = tf.eye(tf.shape(x)[-2], tf.shape(x)[-1], dtype=x.dtype)
+    return tf.where(_per_matrix(ok, x.shape.rank), x, eye)
+
+
+def _all_finite(*arrays: Any) -> bool:
+    """Whether every value is finite, eagerly: read on the host through NumPy for CPU tensors
+    (one TF operation costs more than the whole check there), else one reduction and one sync."""
+    for a in arrays:
+        if a.device.endswith("CPU:0"):
+            if not np.isfinite(a.numpy()).all():
+                return False
+        elif not bool(tf.math.reduce_all(tf.math.is_finite(tf.math.abs(a) if a.dtype.is_complex else a))):
+            return False
+    return True
+
+
+def _finite(x: Any) -> Any:
+    return tf.math.reduce_all(tf.math.is_finite(tf.math.abs(x) if x.dtype.is_complex else x), axis=[-2, -1])
+
+
+def _decomposed(name: str, x: Any, fn: Any) -> tuple[Any, ...]:
+    """``fn(x)`` as a tuple: eagerly LinAlgError when ``x`` holds NaN or inf; in a graph, NaN
+    (``-1`` for integer results) for each matrix that does, computed from the identity instead."""
+    x = _decomposable(x)
+    if tf.executing_eagerly():
+        if not _all_finite(x):
+            raise linalg_error(name, "not_finite")
+        result = fn(x)
+        return tuple(result) if isinstance(result, (tuple, list)) else (result,)
+    finite = _finite(x)
+    result = fn(_stand_in(finite, x))
+    return tuple(_nan_where_not(finite, r) for r in (tuple(result) if isinstance(result, (tuple, list)) else (result,)))
+
+
+def _answer(name: str, problem: str, fn: Any, core: int, x: Any, *rest: Any) -> Any:
+    """``fn(x, *rest)`` for an inverse, solve or Cholesky factor (over ``core`` result dimensions).
+    Eagerly: LinAlgError naming ``problem`` when TF fails or the result is not finite. In a graph:
+    singular or non-finite matrices replaced by the identity first, and NaN for them."""
+    if tf.executing_eagerly():
+        try:
+            result = fn(x, *rest)
+            if _all_finite(result):
+                return result
+        except tf.errors.InvalidArgumentError:
+            pass
+        raise linalg_error(name, problem if _all_finite(x, *rest) else "not_finite") from None
+    ok = _finite(x)
+    if problem == "singular":  # TF's inverse and solve fail the graph on a zero determinant
+        ok = tf.math.logical_and(ok, tf.math.is_finite(tf.linalg.slogdet(_stand_in(ok, x))[1]))
+    result = fn(_stand_in(ok, x), *rest)
+    finite = tf.math.reduce_all(tf.math.is_finite(tf.math.abs(result) if result.dtype.is_complex else result),
+                                axis=list(range(-core, 0)))
+    return _nan_where_not(tf.math.logical_and(ok, finite), result)
+
+
 def cholesky(x: Any, /, *, upper: bool = False) -> Any:
-    lower = tf.linalg.cholesky(_decomposable(x))
+    lower = _decomposed("cholesky", x, lambda a: _answer("cholesky", "not_positive_definite", tf.linalg.cholesky, 2, a))[0]
     return _back(tf.linalg.adjoint(lower) if upper else lower, x.dtype)
 
 
@@ -105,8 +182,8 @@ def det(x: Any, /) -> Any:
     return _back(tf.linalg.det(_decomposable(x)), x.dtype)
 
 
-def inv(x: Any, /) -> Any:
-    return _back(tf.linalg.inv(_decomposable(x)), x.dtype)
+def inv(x: Any, /, *, name: str = "inv") -> Any:
+    return _back(_answer(name, "singular", tf.linalg.inv, 2, _decomposable(x)), x.dtype)
 
 
 def slogdet(x: Any, /) -> tuple[Any, Any]:
@@ -117,28 +194,28 @@ def slogdet(x: Any, /) -> tuple[Any, Any]:
 
 def eigh(x: Any, /) -> tuple[Any, Any]:
     """Ascending eigenvalues (real, where TF keeps the complex dtype) and eigenvectors."""
-    values, vectors = tf.linalg.eigh(_decomposable(x))
+    values, vectors = _decomposed("eigh", x, tf.linalg.eigh)
     return _back(tf.math.real(values), _real_dtype(x.dtype)), _back(vectors, x.dtype)
 
 
 def eigvalsh(x: Any, /) -> Any:
-    return _back(tf.math.real(tf.linalg.eigvalsh(_decomposable(x))), _real_dtype(x.dtype))
+    return _back(tf.math.real(_decomposed("eigvalsh", x, tf.linalg.eigvalsh)[0]), _real_dtype(x.dtype))
 
 
 def qr(x: Any, /, *, mode: str = "reduced") -> tuple[Any, Any]:
-    q, r = tf.linalg.qr(_decomposable(x), full_matrices=mode == "complete")
+    q, r = _decomposed("qr", x, lambda a: tf.linalg.qr(a, full_matrices=mode == "complete"))
     return _back(q, x.dtype), _back(r, x.dtype)
 
 
 def svd(x: Any, /, *, full_matrices: bool = True) -> tuple[Any, Any, Any]:
     """(U, S, Vh) with ``x = U @ diag(S) @ Vh``; TF returns (S, U, V)."""
-    s, u, v = tf.linalg.svd(_decomposable(x), full_matrices=full_matrices)
+    s, u, v = _decomposed("svd", x, lambda a: tf.linalg.svd(a, full_matrices=full_matrices))
     dtype = x.dtype
     return _back(u, dtype), _back(s, _real_dtype(dtype)), _back(tf.linalg.adjoint(v), dtype)
 
 
 def svdvals(x: Any, /) -> Any:
-    return _back(tf.linalg.svd(_decomposable(x), compute_uv=False), _real_dtype(x.dtype))
+    return _back(_decomposed("svdvals", x, lambda a: tf.linalg.svd(a, compute_uv=False))[0], _real_dtype(x.dtype))
 
 
 def solve(x1: Any, x2: Any, /) -> Any:
@@ -147,7 +224,7 @@ def solve(x1: Any, x2: Any, /) -> Any:
     if vector:
         x2 = x2[:, None]
     a, b = broadcast_batch(_decomposable(x1), _decomposable(x2), 2)  # TF's solve does not broadcast
-    result = tf.linalg.solve(a, b)
+    result = _answer("solve", "singular", tf.linalg.solve, 2, a, b)
     return _back(result[..., 0] if vector else result, x1.dtype)
 
 
@@ -155,7 +232,7 @@ def pinv(x: Any, /, *, rtol: Any = None) -> Any:
     """``V diag(1/s) U^H`` over the singular values above ``rtol * max(s)`` (default
     ``max(M, N) * eps``); TF's own pinv has no complex kernel."""
     work = _decomposable(x)
-    s, u, v = tf.linalg.svd(work, full_matrices=False)
+    s, u, v = _decomposed("pinv", work, lambda a: tf.linalg.svd(a, full_matrices=False))
     cutoff = _tolerance(s, work, rtol)
     inverse = tf.where(s > cutoff, tf.math.reciprocal(s), 0.0)
     scaled = tf.math.multiply(tf.cast(inverse, work.dtype)[..., :, None], tf.linalg.adjoint(u))
@@ -164,8 +241,9 @@ def pinv(x: Any, /, *, rtol: Any = None) -> Any:
 
 def matrix_rank(x: Any, /, *, rtol: Any = None) -> Any:
     work = _decomposable(x)
-    s = tf.linalg.svd(work, compute_uv=False)
-    return tf.math.count_nonzero(s > _tolerance(s, work, rtol), axis=-1)
+    s = _decomposed("matrix_rank", work, lambda a: tf.linalg.svd(a, compute_uv=False))[0]
+    rank = tf.math.count_nonzero(s > _tolerance(s, work, rtol), axis=-1)
+    return tf.where(tf.math.is_nan(s[..., 0]), tf.constant(-1, rank.dtype), rank) if s.shape[-1] != 0 else rank
 
 
 def _tolerance(s: Any, x: Any, rtol: Any) -> Any:
@@ -189,7 +267,7 @@ def matrix_power(x: Any, n: int, /) -> Any:
     if n == 0:
         return tf.broadcast_to(tf.eye(tf.shape(x)[-1], dtype=x.dtype), tf.shape(x))
     if n < 0:
-        x, n = inv(x), -n
+        x, n = inv(x, name="matrix_power"), -n
     result = None
     while True:
         if n & 1:
@@ -271,8 +349,8 @@ _MATRIX_NORMS: dict[Any, Any] = {
 
 
 def eig(x: Any, /) -> tuple[Any, Any]:
-    return tuple(tf.linalg.eig(_decomposable(x)))
+    return _decomposed("eig", x, tf.linalg.eig)  # type: ignore[return-value]
 
 
 def eigvals(x: Any, /) -> Any:
-    return tf.linalg.eigvals(_decomposable(x))
+    return _decomposed("eigvals", x, tf.linalg.eigvals)[0]

@@ -161,6 +161,29 @@ def floor_divide(x1: Any, x2: Any, /) -> Any:
     return torch.where(zero, 0, torch.floor_divide(x1, torch.where(zero, 1, x2)))
 
 
+#: float dtype -> a power of two that scales its divisors without rounding (a ladder of three)
+_LADDER_STEP = {torch.float64: 2.0 ** 1000, torch.float32: 2.0 ** 100, torch.float16: 2.0 ** 10,
+                torch.bfloat16: 2.0 ** 100}
+
+
+def _fmod(x1: Any, x2: Any) -> Any:
+    """C's fmod, exact. torch's vectorized CPU fmod gives NaN where ``x1 / x2`` overflows
+    (``1e300 % 1e-10`` in a tensor of 8 or more); there the remainder is reduced modulo
+    ``x2 * step**2`` and ``x2 * step`` first (multiples of ``x2``, so the result is unchanged),
+    which keeps every quotient finite."""
+    mod = torch.fmod(x1, x2)
+    if not x1.is_cpu or not (is_compiling() or bool(torch.isnan(mod).any())):
+        return mod
+    step = _LADDER_STEP.get(x1.dtype)
+    if step is None:
+        return mod
+    wrong = torch.isnan(mod) & torch.isfinite(x1) & torch.isfinite(x2) & (x2 != 0)
+    reduced, far, near = x1, x2 * step * step, x2 * step
+    for divisor in (far, near, x2):
+        reduced = torch.where(torch.isfinite(divisor), torch.fmod(reduced, divisor), reduced)
+    return torch.where(wrong, reduced, mod)
+
+
 def remainder(x1: Any, x2: Any, /) -> Any:
     """Integers: torch.remainder (and 0 for a zero divisor). Floats: numpy's algorithm (from fmod,
     so that huge quotients stay exact, and a zero result takes the divisor's sign), which
@@ -169,7 +192,7 @@ def remainder(x1: Any, x2: Any, /) -> Any:
     if not x1.is_floating_point():
         zero = x2 == 0
         return torch.where(zero, 0, torch.remainder(x1, torch.where(zero, 1, x2)))
-    mod = torch.fmod(x1, x2)  # exact, with x1's sign
+    mod = _fmod(x1, x2)  # exact, with x1's sign
     mod = torch.where(mod * torch.sign(x2) < 0, mod + x2, mod)  # signs differ (a zero never does)
     result = torch.copysign(mod, x2)  # the result has x2's sign: a no-op but for zeros
     # copysign's derivative is 0 at a zero result; mod's is the rule (1, -floor(x1 / x2)) everywhere
