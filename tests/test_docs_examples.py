@@ -339,9 +339,13 @@ def test_rst_and_markdown_blocks_are_found_with_their_lines(tmp_path: Path) -> N
     assert backends_needed("import torch\nal.set_backend('jax')\nal.asarray([1])") == {"torch", "jax"}
 
 
-def test_missing_source_documents_are_said_loudly(tmp_path: Path) -> None:
+def test_missing_source_documents_skip_with_one_line(tmp_path: Path) -> None:
+    """Without the seed documents (a plain clone) the tests that need them skip, each module with
+    one line that says what is missing and which variable to set, and nothing else is said."""
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                           "tests/test_promotion_seed000.py"], cwd=ROOT, capture_output=True, text=True,
                          timeout=300, env={**os.environ, "ARRAYLAYER_SEEDS": str(tmp_path / "absent")})
-    assert "SOURCE DOCUMENTS MISSING" in out.stdout, out.stdout[-2000:]
-    assert "were SKIPPED" in out.stdout
+    assert out.returncode in (0, 5), out.stdout[-2000:]  # 5: every test skipped, none collected
+    skips = [line for line in out.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert len(skips) == 1 and "ARRAYLAYER_SEEDS" in skips[0] and str(tmp_path / "absent") in skips[0], out.stdout
+    assert "!!!" not in out.stdout and "WARNING" not in out.stdout
