@@ -45,3 +45,12 @@ def test_the_main_job_is_quiet(request):
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stderr == ""
     assert "agreement:" in done.stdout
+
+
+def test_the_demo_prints_no_framework_lines():
+    """examples/demo.py loads every installed framework; with no log level set, TensorFlow would
+    print its start-up lines (cpu_feature_guard, absl) on standard error: none reach it."""
+    done = _run(["examples/demo.py"])
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert "The same calls on every installed backend" in done.stdout
