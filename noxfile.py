@@ -1,12 +1,20 @@
 """Sessions: ``main`` (the main job), ``tests`` (CI's, with ``docs``: the whole suite, then the official
-Array API suite and the client libraries, in one environment), ``tests-<backend>``, ``lint``, ``demo``,
-``bench``, ``docs``, and ``conformance`` and ``clients`` to run those two parts alone.
+Array API suite and the client libraries), ``tests-<backend>``, ``lint``, ``demo``, ``bench``, ``docs``,
+``conformance`` and ``clients`` to run those two parts alone, and ``badinput`` (the full bad-input campaign).
 
-Every install goes through constraints.txt, which pins the frameworks (torch==2.13.0 included:
-an unpinned torch would pull several GB of CUDA packages).
+``main``, ``tests``, ``docs``, ``demo``, ``bench``, ``conformance``, ``clients`` and ``badinput`` share ONE environment,
+``.nox/shared`` (every framework, CPU builds: about 3.1 GB), created on first use and updated by
+pip on each run; nox's own per-session environments are used only by ``tests-<backend>`` (one
+framework each) and ``lint``. Every install goes through constraints.txt, which pins the frameworks
+(torch==2.13.0 included: an unpinned torch would pull several GB of CUDA packages).
 """
 
 from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
 
 import nox
 
@@ -19,17 +27,33 @@ BACKEND_EXTRAS = {"numpy": "", "jax": "jax", "torch": "torch", "tensorflow": "te
 
 
 # Everything CI's run needs: the frameworks, the test tools, the client libraries, the suite's plugins,
-# and what the main job uses (scikit-learn's digits, tqdm, matplotlib), which tests/test_train_cnn.py runs.
-EVERYTHING = ".[all,test,clients,conformance,examples]"
+# what the main job uses (scikit-learn's digits, tqdm, matplotlib) and Sphinx: one environment for all.
+EVERYTHING = ".[all,test,clients,conformance,examples,docs]"
+SHARED = Path(".nox") / "shared"
+_updated: list[bool] = []  # pip runs once per nox invocation (``-s tests docs`` installs once)
 
 
-@nox.session(python=PYTHON)
+def shared(session: nox.Session, *args: str, env: dict[str, str] | None = None) -> None:
+    """Run ``python *args`` in the shared environment, creating and updating it first when needed."""
+    python = SHARED / "bin" / "python"
+    if not python.exists():
+        interpreter = shutil.which(f"python{PYTHON}") or sys.executable
+        session.log(f"creating the shared environment {SHARED} with {interpreter} (about 3.1 GB once installed)")
+        session.run(interpreter, "-m", "venv", str(SHARED), external=True)
+    if not _updated:
+        session.run(str(python), "-m", "pip", "install", "-q", *CONSTRAINTS, "-e", EVERYTHING, external=True)
+        _updated.append(True)
+    variables = {"VIRTUAL_ENV": str(SHARED.resolve()),
+                 "PATH": os.pathsep.join([str(python.parent.resolve()), os.environ.get("PATH", "")]), **(env or {})}
+    session.run(str(python), *args, env=variables, external=True)
+
+
+@nox.session(python=False)
 def tests(session: nox.Session) -> None:
-    """CI's run, in one environment: the whole test suite on every backend, then the official Array
-    API suite on every configuration (``conformance``) and the client libraries (``clients``).
-    Arguments go to the first pytest run only (``nox -s tests -- -k promotion``)."""
-    session.install(*CONSTRAINTS, "-e", EVERYTHING)
-    session.run("pytest", "--ignore=tests/clients", *session.posargs)
+    """CI's run: the whole test suite on every backend, then the official Array API suite on every
+    configuration (``conformance``) and the client libraries (``clients``). Arguments go to the
+    first pytest run only (``nox -s tests -- -k promotion``)."""
+    shared(session, "-m", "pytest", "--ignore=tests/clients", *session.posargs)
     if not session.posargs:
         run_conformance(session, [])
         run_clients(session, [])
@@ -50,26 +74,24 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", "arraylayer", "tests", "benchmarks", "examples", "noxfile.py")
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=False)
 def main(session: nox.Session) -> None:
     """The main job: what is installed (``arraylayer info``), then one small CNN written once with
     arraylayer, initialised from one seed and trained with Adam on scikit-learn's digits under
     jax.jit, torch.compile and tf.function (numpy: inference), with progress bars, test accuracy per
     backend, a plot of the loss curves (cnn_losses.png) and a check that the backends' losses agree
     (examples/train_cnn.py exits non-zero if they do not). Arguments go to the script."""
-    session.install(*CONSTRAINTS, "-e", ".[all,examples]")
-    session.run("arraylayer", "info")
-    session.run("python", "examples/train_cnn.py", *session.posargs)
+    shared(session, "-m", "arraylayer", "info")
+    shared(session, "examples/train_cnn.py", *session.posargs)
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=False)
 def demo(session: nox.Session) -> None:
     """A tour of the promotion rules: the tables, weak scalars, the same calls on every backend."""
-    session.install(*CONSTRAINTS, "-e", ".[all]")
-    session.run("python", "examples/demo.py")
+    shared(session, "examples/demo.py")
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=False)
 def bench(session: nox.Session) -> None:
     """Every benchmark; figures printed and written to benchmarks/results/ (core, ops, random,
     model, dask .json). The dask one reduces 32 GiB out of core (about 10 minutes on 2 cores).
@@ -77,62 +99,59 @@ def bench(session: nox.Session) -> None:
     ``nox -s bench -- --quick`` passes ``--quick`` to every script (a smoke run of each); the other
     arguments (``--backend NAME``, ``--output PATH``) go to bench_ops.py only.
     """
-    session.install(*CONSTRAINTS, "-e", ".[all]")
     quick = [arg for arg in session.posargs if arg == "--quick"]
-    session.run("python", "benchmarks/bench_core.py", *quick)
-    session.run("python", "benchmarks/bench_ops.py", *session.posargs)
+    shared(session, "benchmarks/bench_core.py", *quick)
+    shared(session, "benchmarks/bench_ops.py", *session.posargs)
     for script in ("bench_random.py", "bench_model.py", "bench_dask.py"):
-        session.run("python", f"benchmarks/{script}", *quick)
+        shared(session, f"benchmarks/{script}", *quick)
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=False)
 def docs(session: nox.Session) -> None:
     """The documentation, into docs/_build/html; warnings are errors."""
-    session.install(*CONSTRAINTS, "-e", ".[all,docs]")
-    session.run("sphinx-build", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html", *session.posargs)
+    shared(session, "-m", "sphinx", "-q", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html",
+           *session.posargs)
 
 
 CONFORMANCE_CONFIGS = ("numpy", "jax", "jax-no-x64", "torch", "tensorflow", "dask")
 CONFORMANCE_DEFAULT = CONFORMANCE_CONFIGS
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=False)
 def conformance(session: nox.Session) -> None:
-    """The official Array API suite (../shared/array-api-tests, or $ARRAY_API_TESTS_DIR) against each
+    """The official Array API suite ($ARRAY_API_TESTS_DIR, ../shared/array-api-tests, or fetched) against each
     backend's Array namespace (jax with and without x64), each with its committed xfails file
     (tests/conformance/xfails-<config>.txt). ``nox -s conformance -- torch --no-xfails`` runs one
     configuration without xfails; tests/conformance/run.py says more."""
-    session.install(*CONSTRAINTS, "-e", EVERYTHING)
     run_conformance(session, session.posargs)
 
 
 def run_conformance(session: nox.Session, arguments: list[str]) -> None:
+    """Every configuration in one run.py call: where the suite is neither given, beside the clone nor
+    fetchable, run.py says so in one line and exits 0 (with ARRAY_API_TESTS_DIR set, as CI does, it fails)."""
     configs = [a for a in arguments if a in CONFORMANCE_CONFIGS] or list(CONFORMANCE_DEFAULT)
     options = [a for a in arguments if a not in CONFORMANCE_CONFIGS]
-    for config in configs:
-        session.run("python", "tests/conformance/run.py", config, *options)
+    shared(session, "tests/conformance/run.py", *configs, *options)
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=False)
 def clients(session: nox.Session) -> None:
     """scikit-learn, SciPy, array-api-extra and einops run on arraylayer.Array of every backend
     (tests/clients/), their results compared with the same library on NumPy arrays; the summary
     prints passed/failed/xfailed per library and backend. SciPy reads SCIPY_ARRAY_API at import."""
-    session.install(*CONSTRAINTS, "-e", EVERYTHING)
     run_clients(session, session.posargs)
 
 
 def run_clients(session: nox.Session, arguments: list[str]) -> None:
-    session.run("pytest", "tests/clients", *arguments, env={"SCIPY_ARRAY_API": "1", "TF_CPP_MIN_LOG_LEVEL": "3"})
+    shared(session, "-m", "pytest", "tests/clients", *arguments, env={"SCIPY_ARRAY_API": "1", "TF_CPP_MIN_LOG_LEVEL": "3"})
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=False)
 def badinput(session: nox.Session) -> None:
     """The full bad-input campaign (tests/test_bad_input.py): every case of every family on every
     backend, the figures printed per family and backend (``nox -s badinput -- A -v`` runs family A
     and lists each failure), then the suite's properties with many more examples."""
-    session.install(*CONSTRAINTS, "-e", EVERYTHING)
     env = {"TF_CPP_MIN_LOG_LEVEL": "3", "AL_BAD_INPUT_EXAMPLES": "2000"}
-    session.run("python", "tests/test_bad_input.py", *session.posargs, env=env)
+    shared(session, "tests/test_bad_input.py", *session.posargs, env=env)
     if not session.posargs:
-        session.run("pytest", "tests/test_bad_input.py", "-p", "no:cacheprovider", env=env)
+        shared(session, "-m", "pytest", "tests/test_bad_input.py", "-p", "no:cacheprovider", env=env)

@@ -6,7 +6,7 @@ Commands
     Installed backends (framework version, devices, valid and invalid dtypes), the
     promotion policy and the default dtypes in force.
 ``table``
-    The promotion table of a policy in seed 000's layout, as text, Markdown or HTML.
+    The promotion table of a policy in the layout of JAX's promotion table, as text, Markdown or HTML.
 
 Adding a command
 ----------------
@@ -216,7 +216,7 @@ class TableCell:
 
 @dataclass(frozen=True)
 class PromotionTable:
-    """A policy's promotion table over seed 000's 18 types (rows: first operand)."""
+    """A policy's promotion table over the 18 types of JAX's promotion table (rows: first operand)."""
 
     policy: str
     summary: str
@@ -245,7 +245,7 @@ def _numpy_dtype(code: str) -> Any:
 
 
 def numpy_promotion(a: str, b: str) -> Any:
-    """NumPy's answer for two of seed 000's codes, as an arraylayer Dtype (None if NumPy raises).
+    """NumPy's answer for two of JAX's table codes, as an arraylayer Dtype (None if NumPy raises).
 
     Two dtypes: ``numpy.promote_types``. A weak code (``i*``, ``f*``, ``c*``) is a Python
     scalar: ``numpy.result_type`` with a Python value, which NumPy 2 treats as weak (NEP 50).
@@ -289,7 +289,7 @@ def _table_settings(policy: str | None, x64: bool) -> Iterator[str]:
 def promotion_table(policy: str | None = None, *, x64: bool = False) -> PromotionTable:
     """The promotion table of ``policy`` (default: the policy in force here).
 
-    Rows and columns follow seed 000 (:data:`arraylayer.lattice.CODES`: the fifteen dtypes,
+    Rows and columns follow JAX's promotion table (:data:`arraylayer.lattice.CODES`: the fifteen dtypes,
     then the weak ``i*``, ``f*``, ``c*``). Weak results are materialised to the default
     dtypes in force, or to int64/float64/complex128 with ``x64=True`` (as JAX does with
     ``jax_enable_x64``), before they are compared with NumPy. Raises ValueError for an
@@ -387,7 +387,7 @@ def render_markdown(table: PromotionTable) -> str:
     return "\n".join(lines)
 
 
-#: The style of the HTML table (green: differs from NumPy, as in seed 000; red: refused).
+#: The style of the HTML table (green: differs from NumPy, as in JAX's table; red: refused).
 TABLE_CSS: Final = """\
 table.al-promotion { border-collapse: collapse; font-family: monospace; margin: 0.5em 0; }
 table.al-promotion caption { caption-side: top; text-align: left; padding-bottom: 0.3em; }

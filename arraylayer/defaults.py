@@ -191,7 +191,7 @@ def _scan(item: Any, arrays: list[Any]) -> int:
 
 
 def infer_dtype(dtype: DtypeLike | None, *items: Any) -> Dtype:
-    """The dtype a function should produce, following seed 004's order.
+    """The dtype a function should produce, in the order Ivy's "Data Types" notes give.
 
     1. ``dtype``, when given;
     2. else the dtype of the array arguments among ``items`` (joined on the lattice

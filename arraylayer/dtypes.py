@@ -254,8 +254,16 @@ def _invalid(value: Any) -> InvalidDtypeError:
     candidate = str(value).rsplit(".", 1)[-1] if isinstance(value, (str, type)) or hasattr(value, "name") else ""
     if isinstance(value, type):
         candidate = value.__name__
-    hint = difflib.get_close_matches(candidate.lower(), names, n=1, cutoff=0.6)
-    suggestion = f" Did you mean {hint[0]!r}?" if hint else ""
+    if candidate.lower() in ("int", "uint", "float", "complex"):  # a kind: its default dtype, not the nearest name
+        from . import defaults
+
+        kind = candidate.lower()
+        default = getattr(defaults, f"default_{kind}_dtype")()
+        also = "" if kind == "uint" else f"; the Python type {kind} gives it too"
+        suggestion = f" Did you mean {str(default)!r} (the default {kind} dtype{also})?"
+    else:
+        hint = difflib.get_close_matches(candidate.lower(), names, n=1, cutoff=0.6)
+        suggestion = f" Did you mean {hint[0]!r}?" if hint else ""
     if hasattr(value, "dtype") and not isinstance(value, type):
         suggestion += " (This looks like an array: pass its dtype, or use arraylayer.result_type.)"
     elif isinstance(value, (list, tuple, set, dict)):

@@ -1,6 +1,7 @@
-"""The type-promotion lattices of seed 000 as data, and the join computed from them.
+"""The type-promotion lattices of JAX's "Type promotion semantics" page as data, and the join
+computed from them.
 
-Nodes use the seed's short codes (``b1``, ``u1`` ... ``c16``; ``i*``, ``f*``, ``c*`` for
+Nodes use that page's short codes (``b1``, ``u1`` ... ``c16``; ``i*``, ``f*``, ``c*`` for
 weak Python int, float and complex). Promotion of two types is their least upper
 bound (join) on the lattice. Joins are computed once, at import, by
 :func:`join_table`; nothing here runs per call.

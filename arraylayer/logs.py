@@ -3,10 +3,12 @@ being done while frameworks load.
 
 TensorFlow (and XLA, oneDNN, absl) write log lines straight to the process's standard error
 while they load and run their first kernels, some of them before their own log-level setting
-is read. The command line (``info``, ``support``, ``probe``) and ``examples/train_mlp.py`` run
-that work inside :func:`quiet_framework_logs`, which sends those lines to a buffer and shows
-them only if the work fails. Set ``ARRAYLAYER_FRAMEWORK_LOGS=1`` (or ``TF_CPP_MIN_LOG_LEVEL=0``)
-to see them. :func:`progress` writes to the real standard error meanwhile.
+is read. The command line (``info``, ``support``, ``probe``) and the examples run that work
+inside :func:`quiet_framework_logs`, which points file descriptor 2 at a buffer and shows the
+buffer only if the work fails. Set ``ARRAYLAYER_FRAMEWORK_LOGS=1`` (or ``TF_CPP_MIN_LOG_LEVEL=0``)
+to see them. Meanwhile the real standard error stays reachable through a descriptor saved before
+the redirection: :func:`progress` writes a line there, and :func:`progress_stream` is a text
+stream on it for progress bars (tqdm's ``file=``).
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TextIO
 
-__all__ = ["quiet_framework_logs", "progress", "framework_logs_wanted"]
+__all__ = ["quiet_framework_logs", "progress", "progress_stream", "framework_logs_wanted"]
 
-_real_stderr: list[int] = []  # the saved descriptors of the real standard error, innermost last
+_real_stderr: list[TextIO] = []  # streams on the saved descriptors of the real standard error, innermost last
 
 
 def framework_logs_wanted() -> bool:
@@ -37,29 +40,38 @@ def quiet_framework_logs() -> Iterator[None]:
         return
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     sys.stderr.flush()
-    saved = os.dup(2)
-    _real_stderr.append(saved)
+    saved = os.dup(2)  # the real standard error, before fd 2 is pointed at the buffer
+    real = open(saved, "w", buffering=1, encoding=getattr(sys.stderr, "encoding", None) or "utf-8",
+                errors="replace", closefd=True)
+    _real_stderr.append(real)
     with tempfile.TemporaryFile() as sink:
         os.dup2(sink.fileno(), 2)
         try:
             yield
         except BaseException:
             sys.stderr.flush()
+            real.flush()
             sink.seek(0)
             os.write(saved, sink.read())
             raise
         finally:
             sys.stderr.flush()
+            real.flush()
             os.dup2(saved, 2)
             _real_stderr.pop()
-            os.close(saved)
+            real.close()
 
 
 def progress(message: str) -> None:
     """One line on the real standard error (also inside :func:`quiet_framework_logs`)."""
-    line = f"arraylayer: {message}\n".encode()
-    if _real_stderr:
-        os.write(_real_stderr[-1], line)
-    else:
-        sys.stderr.flush()
-        os.write(2, line)
+    stream = progress_stream()
+    stream.write(f"arraylayer: {message}\n")
+    stream.flush()
+
+
+def progress_stream() -> TextIO:
+    """Where progress goes: a text stream on the real standard error, also inside
+    :func:`quiet_framework_logs` (then on the descriptor saved before the redirection; valid until
+    that block ends), else ``sys.stderr``. ``progress_stream().isatty()`` says whether a person
+    watches it (a progress bar) or not (a log: plain lines)."""
+    return _real_stderr[-1] if _real_stderr else sys.stderr

@@ -283,7 +283,7 @@ def _build() -> dict[str, Policy]:
     return {
         "standard": Policy(
             "standard",
-            "JAX's promotion lattice with weak Python scalars (seed 000)",
+            "JAX's promotion lattice with weak Python scalars (JAX's \"Type promotion semantics\")",
             standard, dict(_LATTICE_WEAK), standard_cast,
         ),
         "strict": Policy(
@@ -293,7 +293,7 @@ def _build() -> dict[str, Policy]:
         ),
         "paddle": Policy(
             "paddle",
-            "PaddlePaddle's rules (seed 002): tensor-tensor within floats and with complex only; "
+            "PaddlePaddle's rules (its \"Introduction to Data Type Promotion\"): tensor-tensor within floats and with complex only; "
             "tensor-scalar by kind",
             _paddle_table(), _paddle_weak(), dict(standard_cast),
         ),

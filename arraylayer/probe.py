@@ -12,12 +12,14 @@ say otherwise, and :func:`format_differences` prints them, one line per cell.
 
 Command line (see :mod:`arraylayer.cli`)::
 
-    python -m arraylayer probe [--backend NAME] [--output FILE] [--x64] [--check]
+    python -m arraylayer probe [--backend NAME] [--output FILE|-] [--x64] [--check]
     python -m arraylayer support [--backend NAME] [--format text|markdown|html] [--x64]
 
 ``probe`` writes the observed support of every installed backend (or one) as JSON: per
 kernel, the supported dtypes and each unsupported one's reason; per public function, what
-follows from that. ``--check`` makes it exit with status 1 when the declarations differ.
+follows from that. The JSON goes to a file (``--output``, default ``arraylayer-probe.json``;
+``-`` for standard output) and a summary per backend is printed. ``--check`` makes it exit
+with status 1 when the declarations differ.
 ``support`` prints the function x dtype matrix generated from the declarations.
 """
 
@@ -707,9 +709,13 @@ def _common_arguments(parser: argparse.ArgumentParser) -> None:
                         help="turn jax_enable_x64 on for the run, so that JAX's 64-bit dtypes are included")
 
 
+DEFAULT_OUTPUT: Final = "arraylayer-probe.json"
+
+
 def _probe_arguments(parser: argparse.ArgumentParser) -> None:
     _common_arguments(parser)
-    parser.add_argument("--output", metavar="FILE", help="write the JSON here (default: standard output)")
+    parser.add_argument("--output", metavar="FILE", default=DEFAULT_OUTPUT,
+                        help=f"write the JSON here ('-': standard output; default: {DEFAULT_OUTPUT})")
     parser.add_argument("--check", action="store_true",
                         help="exit with status 1 when the declarations differ from the probe")
 
@@ -734,13 +740,13 @@ def _run_probe(args: argparse.Namespace) -> int:
                 differ = True
                 texts.append(format_differences(result, compare(result)))
     document = json.dumps({"arraylayer": __version__, "backends": reports}, indent=1, sort_keys=False)
-    if args.output:
-        with open(args.output, "w", encoding="utf-8") as handle:
-            handle.write(document + "\n")
-        print("\n".join(texts + [f"written to {args.output}"]), file=sys.stderr)
-    else:
+    if args.output == "-":  # the JSON is the output; the summary goes to standard error
         print(document)
         print("\n".join(texts), file=sys.stderr)
+    else:  # a summary to read, the JSON (tens of thousands of lines) to a file
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(document + "\n")
+        print("\n".join(texts + [f"the observed support, as JSON, written to {args.output}"]))
     return 1 if args.check and differ else 0
 
 
@@ -799,9 +805,10 @@ PROBE_COMMAND: Final = _command(
     description=(
         "Call every kernel of every installed backend (or --backend NAME) on small sample inputs of "
         "every dtype the api layer may send it and the backend holds, compare dtype and values with "
-        "NumPy, and write the observed support (per kernel and per public function) as JSON. The cells "
-        "where the kernel packages' declarations say otherwise are listed on standard error; --check "
-        "makes them fail the command (exit status 1)."
+        "NumPy, and write the observed support (per kernel and per public function) as JSON to a file "
+        f"(--output, default {DEFAULT_OUTPUT}; '-' for standard output). A summary per backend and the "
+        "cells where the kernel packages' declarations say otherwise are printed; --check makes those "
+        "fail the command (exit status 1)."
     ),
     arguments=_probe_arguments,
     run=_run_probe,

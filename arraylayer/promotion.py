@@ -246,7 +246,7 @@ _DTYPE_CLASSES: Final = frozenset({Dtype, str})
 def lattice_result_type(*args: Any) -> tuple[Dtype, bool]:
     """Like :func:`result_type`, but also says whether the result is weak.
 
-    A weak result (seed 000's ``i*``, ``f*``, ``c*`` cells) is materialised to the
+    A weak result (the ``i*``, ``f*``, ``c*`` cells of JAX's promotion table) is materialised to the
     default dtype of its kind: ``lattice_result_type(1, 1.0) == (default_float_dtype(), True)``.
     """
     return _fold(current_policy(), args)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import arraylayer as al
 from arraylayer.cli import promotion_table, render_text
+from arraylayer.logs import quiet_framework_logs
 
 
 def main() -> None:
@@ -38,4 +39,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with quiet_framework_logs():  # the frameworks' start-up lines, shown only if the tour fails
+        main()

@@ -11,7 +11,10 @@ the same numbers; each backend trains under its own compiler (``jax.jit``, ``tf.
 network's inference with the weights trained on the first backend, and must give that backend's
 test accuracy.
 
-While a backend trains, a progress bar shows its loss. At the end the script prints the test
+While a backend trains, a progress bar shows its steps and loss on a terminal; where standard error
+is not a terminal (a log, CI), one plain line per epoch says the same. The frameworks' own log
+lines stay hidden meanwhile (``arraylayer.logs``: progress is written to the terminal's descriptor
+saved before standard error is redirected). At the end the script prints the test
 accuracy per backend, checks that the backends' losses agree, saves a plot of the loss curves
 (``--plot``, default ``cnn_losses.png``), and exits with status 1 if anything disagrees.
 
@@ -46,7 +49,7 @@ from typing import Any
 import numpy as np
 
 import arraylayer as al
-from arraylayer.logs import quiet_framework_logs
+from arraylayer.logs import progress_stream, quiet_framework_logs
 
 TRAINED = ("jax", "torch", "tensorflow")
 BATCH = 64
@@ -158,7 +161,8 @@ def train(backend: str, data: tuple[np.ndarray, ...], epochs: int, show: bool = 
         schedule = batches(len(train_y), epochs)
         total = sum(len(epoch) for epoch in schedule)
         began = time.perf_counter()
-        with _progress(total, backend, show) as bar:
+        shown = Progress(backend, total, len(schedule), show)
+        try:
             for epoch in schedule:
                 first = len(run.losses)
                 for index in epoch:
@@ -167,9 +171,11 @@ def train(backend: str, data: tuple[np.ndarray, ...], epochs: int, show: bool = 
                     run.losses.append(float(loss))
                     if len(run.losses) == 1:
                         run.compile_seconds = time.perf_counter() - began
-                    bar.update(1)
-                    bar.set_postfix(loss=f"{run.losses[-1]:.4f}")
+                    shown.step(run.losses[-1])
                 run.epoch_losses.append(float(np.mean(run.losses[first:])))
+                shown.epoch(run.epoch_losses[-1], time.perf_counter() - began)
+        finally:
+            shown.close()
         run.seconds = time.perf_counter() - began
         run.test_accuracy = accuracy(params, al.asarray(test_x), al.asarray(test_y))
     run.params = params
@@ -186,28 +192,41 @@ def infer_on_numpy(trained: Run, data: tuple[np.ndarray, ...]) -> Run:
     return run
 
 
-class _Quiet:
-    """A progress bar that shows nothing (``--no-progress``, tests)."""
+class Progress:
+    """One backend's training as a person sees it: a tqdm bar where standard error is a terminal,
+    else one plain line per epoch (a log), or nothing (``show=False``: ``--no-progress``, tests).
+    Both go to :func:`arraylayer.logs.progress_stream`, which stays on the terminal while the
+    frameworks' log lines are hidden."""
 
-    def __enter__(self) -> _Quiet:
-        return self
+    def __init__(self, backend: str, steps: int, epochs: int, show: bool) -> None:
+        self.backend, self.epochs, self.done = backend, epochs, 0
+        self.stream = progress_stream() if show else None
+        self.bar = None
+        if self.stream is not None and self.stream.isatty():
+            from tqdm import tqdm
 
-    def __exit__(self, *_: Any) -> None:
-        pass
+            self.bar = tqdm(total=steps, desc=f"{backend:<10}", unit="step", file=self.stream, dynamic_ncols=True)
+            self.bar.set_postfix_str("compiling the step ...")
+        elif self.stream is not None:
+            self._line(f"{epochs} epochs of {steps // max(epochs, 1)} steps (the first step compiles)")
 
-    def update(self, _: int) -> None:
-        pass
+    def _line(self, text: str) -> None:
+        self.stream.write(f"{self.backend}: {text}\n")
+        self.stream.flush()
 
-    def set_postfix(self, **_: Any) -> None:
-        pass
+    def step(self, loss: float) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix(loss=f"{loss:.4f}", refresh=False)
+            self.bar.update(1)
 
+    def epoch(self, mean_loss: float, seconds: float) -> None:
+        self.done += 1
+        if self.stream is not None and self.bar is None:
+            self._line(f"epoch {self.done}/{self.epochs}, mean loss {mean_loss:.4f}, {seconds:.1f} s")
 
-def _progress(total: int, backend: str, show: bool) -> Any:
-    if not show:
-        return _Quiet()
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc=f"{backend:<10}", unit="step", file=sys.stderr, dynamic_ncols=True)
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 # -- agreement, report, plot ------------------------------------------------------------------------------------------

@@ -116,22 +116,3 @@ def make_array(backend: str, dtype: str, values=(1, 0, 1)):
 
         return da.from_array(host, chunks=2)  # several chunks, so that the chunked paths run
     raise ValueError(backend)
-
-
-_MISSING_SEEDS = "seed documents not found"  # the skip reason of tests/seeds.py
-
-
-def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
-    """Say loudly when tests that check the rules against their public sources (JAX's type
-    promotion page, PaddlePaddle's promotion rules, Ivy's data-type notes) were skipped
-    because those documents are not here (a plain clone without ../shared)."""
-    skipped = [report for report in terminalreporter.stats.get("skipped", [])
-               if _MISSING_SEEDS in str(report.longrepr)]
-    if not skipped:
-        return
-    terminalreporter.write_sep("!", "SOURCE DOCUMENTS MISSING", red=True, bold=True)
-    terminalreporter.write_line(
-        f"WARNING: {len(skipped)} test(s) or module(s) that compare arraylayer's promotion tables with "
-        "the published ones were SKIPPED: the source documents were not found (set ARRAYLAYER_SEEDS to "
-        "their directory, default ../shared/seeds). This run did not check the rules against them.",
-        red=True, bold=True)

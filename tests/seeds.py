@@ -9,7 +9,7 @@ The seeds are read at test time, never copied into the tests:
 
 Every parser returns ``{(row_code, column_code): cell_code}`` with the codes as printed.
 The directory comes from ``$ARRAYLAYER_SEEDS``, else ``<repo>/../shared/seeds``; when it is
-missing the calling test module is skipped.
+missing the calling test module is skipped, with one line in pytest's summary.
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ def seeds_dir() -> Path:
     """The seed directory; skips the calling module when it is not there."""
     path = Path(os.environ.get("ARRAYLAYER_SEEDS") or REPO.parent / "shared" / "seeds")
     if not path.is_dir():
-        pytest.skip(f"seed documents not found at {path}; set ARRAYLAYER_SEEDS", allow_module_level=True)
+        pytest.skip(f"the published promotion tables (JAX's, PaddlePaddle's) are not at {path}: set "
+                    "ARRAYLAYER_SEEDS to their folder to compare with them", allow_module_level=True)
     return path
 
 

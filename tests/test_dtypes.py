@@ -152,3 +152,16 @@ def test_native_dtypes_never_capture_python_ints():
         al.Dtype(3)
     assert al.result_type(np.ones(2, np.int8), 3) is al.int8
     assert al.result_type(3, 3) is al.int32
+
+
+@pytest.mark.parametrize(("word", "default", "configured"), [
+    ("float", "float32", {"float": "float64"}), ("int", "int32", {"int": "int64"}),
+    ("complex", "complex64", {"complex": "complex128"}), ("uint", "uint32", {"uint": "uint64"}),
+])
+def test_a_kind_word_suggests_the_default_dtype_of_that_kind(word, default, configured):
+    """``dtype="float"`` is a user reaching for the default float, not float64 (the nearest spelling)."""
+    with pytest.raises(al.InvalidDtypeError, match=rf"Did you mean '{default}' \(the default {word} dtype"):
+        al.Dtype(word)
+    with al.use_default_dtypes(**configured), pytest.raises(al.InvalidDtypeError,
+                                                           match=rf"Did you mean '{configured[word]}'"):
+        al.zeros(2, dtype=word.capitalize())

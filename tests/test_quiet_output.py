@@ -30,9 +30,9 @@ def test_commands_show_progress_and_nothing_else_on_stderr(backend, command):
     assert [line for line in lines if not line.startswith("arraylayer: ")] == []
 
 
-def test_probe_says_what_it_probes():
+def test_probe_says_what_it_probes(tmp_path):
     backend = "numpy"  # always installed; probing the others takes long, and the lines are the same
-    done = _run(["-m", "arraylayer", "probe", "--backend", backend])
+    done = _run(["-m", "arraylayer", "probe", "--backend", backend, "--output", str(tmp_path / "probe.json")])
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     assert lines[0] == f"arraylayer: probing {backend}: every kernel on every dtype ..."
@@ -45,3 +45,12 @@ def test_the_main_job_is_quiet(request):
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stderr == ""
     assert "agreement:" in done.stdout
+
+
+def test_the_demo_prints_no_framework_lines():
+    """examples/demo.py loads every installed framework; with no log level set, TensorFlow would
+    print its start-up lines (cpu_feature_guard, absl) on standard error: none reach it."""
+    done = _run(["examples/demo.py"])
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert "The same calls on every installed backend" in done.stdout

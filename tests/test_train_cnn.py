@@ -88,3 +88,74 @@ def test_the_script_reports_and_plots(train_cnn, request, tmp_path, capsys):
     assert status == 0, out
     assert "test accuracy" in out and "numpy" in out and "the backends agree" in out
     assert plot.stat().st_size > 10_000 and plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _on_a_terminal(args: list[str], env: dict[str, str]) -> tuple[int, str]:
+    """Run ``args`` with standard input, output and error on a pseudo-terminal 120 columns wide, as
+    a person's shell does; the exit status and everything the terminal received."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    child = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, env=env, close_fds=True)
+    os.close(slave)
+    received = bytearray()
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        received += chunk
+    os.close(master)
+    return child.wait(timeout=600), received.decode("utf-8", "replace")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_a_terminal_sees_progress_bars_and_no_framework_log_lines(request, tmp_path):
+    """The main job on a terminal: a tqdm bar per backend (redrawn with carriage returns, every step
+    counted), while the framework's start-up lines (TensorFlow's cpu_feature_guard, absl's warning),
+    which it prints when its log level is not set, stay hidden."""
+    backend = "tensorflow" if "tensorflow" in _trained(request) else next(iter(_trained(request)), None)
+    if backend is None:
+        pytest.skip("no backend with autodiff selected")
+    pytest.importorskip("tqdm")
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", "ARRAYLAYER_FRAMEWORK_LOGS")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    status, screen = _on_a_terminal([sys.executable, str(SCRIPT), "--epochs", "1", "--backends", backend,
+                                     "--plot", str(tmp_path / "losses.png")], env)
+    assert status == 0, screen[-3000:]
+    steps = 1437 // 64
+    bar = [part for part in screen.replace("\n", "\r").split("\r") if part.startswith(backend)]
+    assert any(f"{steps}/{steps}" in part and "step" in part and "|" in part for part in bar), screen[-3000:]
+    assert len(bar) > 2  # drawn, then redrawn as steps finish
+    for framework_line in ("cpu_feature_guard", "absl::InitializeLog", "I0000 ", "W0000 ", "oneDNN"):
+        assert framework_line not in screen, screen[-3000:]
+    assert "the backends agree" in screen
+
+
+def test_a_log_gets_one_plain_line_per_epoch(train_cnn, capsys):
+    """Where standard error is not a terminal (here pytest's capture), no bar: a line at the start
+    and one per epoch, with the epoch's mean loss."""
+    shown = train_cnn.Progress("jax", steps=4, epochs=2, show=True)
+    for epoch, losses in enumerate(([2.0, 1.0], [0.5, 0.25]), 1):
+        for loss in losses:
+            shown.step(loss)
+        shown.epoch(sum(losses) / 2, seconds=float(epoch))
+    shown.close()
+    assert capsys.readouterr().err.splitlines() == [
+        "jax: 2 epochs of 2 steps (the first step compiles)",
+        "jax: epoch 1/2, mean loss 1.5000, 1.0 s",
+        "jax: epoch 2/2, mean loss 0.3750, 2.0 s",
+    ]
+    quiet = train_cnn.Progress("jax", steps=4, epochs=2, show=False)
+    quiet.step(1.0), quiet.epoch(1.0, 1.0), quiet.close()
+    assert capsys.readouterr() == ("", "")

@@ -463,11 +463,12 @@ def _columns(width: int):
 def _loaded_backends() -> list[Any]:
     import arraylayer as al
 
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    from arraylayer.logs import quiet_framework_logs
+
     backends = []
     for name in al.installed_backends():
         try:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), quiet_framework_logs():  # no framework start-up lines in the build
                 warnings.simplefilter("ignore")
                 backends.append(al.get_backend(name))
         except Exception as error:  # noqa: BLE001 - a backend that cannot load is left out, and said
