@@ -16,8 +16,14 @@ from .api import fft, linalg
 from .api.info import __array_namespace_info__
 from .array import Array
 from .autodiff import grad, value_and_grad
-from .context import (checked_scalars, narrow_64bit, set_checked_scalars, set_narrow_64bit, use_checked_scalars,
-                      use_narrow_64bit)
+from .context import (
+    checked_scalars,
+    narrow_64bit,
+    set_checked_scalars,
+    set_narrow_64bit,
+    use_checked_scalars,
+    use_narrow_64bit,
+)
 from .defaults import (
     default_complex_dtype,
     default_dtype,

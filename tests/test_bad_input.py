@@ -608,7 +608,7 @@ def same_result(result: Any, reference: Any, backend: str) -> bool:
 
     if isinstance(reference, (tuple, list)):
         return (isinstance(result, (tuple, list)) and len(result) == len(reference)
-                and all(same_result(r, e, backend) for r, e in zip(result, reference)))
+                and all(same_result(r, e, backend) for r, e in zip(result, reference, strict=True)))
     if not hasattr(reference, "dtype"):
         return result == reference or (result != result and reference != reference)
     if str(al.Dtype(result.dtype)) != str(al.Dtype(reference.dtype)):

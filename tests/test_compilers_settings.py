@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_compile_and_grad import compiled_backend, compiler, dtype, host, native  # noqa: F401 - a fixture
+from test_compile_and_grad import compiled_backend, compiler, dtype, host, native  # noqa: F401, F811 - a fixture
 
 import arraylayer as al
 
@@ -58,7 +58,7 @@ def test_settings_scopes_inside_the_compiler(compiled_backend):
     args = native(backend, [True, False], "bool"), native(backend, [1, 2], "int8"), native(backend, [3, 4], "int16")
     got = compiler(backend)(f)(*args)
     assert [dtype(backend, x) for x in got] == ["float16", "int16", "bfloat16", "int8", "int16", "int32"]
-    for value, expected in zip(got, ([0, 0], [0, 1, 2], [1, 0], 3, [4, 6], [2, 1])):
+    for value, expected in zip(got, ([0, 0], [0, 1, 2], [1, 0], 3, [4, 6], [2, 1]), strict=True):
         np.testing.assert_array_equal(host(backend, value), expected)
     assert_process_settings_untouched()
 
@@ -152,7 +152,7 @@ def test_a_compiled_step_takes_traced_hyper_parameters_without_retracing(compile
         compiled = fast(compiled[0], compiled[1], compiled[2], compiled[3], grads,
                         *(_traced_value(backend, h) for h in hyper))
     assert len(traces) == 1  # a new value per step, one trace
-    for got, want in zip(al.tree_leaves(compiled), al.tree_leaves(eager)):
+    for got, want in zip(al.tree_leaves(compiled), al.tree_leaves(eager), strict=True):
         assert dtype(backend, got) == dtype(backend, want)
         np.testing.assert_allclose(host(backend, got), host(backend, want), rtol=2e-6, atol=1e-7)
 

@@ -19,14 +19,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import selected_backends
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_array_indexing import matches_numpy
 
 import arraylayer as al
 from arraylayer.errors import UnsupportedDtypeError
 from arraylayer.registry import available_backends, get_backend
-from conftest import selected_backends
-from test_array_indexing import matches_numpy
 
 DTYPES = ("bool", "int8", "uint8", "int16", "int32", "int64", "float16", "float32", "float64", "complex64")
 SWAPPED = {"<": ">", ">": "<", "=": ">" if sys.byteorder == "little" else "<", "|": "|"}

@@ -44,7 +44,7 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     if len(indices.shape) != len(x.shape):
         raise InvalidArgumentError(f"take_along_axis needs indices of x's rank {len(x.shape)}, got shape "
                                    f"{tuple(indices.shape)}.")
-    clash = [i for i, (a, b) in enumerate(zip(x.shape, indices.shape)) if i != axis and a != b and 1 not in (a, b)]
+    clash = [i for i, (a, b) in enumerate(zip(x.shape, indices.shape, strict=True)) if i != axis and a != b and 1 not in (a, b)]
     if clash:
         raise InvalidArgumentError(
             f"take_along_axis: indices of shape {tuple(indices.shape)} do not broadcast with x of shape "

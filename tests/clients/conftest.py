@@ -13,10 +13,6 @@ module and backend.
 from __future__ import annotations
 
 import collections
-import functools
-import pathlib
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -91,12 +87,6 @@ class Client:
         if reason:
             self.node.add_marker(pytest.mark.xfail(reason=PENDING.get(reason, reason), strict=False))
 
-    def guard_negative_strides(self, expected: Any) -> None:
-        """On torch, xfail (without running) a case whose NumPy result has negative strides while
-        moving such an array into torch still kills the process (checked once, in a subprocess)."""
-        if self.backend == "torch" and _negative_strides(expected) and not _torch_takes_negative_strides():
-            pytest.xfail(PENDING["torch-abort"])
-
     def close(self, result: Any, expected: Any, *, rtol: float | None = None, atol: float = 1e-9,
               arrays_out: bool = True) -> None:
         """``result`` (from Arrays) matches ``expected`` (from NumPy): the same structure, values
@@ -105,46 +95,19 @@ class Client:
                      atol=atol if not self.narrow else max(atol, 1e-5), arrays_out=arrays_out)
 
 
-# Gaps of arraylayer that issue 20's work under way closes, by the key test modules list them under.
+# Gaps of arraylayer still open, by the key test modules list them under (not strict: a case that
+# starts passing xpasses, and its entry can go).
 PENDING = {
     "dask-lengths": "issue 20: dask unknown lengths: a dask Array whose length is nan (after unique, boolean "
-                    "masks, nonzero) cannot be indexed, reshaped, broadcast or sliced",
-    "einops-dask": "issue 20: einops on dask: arraylayer's einops backend has no entry for dask (KeyError: 'dask')",
-    "nan-reductions": "issue 20: nan-reductions: the Array namespaces have no nanmean/nanmin/nanmax/nanstd/"
-                      "nanargmax/nancumsum, so xarray (core/nputils.py _create_method) falls back to NumPy's and "
-                      "gives a numpy.ndarray back",
-    "pad": "issue 20: pad: the Array namespaces have no pad (xarray's pad and rolling call xp.pad)",
+                    "masks, nonzero) cannot be sliced, sorted or taken along that axis",
+    "nan-reductions": "issue 20: nan-reductions: xarray passes NumPy's keywords (nanmean(..., dtype=), "
+                      "nanstd(..., ddof=)), which arraylayer's nan-reductions do not take",
+    "pad": "issue 20: rolling: xarray's rolling calls xp.lib.stride_tricks.sliding_window_view after xp.pad",
     "quantile": "issue 20: quantile: the Array namespaces have no quantile (xarray's quantile calls xp.quantile)",
     "round": "issue 20: round: Array.round(decimals) is missing (xarray's round calls data.round(decimals))",
-    "in-place-views": "issue 20: in-place operators through views: `v += w` on a slice of a NumPy/torch Array "
-                      "does not write into the array it views (SciPy's oaconvolve adds its overlaps that way)",
-    "real-imag": "issue 20: .real/.imag: Array has no .real attribute (SciPy's minimum_phase reads it)",
-    "array-view": "issue 20: extensions: Array has no .view (SciPy's RBFInterpolator calls it)",
-    "float64-into-float32": "issue 20: float64 values assigned into a float32 Array raise TypePromotionError "
-                            "(SciPy's Akima1DInterpolator assigns float64 slopes into its float32 work array)",
-    "numpy-scalars": "issue 20: NumPy scalars next to torch/JAX/TensorFlow Arrays raise BackendMismatchError "
-                     "(SciPy's tanhsinh computes with numpy.int64 step counts)",
-    "torch-abort": "issue 20: negative-stride NumPy arrays into torch abort the process (SIGABRT in "
-                   "torch.from_dlpack); not run while a subprocess check still aborts",
-    "torch-negative-strides": "issue 20: negative-stride NumPy arrays into torch: a reversed NumPy index "
-                              "(np.lexsort(...)[::-1], xarray's sortby(ascending=False)) raises ValueError on torch",
-    "dtype-kind": "issue 20 (later): Dtype.kind is 'float', not NumPy's 'f': xarray's idxmin/idxmax test "
+    "dtype-kind": "issue 21: Dtype.kind is 'float', not NumPy's 'f': xarray's idxmin/idxmax test "
                   "dtype.kind in 'cfO' and skip their all-NaN handling, so the result keeps the integer coordinate",
 }
-
-
-def _negative_strides(tree: Any) -> bool:
-    if isinstance(tree, (tuple, list)):
-        return any(_negative_strides(t) for t in tree)
-    return isinstance(tree, np.ndarray) and any(s < 0 for s in tree.strides)
-
-
-@functools.cache
-def _torch_takes_negative_strides() -> bool:
-    """Whether a reversed NumPy array enters torch through arraylayer without killing the process."""
-    code = "import numpy as np, arraylayer as al; al.to_backend(np.arange(4.0)[::-1], 'torch')"
-    root = pathlib.Path(__file__).parents[2]
-    return subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, timeout=300).returncode == 0
 
 
 def assert_close(result: Any, expected: Any, *, rtol: float, atol: float, arrays_out: bool) -> None:

@@ -88,7 +88,9 @@ NATIVE_CLIENT_BUGS: dict[tuple[str, str], str] = {
 }
 
 # Gaps of arraylayer that work under way closes (keys of conftest's PENDING), per (case, client or "*").
-PENDING: dict[tuple[str, str], str] = dict.fromkeys(
+PENDING: dict[tuple[str, str], str] = dict.fromkeys([(name, "dask") for name in ("nunique", "setdiff1d")], "dask-lengths")
+# the native dask namespace (arraylayer.xp.dask, dask arrays in and out) still misses these
+NATIVE_PENDING: dict[tuple[str, str], str] = dict.fromkeys(
     [(name, "dask") for name in ("apply_where", "at-add-mask", "isclose", "nunique", "setdiff1d")], "dask-lengths")
 
 
@@ -104,7 +106,7 @@ def test_on_arrays(name: str, client: Any) -> None:
 @pytest.mark.parametrize("name", list(CASES))
 def test_with_native_namespace(name: str, client: Any) -> None:
     client.xfail_client_bug(NATIVE_CLIENT_BUGS, name)
-    client.xfail_pending(PENDING, name)
+    client.xfail_pending(NATIVE_PENDING, name)
     call, arguments = CASES[name]
     expected = call(*(client.host(a).copy() for a in arguments))
     result = call(*(client.native(a) for a in arguments), xp=client.native_xp)

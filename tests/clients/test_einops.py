@@ -49,14 +49,8 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
 }
 
 
-# Gaps of arraylayer that work under way closes (keys of conftest's PENDING), per (case, client or "*").
-PENDING: dict[tuple[str, str], str] = dict.fromkeys(
-    [(name, "dask") for name in ("einsum-matmul", "einsum-mixed-dtypes", "einsum-trace-batch")], "einops-dask")
-
-
 @pytest.mark.parametrize("name", list(CASES))
 def test_einops(name: str, client: Any) -> None:
-    client.xfail_pending(PENDING, name)
     call, arguments = CASES[name]
     expected = call(*(client.host(a) for a in arguments))
     client.close(call(*(client.array(a) for a in arguments)), expected)

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from . import statistical
 from ...errors import linalg_error
+from . import statistical
 from ._common import BOOL, FLOAT32, broadcast_batch, is_half, positive_axis, via_int16
 from .elementwise import multiply
 from .manipulation import broadcast_arrays
