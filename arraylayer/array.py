@@ -314,6 +314,13 @@ class Array:
 
         return _wrap(imag(self._native))
 
+    def round(self, decimals: int = 0) -> Array:
+        """Rounded half to even at ``decimals`` places, as NumPy's ``x.round(decimals)`` (beyond
+        the standard: ``arraylayer.round(x, decimals)``)."""
+        from .api.extensions import round as round_
+
+        return _wrap(_zero_d(round_(self._native, decimals)))
+
     def to_device(self, device: str, /, *, stream: Any = None) -> Array:
         """The array on ``device`` (an arraylayer device string; ``self`` when already there)."""
         if stream is not None:

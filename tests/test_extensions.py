@@ -244,3 +244,102 @@ def test_torch_uint8_accumulations_are_numpys_for_every_valid_dtype(name):
         np.testing.assert_array_equal(to_numpy("torch", got), want, err_msg=f"{name} dtype={dtype}")
     with pytest.raises(al.UnsupportedDtypeError, match="dtype="):
         getattr(al, name)(x, axis=0)
+
+
+# -- NumPy's keywords on the nan-reductions: dtype=, ddof= ----------------------------------------------
+DTYPE_KEYWORD = ("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nancumsum", "nancumprod")
+
+
+@pytest.mark.parametrize("name", DTYPE_KEYWORD)
+def test_nan_reductions_compute_and_return_in_dtype(backend, name):
+    wide = "float32" if backend == "jax" else "float64"  # the jax backend here holds no float64
+    host = DATA.astype(np.float32)
+    got = getattr(al, name)(make_array(backend, "float32", host), axis=1, dtype=wide)
+    assert dtype_name(backend, got) == wide
+    _close(backend, got, _numpy(name, host, axis=1, dtype=wide), f"{name} dtype={wide}")
+    integers = np.array([[3, -7, 2], [120, 5, -1]], np.int8)
+    got = getattr(al, name)(make_array(backend, "int8", integers), axis=1, dtype="float32")
+    assert dtype_name(backend, got) == "float32"
+    _close(backend, got, _numpy(name, integers, axis=1, dtype="float32"), f"{name} of int8 in float32")
+
+
+def test_nan_mean_dtype_must_be_floating_and_keep_complex(backend):
+    x = make_array(backend, "float32", DATA.astype(np.float32))
+    for name, dtype in (("nanmean", "int32"), ("nanvar", "int16"), ("nanstd", "bool"), ("nanvar", "complex64")):
+        with pytest.raises(al.TypePromotionError, match=f"{name} dtype='{dtype}'"):
+            getattr(al, name)(x, dtype=dtype)
+    with pytest.raises(al.TypePromotionError, match="complex"):
+        al.nanmean(make_array(backend, "complex64", np.array([1j, 2], np.complex64)), dtype="float32")
+
+
+@pytest.mark.parametrize("name", ["nanvar", "nanstd"])
+def test_ddof_is_numpys_name_for_correction(backend, name):
+    host = DATA.astype(np.float32)
+    x = make_array(backend, "float32", host)
+    got = getattr(al, name)(x, axis=1, ddof=1)
+    _close(backend, got, _numpy(name, host, axis=1, ddof=1), f"{name} ddof=1")
+    np.testing.assert_array_equal(to_numpy(backend, got), to_numpy(backend, getattr(al, name)(x, axis=1, correction=1)))
+    with pytest.raises(al.InvalidArgumentError, match="correction=1 and ddof=0"):
+        getattr(al, name)(x, correction=1, ddof=0)
+    with pytest.raises(al.InvalidArgumentTypeError, match="correction=-1"):
+        getattr(al, name)(x, ddof=-1)
+
+
+# -- sliding_window_view --------------------------------------------------------------------------------
+WINDOWS = ((3, 1), (2, 0), (2, -1), ((2, 3), None), ((2, 2), (1, 1)), ((1, 2), (1, 0)), (5, 1), (0, 1), ((0, 2), None))
+
+
+@pytest.mark.parametrize(("window_shape", "axis"), WINDOWS)
+def test_sliding_window_view_is_numpys(backend, window_shape, axis):
+    host = np.arange(15, dtype=np.int16).reshape(3, 5) * 3 - 7
+    got = al.sliding_window_view(make_array(backend, "int16", host), window_shape, axis=axis)
+    want = np.lib.stride_tricks.sliding_window_view(host, window_shape, axis=axis)
+    assert dtype_name(backend, got) == "int16"
+    assert tuple(int(n) for n in got.shape) == want.shape
+    np.testing.assert_array_equal(to_numpy(backend, got), want)
+
+
+def test_sliding_window_view_errors(backend):
+    x = make_array(backend, "float32", np.zeros((3, 4), np.float32))
+    for window_shape, axis, match in ((5, 1, "longer than that axis"), (-1, 0, "negative"), (2, None, "one per axis"),
+                                      ((2, 2), 0, "differ in length")):
+        with pytest.raises(al.InvalidArgumentError, match=match):
+            al.sliding_window_view(x, window_shape, axis=axis)
+    with pytest.raises(al.AxisError):
+        al.sliding_window_view(x, 2, axis=2)
+
+
+def test_sliding_window_view_is_where_xarray_looks(backend):
+    """``xp.lib.stride_tricks.sliding_window_view``, NumPy's place, on both namespaces."""
+    host = DATA.astype(np.float32)
+    want = np.lib.stride_tricks.sliding_window_view(host, 3, axis=1)
+    native = __import__(f"arraylayer.xp.{backend}", fromlist=["x"])
+    np.testing.assert_array_equal(
+        to_numpy(backend, native.lib.stride_tricks.sliding_window_view(make_array(backend, "float32", host), 3, 1)), want)
+    wrapped = al.Array(make_array(backend, "float32", host))
+    got = wrapped.__array_namespace__().lib.stride_tricks.sliding_window_view(wrapped, 3, axis=1)
+    assert isinstance(got, al.Array)
+    np.testing.assert_array_equal(to_numpy(backend, got.native), want)
+
+
+def test_sliding_window_view_on_dask_computes_nothing():
+    from test_dask import Computations
+
+    x = make_array("dask", "float64", DATA)
+    with Computations() as counted:
+        got = al.sliding_window_view(x, (2, 3))
+    assert counted.count == 0
+    np.testing.assert_array_equal(got.compute(), np.lib.stride_tricks.sliding_window_view(DATA, (2, 3)))
+
+
+# -- Array.round ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("decimals", [None, -1, 1, 2])
+def test_array_round_method_is_numpys(backend, decimals):
+    host = np.array([1.25, -2.675, 15.0, 0.125], np.float32)
+    a = al.Array(make_array(backend, "float32", host))
+    got = a.round() if decimals is None else a.round(decimals)
+    assert isinstance(got, al.Array) and got.dtype is al.float32
+    want = np.round(host, decimals or 0)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=np.finfo(np.float32).eps)
+    zero_d = al.Array(make_array(backend, "float32", np.float32(2.5))).round()
+    assert isinstance(zero_d, al.Array) and zero_d.shape == () and float(zero_d) == 2.0

@@ -1,6 +1,6 @@
 """Beyond the standard: the NumPy functions clients look up on any namespace (xarray's rolling,
-pad, quantile and round; SciPy's signal and interpolate code): NaN-aware reductions, ``pad`` and
-``round(x, decimals)``.
+pad, quantile and round; SciPy's signal and interpolate code): NaN-aware reductions (with NumPy's
+``dtype=`` and ``ddof=``), ``pad``, ``sliding_window_view`` and ``round(x, decimals)``.
 
 Each is a composition of the standard functions, so it runs on every backend with arraylayer's
 dtype rules, lazily on dask, under jit and autodiff, with no kernel of its own:
@@ -13,6 +13,9 @@ dtype rules, lazily on dask, under jit and autodiff, with no kernel of its own:
   where ``correction`` leaves no degrees of freedom), as NumPy's values, without NumPy's
   RuntimeWarning; ``nanargmin``/``nanargmax`` give -1 there (NumPy raises ValueError, which a lazy
   or traced array cannot do before it is computed).
+* ``dtype=`` of ``nanmean``/``nanvar``/``nanstd`` is the floating dtype they compute and return
+  in (complex x: complex); ``ddof=`` is NumPy's name for ``correction`` (not both).
+* ``sliding_window_view`` gathers the windows (``take`` with an index array, no strided view).
 * ``round(x, decimals)`` is NumPy's: ``x * 10**decimals`` rounded half to even and divided back
   for floating input (so ``round(2.675, 2)`` is 2.67 or 2.68 exactly as NumPy's); integers with
   ``decimals < 0`` round to a multiple of ``10**-decimals`` half to even, wrapping as NumPy does.
@@ -23,9 +26,9 @@ from __future__ import annotations
 import math
 from typing import Any, Final
 
-from ..dtypes import Dtype, DtypeLike, iinfo
-from ..errors import InvalidArgumentError
-from . import arguments, creation, elementwise, searching, statistical, utility
+from ..dtypes import Dtype, DtypeLike, as_dtype, iinfo
+from ..errors import InvalidArgumentError, TypePromotionError
+from . import arguments, creation, data_types, elementwise, searching, statistical, utility
 from .dispatch import array_input, kernel
 
 Array = Any
@@ -34,6 +37,7 @@ Axis = int | tuple[int, ...] | None
 __all__ = [
     "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmin", "nanprod", "nanstd",
     "nansum", "nanvar", "pad", "round",
+    "sliding_window_view",
 ]
 
 #: The names arraylayer adds to the standard's namespace (``arraylayer.api.extensions``).
@@ -74,10 +78,30 @@ def nancumprod(x: Array, /, *, axis: int | None = None, dtype: DtypeLike | None 
     return statistical.cumulative_prod(_filled(x, 1), axis=axis, dtype=dtype, include_initial=include_initial)
 
 
-def _inexact(name: str, x: Array, complex_ok: bool) -> tuple[Array, Dtype]:
-    """x in the dtype ``mean`` computes it in: integer and bool input in the default float."""
-    _, x, dtype = statistical._floating(name, x, complex_ok)
-    return x, dtype
+def _inexact(name: str, x: Array, complex_ok: bool, dtype: DtypeLike | None = None) -> tuple[Array, Dtype]:
+    """x in the dtype the reduction computes and returns in: ``dtype`` (NumPy's keyword) when
+    given, which must be floating (complex too where ``complex_ok``, and for complex x); else
+    ``mean``'s: integer and bool input in the default float."""
+    _, x, found = statistical._floating(name, x, complex_ok)
+    if dtype is None:
+        return x, found
+    wanted = as_dtype(dtype)
+    kinds = ("float", "complex") if complex_ok else ("float",)
+    if wanted.kind not in kinds or (found.kind == "complex" and wanted.kind != "complex"):
+        raise TypePromotionError(
+            f"{name} dtype={dtype!r}: {name} of {found} values computes in a "
+            f"{'complex' if found.kind == 'complex' else ' or '.join(kinds)} dtype; pass one such as "
+            f"dtype={str(found)!r}, or omit dtype.")
+    return data_types.astype(x, wanted, copy=False), wanted
+
+
+def _ddof(name: str, correction: int | float | None, ddof: int | float | None) -> int | float:
+    """The standard's ``correction`` or NumPy's ``ddof`` (its name for it), not both; 0 by default."""
+    if correction is not None and ddof is not None:
+        raise InvalidArgumentError(f"{name} got correction={correction!r} and ddof={ddof!r}: ddof is NumPy's name "
+                                   f"for correction; pass one of them.")
+    return statistical._correction(0.0 if correction is None and ddof is None else
+                                   correction if correction is not None else ddof)
 
 
 def _count(x: Array, dtype: Dtype, axis: Axis, keepdims: bool) -> Array:
@@ -95,27 +119,34 @@ def _over(total: Array, count: Array) -> Array:
     return searching.where(empty, math.nan, quotient)
 
 
-def nanmean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
-    """``mean`` of the non-NaN values; NaN for an all-NaN slice (no warning)."""
-    x, dtype = _inexact("nanmean", x, complex_ok=True)
+def nanmean(x: Array, /, *, axis: Axis = None, dtype: DtypeLike | None = None, keepdims: bool = False) -> Array:
+    """``mean`` of the non-NaN values (in ``dtype``, floating, when given); NaN for an all-NaN
+    slice (no warning)."""
+    x, dtype = _inexact("nanmean", x, True, dtype)
     arguments.flag(keepdims, "keepdims")
     axis = arguments.axes(axis, len(x.shape))
     return _over(nansum(x, axis=axis, keepdims=keepdims), _count(x, dtype, axis, keepdims))
 
 
-def nanvar(x: Array, /, *, axis: Axis = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
-    """``var`` of the non-NaN values with ``correction``; NaN where no degree of freedom is left."""
-    x, dtype = _inexact("nanvar", x, complex_ok=False)
+def nanvar(x: Array, /, *, axis: Axis = None, dtype: DtypeLike | None = None, correction: int | float | None = None,
+           keepdims: bool = False, ddof: int | float | None = None) -> Array:
+    """``var`` of the non-NaN values with ``correction`` (or NumPy's ``ddof``; 0 by default), in
+    ``dtype`` (floating) when given; NaN where no degree of freedom is left."""
+    correction = _ddof("nanvar", correction, ddof)
+    x, dtype = _inexact("nanvar", x, False, dtype)
     arguments.flag(keepdims, "keepdims")
     axis = arguments.axes(axis, len(x.shape))
-    correction = statistical._correction(correction)
     centred = elementwise.subtract(x, _over(nansum(x, axis=axis, keepdims=True), _count(x, dtype, axis, True)))
     squares = nansum(elementwise.multiply(centred, centred), axis=axis, keepdims=keepdims)
     return _over(squares, elementwise.subtract(_count(x, dtype, axis, keepdims), correction))
 
 
-def nanstd(x: Array, /, *, axis: Axis = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
-    """``std`` of the non-NaN values with ``correction``; NaN where no degree of freedom is left."""
+def nanstd(x: Array, /, *, axis: Axis = None, dtype: DtypeLike | None = None, correction: int | float | None = None,
+           keepdims: bool = False, ddof: int | float | None = None) -> Array:
+    """``std`` of the non-NaN values with ``correction`` (or NumPy's ``ddof``), in ``dtype``
+    (floating) when given; NaN where no degree of freedom is left."""
+    correction = _ddof("nanstd", correction, ddof)
+    x, _ = _inexact("nanstd", x, False, dtype)
     variance = nanvar(x, axis=axis, correction=correction, keepdims=keepdims)
     root = elementwise.sqrt(variance)
     if root.__class__ is not variance.__class__:  # NumPy's sqrt of a 0-d array is a scalar; std's is an array
@@ -218,6 +249,56 @@ def pad(x: Array, pad_width: int | tuple[Any, ...], mode: str = "constant", *,
         indices = backend.asarray(positions.tolist(), Dtype("int32") if positions.size < 2**31 else Dtype("int64"),
                                   device)
         x = kernel(backend, "take", dtype)(x, indices, axis=axis)
+    return x
+
+
+# -- sliding_window_view ----------------------------------------------------------------------------
+
+def _windows(window_shape: Any, axis: Any, ndim: int) -> list[tuple[int, int]]:
+    """NumPy's ``window_shape``/``axis`` forms as (axis, window length) pairs, in order."""
+    windows = tuple(window_shape) if isinstance(window_shape, (tuple, list)) else (window_shape,)
+    windows = tuple(arguments.integer(w, "window_shape") for w in windows)
+    if axis is None:
+        if len(windows) != ndim:
+            raise InvalidArgumentError(f"window_shape={window_shape!r} has {len(windows)} entries for an array of "
+                                       f"{ndim} axes; pass one per axis, or name the axes with axis=.")
+        axis = tuple(range(ndim))
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    if len(axes) != len(windows):
+        raise InvalidArgumentError(f"window_shape={window_shape!r} and axis={axis!r} differ in length; pass one "
+                                   f"window length per axis.")
+    if any(w < 0 for w in windows):
+        raise InvalidArgumentError(f"window_shape={window_shape!r} holds a negative length; lengths are >= 0.")
+    return [(arguments.axis(a, ndim), w) for a, w in zip(axes, windows, strict=True)]
+
+
+def sliding_window_view(x: Array, window_shape: int | tuple[int, ...], axis: int | tuple[int, ...] | None = None
+                        ) -> Array:
+    """NumPy's ``lib.stride_tricks.sliding_window_view``: every window of ``window_shape`` along
+    ``axis`` (all axes by default), the window axes appended last, in x's dtype. A gathered copy
+    (no strided view: not every backend has one); lazy on dask."""
+    import numpy as np
+
+    from ..registry import use_backend
+    from .manipulation import moveaxis, reshape
+
+    backend, x, dtype = array_input(x)
+    device = backend.device_of(x)
+    for ax, length in _windows(window_shape, axis, len(x.shape)):
+        shape = tuple(int(n) for n in x.shape)
+        starts = shape[ax] - length + 1
+        if starts < 1:
+            raise InvalidArgumentError(f"window_shape length {length} along axis {ax} is longer than that axis "
+                                       f"({shape[ax]}); pass a window of at most the axis' length.")
+        windowed = (*shape[:ax], starts, length, *shape[ax + 1:])
+        if 0 in windowed:  # nothing to gather (and dask cannot reshape an empty array)
+            with use_backend(backend.name):
+                x = moveaxis(creation.zeros(windowed, dtype=dtype, device=device), ax + 1, -1)
+            continue
+        positions = (np.arange(starts)[:, None] + np.arange(length)).ravel()
+        index_dtype = Dtype("int32") if shape[ax] < 2**31 else Dtype("int64")
+        gathered = kernel(backend, "take", dtype)(x, backend.asarray(positions.tolist(), index_dtype, device), axis=ax)
+        x = moveaxis(reshape(gathered, windowed), ax + 1, -1)
     return x
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Final
 
-__all__ = ["populate"]
+__all__ = ["lib_module", "populate"]
 
 # Functions that take no array, so the namespace's backend must be chosen for them.
 _BACKEND_CHOSEN: Final = frozenset({"arange", "asarray", "empty", "eye", "from_dlpack", "full", "linspace", "ones",
@@ -55,6 +55,15 @@ def _asarray_into(asarray: Callable[..., Any], backend: str) -> Callable[..., An
     return call
 
 
+def lib_module(namespace: dict[str, Any]) -> ModuleType:
+    """The namespace's ``lib``: NumPy's ``lib.stride_tricks.sliding_window_view`` where clients
+    (xarray's rolling) look for it, the namespace's own ``sliding_window_view``."""
+    lib = ModuleType(f"{namespace['__name__']}.lib", "NumPy's lib functions clients look up: stride_tricks.")
+    lib.stride_tricks = ModuleType(f"{lib.__name__}.stride_tricks", "sliding_window_view, as NumPy's.")
+    lib.stride_tricks.sliding_window_view = namespace["sliding_window_view"]
+    return lib
+
+
 def populate(namespace: dict[str, Any], backend: str) -> None:
     """Fill a module's globals with the Array API namespace of ``backend`` (imports its framework)."""
     import arraylayer
@@ -76,4 +85,5 @@ def populate(namespace: dict[str, Any], backend: str) -> None:
         namespace[short] = module
     for name in ("fftfreq", "rfftfreq"):  # they take no array: the namespace's backend makes them
         namespace["fft"].__dict__[name] = _bound(getattr(fft, name), backend)
+    namespace["lib"] = lib_module(namespace)
     namespace["__array_api_version__"] = arraylayer.__array_api_version__

@@ -100,11 +100,7 @@ class Client:
 PENDING = {
     "dask-lengths": "issue 20: dask unknown lengths: a dask Array whose length is nan (after unique, boolean "
                     "masks, nonzero) cannot be sliced, sorted or taken along that axis",
-    "nan-reductions": "issue 20: nan-reductions: xarray passes NumPy's keywords (nanmean(..., dtype=), "
-                      "nanstd(..., ddof=)), which arraylayer's nan-reductions do not take",
-    "pad": "issue 20: rolling: xarray's rolling calls xp.lib.stride_tricks.sliding_window_view after xp.pad",
     "quantile": "issue 20: quantile: the Array namespaces have no quantile (xarray's quantile calls xp.quantile)",
-    "round": "issue 20: round: Array.round(decimals) is missing (xarray's round calls data.round(decimals))",
     "dtype-kind": "issue 21: Dtype.kind is 'float', not NumPy's 'f': xarray's idxmin/idxmax test "
                   "dtype.kind in 'cfO' and skip their all-NaN handling, so the result keeps the integer coordinate",
 }

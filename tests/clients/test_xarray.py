@@ -89,19 +89,19 @@ CASES: dict[str, Case] = {
 # Cases that fail because of xarray itself, per (case, client or "*"), with the reason.
 _NP_DTYPE = ("xarray 2026.9.0 core/dtypes.py maybe_promote raises TypeError 'dtype float64 must be one of an "
              "extension array dtype or numpy dtype' for any dtype that is not a np.dtype (the Array API asks dtypes "
-             "for __eq__ only); where(cond) without other, shift and weighted fill with NaN through it")
+             "for __eq__ only); where(cond) without other, shift, weighted and rolling (its min_periods mask) fill "
+             "with NaN through it")
 CLIENT_BUGS: dict[tuple[str, str], str] = {
     ("where", "*"): _NP_DTYPE,
     ("shift", "*"): _NP_DTYPE,
     ("weighted-mean", "*"): _NP_DTYPE,
+    ("rolling-mean", "*"): _NP_DTYPE,
+    ("rolling-sum-center", "*"): _NP_DTYPE,
 }
 
 # Gaps of arraylayer that work under way closes (keys of conftest's PENDING), per (case, client or "*").
 PENDING: dict[tuple[str, str], str] = {
-    **dict.fromkeys([(case, "*") for case in ("mean-skipna", "std", "groupby-mean", "Variable-mean")], "nan-reductions"),
-    **dict.fromkeys([(case, "*") for case in ("rolling-mean", "rolling-sum-center")], "pad"),
     ("quantile", "*"): "quantile",
-    ("round", "*"): "round",
     ("idxmin-nan", "*"): "dtype-kind",
 }
 

@@ -27,6 +27,7 @@ from ...array import Array
 from ...devices import canonical_device
 from ...dtypes import Dtype, as_dtype
 from ...registry import BACKEND, backend_of, get_backend
+from .. import lib_module
 from .info import ArrayInfo, namespace_dtypes, runtime_dtype_getter
 
 __all__ = ["populate", "array_function"]
@@ -290,6 +291,7 @@ def populate(namespace: dict[str, Any], backend_name: str) -> None:
         submodule.__dict__.update(_functions(module, backend, wrap))
         submodule.__dict__["__all__"] = sorted(n for n in submodule.__dict__ if not n.startswith("_"))
         namespace[extension] = submodule
+    namespace["lib"] = lib_module(namespace)
     namespace["__array_api_version__"] = arraylayer.__array_api_version__
     namespace.pop("populate", None)  # the module's own import of this function
     namespace["__all__"] = sorted(n for n in namespace if not n.startswith("_") and n != "annotations")
