@@ -211,11 +211,7 @@ CLIENT_BUGS: dict[tuple[str, str], str] = {
     ("interpolate.make_interp_spline", "jax32"): _SPLINE_F64,
 }
 
-# Gaps of arraylayer, per (case, client or "*"): keys of conftest's PENDING (work under way closes them) or
-# a reason of their own (not yet routed).
-_TAKE_ALONG = ("arraylayer bug (not in issue 20's list): the dask take_along_axis kernel (kernels/dask/manipulation.py) "
-               "gives x and indices the same blockwise index on `axis`, so dask unifies their chunks and raises "
-               "'Chunks do not add up to shape' whenever indices is shorter than x along axis")
+# Gaps of arraylayer, per (case, client or "*"): keys of conftest's PENDING (work under way closes them).
 PENDING: dict[tuple[str, str], str] = {
     **dict.fromkeys([(name, "dask") for name in (
         "special.rel_entr", "stats.entropy", "stats.gstd", "stats.pearsonr", "stats.rankdata", "stats.tmean",
@@ -231,8 +227,6 @@ PENDING: dict[tuple[str, str], str] = {
         "numpy", "jax", "torch", "tensorflow", "dask")], "float64-into-float32"),
     **dict.fromkeys([("integrate.tanhsinh", name) for name in ("jax", "jax32", "torch", "tensorflow")],
                     "numpy-scalars"),
-    ("stats.iqr", "dask"): _TAKE_ALONG,
-    ("stats.quantile", "dask"): _TAKE_ALONG,
 }
 
 

@@ -127,6 +127,8 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     indices = da.broadcast_to(indices, tuple(indices.shape[axis] if s is None else s for s in shape))
     x = whole_axes(x, (axis,))
     indices = indices.rechunk(tuple(-1 if i == axis else c for i, c in enumerate(x.chunks)))
-    index = tuple(range(x.ndim))
-    return da.blockwise(np.take_along_axis, index, x, index, indices, index, axis=axis, dtype=x.dtype,
-                        adjust_chunks={axis: lambda _: indices.shape[axis]})
+    # axis gets its own index in indices (its length may differ from x's); the output takes it.
+    x_index = tuple(range(x.ndim))
+    index = tuple(x.ndim if i == axis else i for i in x_index)
+    return da.blockwise(np.take_along_axis, index, x, x_index, indices, index, axis=axis, dtype=x.dtype,
+                        concatenate=True)
