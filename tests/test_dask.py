@@ -75,6 +75,8 @@ VALID_CALLS: Final[dict[str, tuple[list[Any], dict[str, Any]]]] = {
     "nancumsum": ([H], {"axis": 1, "include_initial": True}),
     "nancumprod": ([H], {"axis": 0}),
     "pad": ([H, ((1, 2), (3, 0))], {"mode": "reflect"}),
+    "quantile": ([H, 0.3], {"axis": 0}),
+    "nanquantile": ([H, [0.1, 0.5, 0.9]], {"axis": (0, 1), "keepdims": True}),
     "linalg.matrix_norm": ([H], {"ord": 2}),
     "linalg.vector_norm": ([H], {"axis": 0, "ord": 3}),
     "stack": ([[H, H]], {"axis": 1}),

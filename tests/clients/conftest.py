@@ -114,7 +114,6 @@ PENDING = {
                       "nanargmax/nancumsum, so xarray (core/nputils.py _create_method) falls back to NumPy's and "
                       "gives a numpy.ndarray back",
     "pad": "issue 20: pad: the Array namespaces have no pad (xarray's pad and rolling call xp.pad)",
-    "quantile": "issue 20: quantile: the Array namespaces have no quantile (xarray's quantile calls xp.quantile)",
     "round": "issue 20: round: Array.round(decimals) is missing (xarray's round calls data.round(decimals))",
     "in-place-views": "issue 20: in-place operators through views: `v += w` on a slice of a NumPy/torch Array "
                       "does not write into the array it views (SciPy's oaconvolve adds its overlaps that way)",

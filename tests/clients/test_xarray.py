@@ -98,10 +98,9 @@ CLIENT_BUGS: dict[tuple[str, str], str] = {
 
 # Gaps of arraylayer that work under way closes (keys of conftest's PENDING), per (case, client or "*").
 PENDING: dict[tuple[str, str], str] = {
-    **dict.fromkeys([(case, "*") for case in ("mean-skipna", "min-skipna", "max-skipna", "std", "argmax", "cumsum",
-                                              "groupby-mean", "Variable-mean")], "nan-reductions"),
-    **dict.fromkeys([(case, "*") for case in ("pad", "rolling-mean", "rolling-sum-center")], "pad"),
-    ("quantile", "*"): "quantile",
+    **dict.fromkeys([(case, "*") for case in ("mean-skipna", "std", "groupby-mean", "Variable-mean")],
+                    "nan-reductions"),
+    **dict.fromkeys([(case, "*") for case in ("rolling-mean", "rolling-sum-center")], "pad"),
     ("round", "*"): "round",
     ("sortby-descending", "torch"): "torch-negative-strides",
     ("idxmin-nan", "*"): "dtype-kind",
