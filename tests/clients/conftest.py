@@ -109,7 +109,6 @@ class Client:
 PENDING = {
     "dask-lengths": "issue 20: dask unknown lengths: a dask Array whose length is nan (after unique, boolean "
                     "masks, nonzero) cannot be indexed, reshaped, broadcast or sliced",
-    "einops-dask": "issue 20: einops on dask: arraylayer's einops backend has no entry for dask (KeyError: 'dask')",
     "nan-reductions": "issue 20: nan-reductions: the Array namespaces have no nanmean/nanmin/nanmax/nanstd/"
                       "nanargmax/nancumsum, so xarray (core/nputils.py _create_method) falls back to NumPy's and "
                       "gives a numpy.ndarray back",
