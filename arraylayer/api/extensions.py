@@ -26,7 +26,6 @@ from __future__ import annotations
 import math
 from typing import Any, Final
 
-from ..defaults import default_float_dtype
 from ..dtypes import Dtype, DtypeLike, iinfo
 from ..errors import InvalidArgumentError
 from . import arguments, creation, elementwise, searching, statistical, utility
