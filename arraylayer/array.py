@@ -71,7 +71,8 @@ from .backend import Backend
 from .devices import canonical_device
 from .dtypes import Dtype
 from .errors import ArrayLayerError
-from .inplace import check_assignment, check_writeable, combine
+from .inplace import check_assignment, check_writeable, combine, torch_refused
+from .layouts import shareable
 from .promotion import result_type
 from .registry import backend_of
 
@@ -509,7 +510,12 @@ class Array:
             else:
                 self._native = updated
         elif backend.name == "torch":
-            indexing.torch_set(native, key, value)
+            try:
+                indexing.torch_set(native, key, value)
+            except RuntimeError as error:
+                if not native.requires_grad:
+                    raise
+                raise torch_refused(error, "x = al.where(mask, value, x) or set a copy (x.detach().clone())") from None
         elif backend.name == "dask":
             self._native = indexing_dask.dask_set(native, key, value)
         else:
@@ -624,9 +630,10 @@ def _no_modulo(modulo: Any) -> None:
 
 
 def _unwrap_key(key: Any) -> Any:
-    """``key`` with Arrays as their native arrays and Array slice bounds as Python ints."""
+    """``key`` with Arrays as their native arrays (NumPy ones in a layout every framework reads)
+    and Array slice bounds as Python ints."""
     if isinstance(key, Array):
-        return key._native
+        return shareable(key._native)
     if key.__class__ is tuple:
         return tuple(_unwrap_key_part(k) for k in key)
     return _unwrap_key_part(key)
@@ -634,7 +641,7 @@ def _unwrap_key(key: Any) -> Any:
 
 def _unwrap_key_part(k: Any) -> Any:
     if isinstance(k, Array):
-        return k._native
+        return shareable(k._native)
     if k.__class__ is slice and not indexing._plain_slice(k):
         return slice(*(None if b is None else operator.index(b) for b in (k.start, k.stop, k.step)))
     return indexing.python_part(k)

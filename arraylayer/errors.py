@@ -8,6 +8,8 @@ names the offending values and the way out.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "ArrayLayerError",
     "InvalidDtypeError",
@@ -137,3 +139,11 @@ def linalg_error(function: str, problem: str) -> LinAlgError:
     what, fix = _LINALG_PROBLEMS[problem]
     return LinAlgError(f"linalg.{function}: the input {what}; {fix}. (Under jax.jit, tf.function and "
                        f"torch.compile such matrices give NaN: test the result with arraylayer.isnan.)")
+
+
+def unknown_lengths_error(what: str, shape: tuple[Any, ...]) -> InvalidArgumentError:
+    """The error for what dask refuses on an array whose lengths are unknown (nan), with the fix."""
+    return InvalidArgumentError(
+        f"{what} of shape {tuple(shape)}: dask cannot do this on an array whose lengths are unknown (nan) until "
+        f"computed (after a boolean mask, nonzero or unique_*). Call x.compute_chunk_sizes() on the dask array "
+        f"first (on an arraylayer.Array: x.native.compute_chunk_sizes(); it computes).")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from .errors import unknown_lengths_error
 from .indexing import check_integer_bounds, is_basic, numpy_key, positions, to_host
 
 #: the largest dask array whose concrete advanced keys are resolved through NumPy's positions (an
@@ -47,6 +48,8 @@ def dask_getitem(x: Any, key: Any) -> Any:
     own (bounds checked here); boolean dask masks are dask's own (the result's length is unknown
     until computed); dask integer arrays are gathered lazily (:func:`_gather`); concrete index
     arrays gather NumPy's positions of the flattened array (dask has no multi-array indexing)."""
+    if not all(n == n for n in x.shape):  # nan: a length unknown until computed
+        _check_unknown_axes(x, key)
     if is_basic(key):
         check_integer_bounds(x.shape, key)
         return x[_canonical_slices(tuple(x.shape), key)]
@@ -59,6 +62,15 @@ def dask_getitem(x: Any, key: Any) -> Any:
         return _gather(x, key)
     selected = positions(tuple(x.shape), key)
     return x.reshape(-1)[selected.reshape(-1)].reshape(selected.shape)
+
+
+def _check_unknown_axes(x: Any, key: Any) -> None:
+    """Refuse, with the fix, a key that selects along an axis of unknown length (dask can select
+    there only with ``:`` or a dask mask)."""
+    parts = [k for k in _expanded(_parts(key), x.ndim) if k is not None]
+    for k, n in zip(parts, x.shape, strict=False):
+        if n != n and not (k == slice(None) if k.__class__ is slice else _is_dask(k) and _is_mask(k)):
+            raise unknown_lengths_error(f"indexing with {key!r}", x.shape)
 
 
 def _lazy_getitem(x: Any, key: Any) -> Any:

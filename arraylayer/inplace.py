@@ -98,15 +98,20 @@ def _into_numpy(backend: Backend, before: Any, result: Any, dtype: Dtype) -> Any
     return before
 
 
+def torch_refused(error: RuntimeError, instead: str = "x = x + y") -> UnsupportedOperationError:
+    """arraylayer's error for torch's refusal to write into a tensor, with the fix."""
+    return UnsupportedOperationError(
+        f"torch refuses to write into this tensor in place ({str(error).splitlines()[0]}). Write {instead} "
+        f"to get a new tensor (a leaf that requires grad can also be updated under torch.no_grad(), as "
+        f"optimisers do)."
+    )
+
+
 def _into_torch(backend: Backend, before: Any, result: Any, dtype: Dtype) -> Any:
     try:
         before.copy_(result)
     except RuntimeError as error:  # a leaf that requires grad, or a tensor whose elements overlap
-        raise UnsupportedOperationError(
-            f"torch refuses to write into this tensor in place ({str(error).splitlines()[0]}). Write x = x + y "
-            f"to get a new tensor (a leaf that requires grad can also be updated under torch.no_grad(), as "
-            f"optimisers do)."
-        ) from None
+        raise torch_refused(error) from None
     return before
 
 

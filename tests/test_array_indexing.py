@@ -50,7 +50,7 @@ def test_getitem_matches_numpy(backend, name):
     key = KEYS[name]
     with al.use_backend(backend):
         result = np.asarray(al.Array(al.asarray(BASE))[as_arrays(key)])
-    expected = BASE[key]
+    expected = BASE[(slice(None), NUMPY_KEY_LAYOUTS[name])]
     assert result.shape == expected.shape
     np.testing.assert_array_equal(result, expected)
 
@@ -141,25 +141,44 @@ NUMPY_KEY_LAYOUTS = {
 }
 
 
+def _layout_key(name, wrapped):
+    """(slice(None), the NumPy key ``name``), the key wrapped in an al.Array (of NumPy) or not."""
+    part = NUMPY_KEY_LAYOUTS[name]
+    return (slice(None), al.Array(part) if wrapped else part)
+
+
+@pytest.mark.parametrize("wrapped", [False, True], ids=["numpy", "Array"])
 @pytest.mark.parametrize("name", list(NUMPY_KEY_LAYOUTS))
-def test_numpy_key_layouts_match_numpy(backend, name):
-    key = (slice(None), NUMPY_KEY_LAYOUTS[name])
+def test_numpy_key_layouts_match_numpy(backend, name, wrapped):
+    key = _layout_key(name, wrapped)
     with al.use_backend(backend):
         result = np.asarray(al.Array(al.asarray(BASE))[key])
-    expected = BASE[key]
+    expected = BASE[(slice(None), NUMPY_KEY_LAYOUTS[name])]
     assert result.shape == expected.shape
     np.testing.assert_array_equal(result, expected)
 
 
+@pytest.mark.parametrize("wrapped", [False, True], ids=["numpy", "Array"])
 @pytest.mark.parametrize("name", ["reversed", "strided", "byte-swapped", "uint8", "mask strided", "mask reversed"])
-def test_setitem_with_numpy_key_layouts_matches_numpy(backend, name):
-    key = (slice(None), NUMPY_KEY_LAYOUTS[name])
+def test_setitem_with_numpy_key_layouts_matches_numpy(backend, name, wrapped):
+    key = _layout_key(name, wrapped)
     expected = BASE.copy()
-    expected[key] = -1.0
+    expected[(slice(None), NUMPY_KEY_LAYOUTS[name])] = -1.0
     with al.use_backend(backend):
         x = al.Array(al.asarray(BASE.copy()))
         x[key] = -1.0
         np.testing.assert_array_equal(np.asarray(x), expected)
+
+
+def test_a_byte_swapped_array_key_alone_matches_numpy(backend):
+    key = np.array([1, 0, 1], dtype=np.dtype(np.int64).newbyteorder("S"))
+    with al.use_backend(backend):
+        x = al.Array(al.asarray(BASE.copy()))
+        np.testing.assert_array_equal(np.asarray(x[al.Array(key)]), BASE[key])
+        x[al.Array(key)] = -1.0
+    expected = BASE.copy()
+    expected[key] = -1.0
+    np.testing.assert_array_equal(np.asarray(x), expected)
 
 
 def test_mask_transposed_matches_numpy(backend):

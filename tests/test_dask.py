@@ -75,6 +75,8 @@ VALID_CALLS: Final[dict[str, tuple[list[Any], dict[str, Any]]]] = {
     "nancumsum": ([H], {"axis": 1, "include_initial": True}),
     "nancumprod": ([H], {"axis": 0}),
     "pad": ([H, ((1, 2), (3, 0))], {"mode": "reflect"}),
+    "quantile": ([H, 0.3], {"axis": 0}),
+    "nanquantile": ([H, [0.1, 0.5, 0.9]], {"axis": (0, 1), "keepdims": True}),
     "linalg.matrix_norm": ([H], {"ord": 2}),
     "linalg.vector_norm": ([H], {"axis": 0, "ord": 3}),
     "stack": ([[H, H]], {"axis": 1}),
@@ -390,6 +392,21 @@ def test_a_chain_of_calls_builds_one_graph_and_computes_nothing():
     assert isinstance(result, da.Array) and result.dtype == np.float32 and checked.dtype == np.int8
     # float32 sums in dask's chunk order, not NumPy's pairwise order: a few ulps apart
     np.testing.assert_allclose(result.compute(), np.mean(x.compute() * 2 + y.compute(), axis=0), rtol=1e-5)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_take_along_axis_with_fewer_indices_than_values_on_several_chunks(axis):
+    """indices shorter than x along ``axis`` (SciPy's quantile takes a few positions of a sorted
+    axis), both chunked differently on the other axis: NumPy's values, nothing computed."""
+    host = np.arange(60.0, dtype=np.float32).reshape(6, 10)[::-1, ::-1] * 0.5
+    positions = np.random.default_rng(1).integers(0, host.shape[axis], (6, 10))
+    positions = positions[:3] if axis == 0 else positions[:, :3]
+    x = da.from_array(host, chunks=(2, 3))
+    indices = da.from_array(positions, chunks=(4, 2))
+    with Computations() as counted:
+        result = al.take_along_axis(x, indices, axis=axis)
+    assert counted.count == 0 and isinstance(result, da.Array) and result.shape == positions.shape
+    np.testing.assert_array_equal(result.compute(), np.take_along_axis(host, positions, axis=axis))
 
 
 def test_values_that_decide_a_shape_follow_dasks_unknown_lengths():

@@ -46,6 +46,8 @@ CASES = {
     "mask of a masked": (lambda m: m[m > 3], lambda h: h[h > 3]),
     "nanmean": (lambda m: al.nanmean(m), lambda h: np.nanmean(h)),
     "pad": (lambda m: al.pad(m, 2), lambda h: np.pad(h, 2)),
+    "vecdot": (lambda m: al.vecdot(m, m), lambda h: np.vecdot(h, h)),
+    "full slice and a mask": (lambda m: m[:][m[:] > 3], lambda h: h[h > 3]),
     "einsum": (lambda m: einops.einsum(m, m, "i, i -> "), lambda h: np.einsum("i,i->", h, h)),
     "rearrange": (lambda m: einops.rearrange(m, "(a b) -> a b", b=1), lambda h: h.reshape(-1, 1)),
 }
@@ -110,3 +112,43 @@ def test_known_lengths_that_differ_from_an_unknown_one_are_refused_as_dask_does(
         selected + al.Array(da.ones(3))
     with pytest.raises(al.InvalidArgumentError, match="compute_chunk_sizes"):
         al.reshape(al.Array(da.from_array(ROWS, chunks=3))[_x() > 2], (-1,))  # (nan, 2) has no known size
+
+
+#: What dask refuses on an unknown length (its raw ValueError, TypeError or IndexError), each
+#: refused up front with arraylayer's error naming the fix.
+REFUSED = {
+    "slice": lambda m: m[1:3], "reversed": lambda m: m[::-1], "int key": lambda m: m[1],
+    "NumPy index array": lambda m: m[np.array([0, 1])], "flip": al.flip, "sort": al.sort, "argsort": al.argsort,
+    "diff": al.diff, "argmax": al.argmax, "argmin": al.argmin, "roll": lambda m: al.roll(m, 1),
+    "take": lambda m: al.take(m, al.Array(da.from_array(np.array([0, 1])))),
+    "take_along_axis": lambda m: al.take_along_axis(m, al.Array(da.from_array(np.array([0, 1])))),
+    "searchsorted": lambda m: al.searchsorted(m, 2.0), "unstack": al.unstack,
+    "cumulative_sum": al.cumulative_sum, "cumulative_prod": al.cumulative_prod,  # dask's fail on empty chunks
+    "rows: slice of the unknown axis": lambda m: al.Array(da.from_array(ROWS, chunks=3))[_x() > 2][:2],
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_what_dask_refuses_on_an_unknown_length_names_the_fix(name):
+    selected, _ = _selected()
+    with Computations() as counted, pytest.raises(al.InvalidArgumentError, match="compute_chunk_sizes"):
+        REFUSED[name](selected)
+    assert counted.count == 0
+
+
+def test_broadcast_to_an_unknown_length_names_broadcast_arrays():
+    selected, host = _selected()
+    with pytest.raises(al.InvalidArgumentError, match="broadcast_arrays"):
+        al.broadcast_to(al.Array(da.ones(1)), selected.shape)
+    _, broadcast = al.broadcast_arrays(selected, al.Array(da.ones(1)))
+    np.testing.assert_array_equal(_computed(broadcast), np.ones_like(host))
+
+
+def test_known_axes_of_an_array_with_an_unknown_length_still_index():
+    rows = al.Array(da.from_array(ROWS, chunks=3))[_x() > 2]
+    with Computations() as counted:
+        column = rows[:, 1]
+        reversed_columns = rows[..., ::-1]
+    assert counted.count == 0
+    np.testing.assert_array_equal(_computed(column), ROWS[HOST > 2][:, 1])
+    np.testing.assert_array_equal(_computed(reversed_columns), ROWS[HOST > 2][..., ::-1])

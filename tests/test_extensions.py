@@ -1,5 +1,5 @@
 """Beyond the standard (arraylayer/api/extensions.py): NaN-aware reductions, ``pad``,
-``round(x, decimals)`` and ``Array.real``/``.imag`` on every backend, against NumPy's values, with
+``round(x, decimals)``, ``quantile``/``nanquantile`` and ``Array.real``/``.imag`` on every backend, against NumPy's values, with
 arraylayer's dtypes, lazily on dask, and with no warning for all-NaN slices."""
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ CUMULATIVE = ("nancumsum", "nancumprod")
 DATA = np.array([[1.5, np.nan, -2.0, 4.0], [np.nan, np.nan, np.nan, np.nan], [0.5, np.nan, 3.0, -1.0]])
 
 
-def _numpy(name, host, **kwargs):
+def _numpy(name, host, *args, **kwargs):
     """NumPy's value (its all-NaN warnings silenced; arraylayer gives the same values silently)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         if "correction" in kwargs:
             kwargs["ddof"] = kwargs.pop("correction")
-        return getattr(np, name)(host, **kwargs)
+        return getattr(np, name)(host, *args, **kwargs)
 
 
 def _close(backend, got, want, what, rtol=1e-6):
@@ -216,7 +216,8 @@ def test_the_extensions_trace_under_jit(compiler):
     host = DATA.astype(np.float32)
 
     def run(a):
-        return al.nanmean(a, axis=1), al.nanargmax(a, axis=1), al.pad(a, 1, "edge"), al.round(a, 1)
+        return (al.nanmean(a, axis=1), al.nanargmax(a, axis=1), al.pad(a, 1, "edge"), al.round(a, 1),
+                al.quantile(a, [0.25, 0.75], axis=0), al.nanquantile(a, 0.5, axis=0))
 
     if compiler == "jax":
         jax = pytest.importorskip("jax")
@@ -224,9 +225,72 @@ def test_the_extensions_trace_under_jit(compiler):
     else:
         tf = pytest.importorskip("tensorflow")
         results = tf.function(run)(make_array("tensorflow", "float32", host))
-    want = (_numpy("nanmean", host, axis=1), [3, -1, 2], np.pad(host, 1, "edge"), np.round(host, 1))
+    want = (_numpy("nanmean", host, axis=1), [3, -1, 2], np.pad(host, 1, "edge"), np.round(host, 1),
+            np.quantile(host, [0.25, 0.75], axis=0), _numpy("nanquantile", host, 0.5, axis=0))
     for got, expected in zip(results, want, strict=True):
         np.testing.assert_allclose(to_numpy(compiler, got), expected, rtol=1e-6, equal_nan=True)
+
+
+# -- quantile ---------------------------------------------------------------------------------------
+#: a 3x5 matrix with NaNs (one row all NaN) and a 3x4x5 one without
+QUANTILE_DATA = (np.array([[1.5, np.nan, -2.0, 4.0, 0.0], [np.nan] * 5, [0.5, 7.0, 3.0, -1.0, 2.0]]),
+                 np.random.default_rng(0).normal(size=(3, 4, 5)))
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("q", [0.3, 1.0, [0.0, 0.25, 0.5, 0.999, 1.0], np.array([0.7, 0.1])])
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 1)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_quantiles_are_numpys_linear_ones(backend, name, q, axis, keepdims):
+    """NumPy's values and shapes (q's axis first), x's dtype; NaN where a slice holds a NaN
+    (quantile) or only NaNs (nanquantile), silently."""
+    dtype = "float64" if backend != "jax" else "float32"
+    for host in QUANTILE_DATA:
+        x = make_array(backend, dtype, host)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = getattr(al, name)(x, q, axis=axis, keepdims=keepdims)
+            values = to_numpy(backend, got)
+        want = _numpy(name, host.astype(dtype), q, axis=axis, keepdims=keepdims)
+        assert values.shape == want.shape and dtype_name(backend, got) == dtype
+        np.testing.assert_allclose(values, want, rtol=1e-6 if dtype == "float32" else 1e-12, atol=1e-6,
+                                   equal_nan=True, err_msg=f"{name} q={q} axis={axis} keepdims={keepdims}")
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint8"])
+def test_quantile_of_integers_is_in_the_default_float(backend, dtype):
+    host = np.array([[3, 9, 1, 4], [7, 0, 2, 2]], dtype)
+    got = al.quantile(make_array(backend, dtype, host), [0.1, 0.5], axis=1)
+    assert dtype_name(backend, got) == str(al.default_float_dtype())
+    np.testing.assert_allclose(to_numpy(backend, got), np.quantile(host, [0.1, 0.5], axis=1), rtol=1e-6)
+
+
+def test_quantile_refuses_what_it_cannot_compute(backend):
+    x = make_array(backend, "float32", [[1.0, 2.0], [3.0, 4.0]])
+    for q in (1.5, -0.1, [0.5, 2.0], [[0.5]]):
+        with pytest.raises(al.InvalidArgumentError, match="q="):
+            al.quantile(x, q)
+    with pytest.raises(al.InvalidArgumentError, match="q="):
+        al.quantile(x, al.Array(x))  # on the host only: q is checked before any computation
+    with pytest.raises(al.InvalidArgumentError, match="method='nearest'"):
+        al.nanquantile(x, 0.5, method="nearest")
+    with pytest.raises(al.InvalidArgumentError, match="no values"):
+        al.quantile(make_array(backend, "float32", np.zeros((2, 0))), 0.5, axis=1)
+    with pytest.raises(al.UnsupportedDtypeError):
+        al.quantile(make_array(backend, "complex64", [1j, 2.0]), 0.5)
+
+
+def test_quantiles_on_dask_compute_nothing():
+    from test_dask import Computations
+
+    host = np.random.default_rng(2).normal(size=(7, 9))
+    host[2, 3] = np.nan
+    x = make_array("dask", "float64", host).rechunk((3, 4))
+    with Computations() as counted:
+        results = {name: getattr(al, name)(x, [0.2, 0.9], axis=0) for name in ("quantile", "nanquantile")}
+    assert counted.count == 0
+    for name, got in results.items():
+        _close("dask", got, _numpy(name, host, [0.2, 0.9], axis=0), name, rtol=1e-12)
 
 
 # -- unsigned accumulations on torch (issue 20, item 9) -----------------------------------------------

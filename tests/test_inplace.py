@@ -181,6 +181,23 @@ def test_torch_leaf_that_requires_grad():
     assert a.native is leaf and leaf.tolist() == [0.5, 0.5, 0.5]
 
 
+@pytest.mark.parametrize("key", [0, slice(None, None, -1), (Array(np.array([True, False, True])),)])
+def test_torch_setitem_on_a_leaf_that_requires_grad(key):
+    torch = pytest.importorskip("torch")
+    leaf = torch.ones(3, requires_grad=True)
+    a = Array(leaf)
+    with pytest.raises(al.UnsupportedOperationError, match="no_grad"):
+        a[key] = 4.0
+    assert leaf.tolist() == [1.0, 1.0, 1.0]
+    with torch.no_grad():
+        a[key] = 4.0
+    want = np.ones(3)
+    want[key if not isinstance(key, tuple) else np.array([True, False, True])] = 4.0
+    assert a.native is leaf and leaf.tolist() == want.tolist()
+    with pytest.raises(IndexError):  # torch's other refusals are not relabelled
+        Array(torch.ones(3))[5] = 1.0
+
+
 def test_torch_autograd_through_writes_into_views():
     """Writes into tensors that autograd has saved (y *= x after y was used, y *= y) keep the graph
     right: y = 2x; y[0] += 3 x1; y *= x; y *= y; the gradient of sum(y) by hand."""

@@ -220,13 +220,15 @@ def axes(value: Any, ndim: int, parameter: str = "axis") -> Any:
 
 # -- indices and broadcasting -----------------------------------------------------------------------
 
-def indices_in_bounds(backend: Any, indices: Any, length: int, parameter: str = "indices") -> Any:
+def indices_in_bounds(backend: Any, indices: Any, length: int | float, parameter: str = "indices") -> Any:
     """``indices``, every one of which must lie in [-length, length): OutOfBoundsIndexError on every
     backend otherwise. Traced indices (inside jax.jit / tf.function / torch.compile), whose values
     are unknown, are not checked. Lazy ones (dask) are checked when the graph runs: the returned array raises the
-    same error then, and costs one task per chunk."""
-    if 0 in tuple(indices.shape) or _torch_compiling(backend):
+    same error then, and costs one task per chunk. A dask length unknown until computed (nan) is
+    not checked here: the kernel that gathers refuses it."""
+    if 0 in tuple(indices.shape) or _torch_compiling(backend) or length != length:
         return indices
+    length = int(length)
     if backend.chunked:
         return indices.map_blocks(check_index_block, length=length, parameter=parameter, dtype=indices.dtype)
     try:

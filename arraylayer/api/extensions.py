@@ -1,6 +1,7 @@
 """Beyond the standard: the NumPy functions clients look up on any namespace (xarray's rolling,
 pad, quantile and round; SciPy's signal and interpolate code): NaN-aware reductions (with NumPy's
-``dtype=`` and ``ddof=``), ``pad``, ``sliding_window_view`` and ``round(x, decimals)``.
+``dtype=`` and ``ddof=``), ``pad``, ``sliding_window_view``, ``round(x, decimals)`` and
+``quantile``/``nanquantile``.
 
 Each is a composition of the standard functions, so it runs on every backend with arraylayer's
 dtype rules, lazily on dask, under jit and autodiff, with no kernel of its own:
@@ -19,6 +20,9 @@ dtype rules, lazily on dask, under jit and autodiff, with no kernel of its own:
 * ``round(x, decimals)`` is NumPy's: ``x * 10**decimals`` rounded half to even and divided back
   for floating input (so ``round(2.675, 2)`` is 2.67 or 2.68 exactly as NumPy's); integers with
   ``decimals < 0`` round to a multiple of ``10**-decimals`` half to even, wrapping as NumPy does.
+* ``quantile``/``nanquantile`` sort along the reduced axes and interpolate between two gathered
+  neighbours (NumPy's ``method="linear"``); the result is in x's floating dtype (integer input:
+  the default float), with one leading axis per ``q`` when ``q`` is a sequence, as NumPy's.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ Axis = int | tuple[int, ...] | None
 
 __all__ = [
     "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmin", "nanprod", "nanstd",
-    "nansum", "nanvar", "pad", "round",
+    "nanquantile", "nansum", "nanvar", "pad", "quantile", "round",
     "sliding_window_view",
 ]
 
@@ -337,3 +341,97 @@ def _round_integer(x: Array, dtype: Dtype, step: int) -> Array:
     up = elementwise.logical_or(elementwise.greater(rest, gap),
                                 elementwise.logical_and(elementwise.equal(rest, gap), odd))
     return elementwise.multiply(searching.where(up, elementwise.add(quotient, 1), quotient), step)
+
+
+# -- quantile ---------------------------------------------------------------------------------------
+
+_QUANTILE_METHODS: Final = ("linear",)
+
+
+def _quantile_levels(name: str, q: Any) -> tuple[Any, bool]:
+    """``q`` (Python numbers, a sequence of them or a NumPy array, of at most one axis) as a 1-D
+    float64 NumPy array, and whether it was one number."""
+    import numpy as np
+
+    if not isinstance(q, (int, float, list, tuple, np.ndarray, np.generic)) or isinstance(q, bool):
+        raise InvalidArgumentError(f"{name}: q={q!r} must be a number in [0, 1] or a sequence or NumPy array of them "
+                                   f"(q's values are checked before any computation, so they must be on the host).")
+    levels = np.asarray(q, dtype=np.float64)
+    if levels.ndim > 1 or not np.all((levels >= 0) & (levels <= 1)):
+        raise InvalidArgumentError(f"{name}: q={q!r} must be a number or 1-D sequence of numbers in [0, 1].")
+    return levels.reshape(-1), levels.ndim == 0
+
+
+def _lerp(a: Array, b: Array, t: Array) -> Array:
+    """a + (b - a) * t, from b's end where t >= 0.5 (NumPy's interpolation, exact at both ends)."""
+    step = elementwise.subtract(b, a)
+    from_a = elementwise.add(a, elementwise.multiply(step, t))
+    from_b = elementwise.subtract(b, elementwise.multiply(step, elementwise.subtract(1, t)))
+    return searching.where(elementwise.greater_equal(t, 0.5), from_b, from_a)
+
+
+def _quantile(name: str, x: Array, q: Any, axis: Axis, keepdims: bool, method: str, skip_nan: bool) -> Array:
+    from .indexing import take_along_axis
+    from .manipulation import permute_dims, reshape
+    from .sorting import sort
+
+    backend, x, dtype = statistical._floating(name, x, complex_ok=False)
+    arguments.flag(keepdims, "keepdims")
+    if method not in _QUANTILE_METHODS:
+        raise InvalidArgumentError(f"{name}: method={method!r} is not one of {', '.join(map(repr, _QUANTILE_METHODS))}.")
+    levels, one = _quantile_levels(name, q)
+    shape, ndim = tuple(x.shape), len(x.shape)
+    axis = arguments.axes(axis, ndim)
+    reduced = tuple(range(ndim)) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+    kept = tuple(a for a in range(ndim) if a not in reduced)
+    length = math.prod(shape[a] for a in reduced)
+    if length == 0:
+        raise InvalidArgumentError(f"{name}: the reduced axes {reduced} of x (shape {shape}) hold no values; "
+                                   f"a quantile needs at least one.")
+    # the reduced axes last, as one: rows of (*kept, length)
+    rows = reshape(permute_dims(x, kept + reduced), tuple(shape[a] for a in kept) + (length,))
+    nan = elementwise.isnan(rows)
+    if skip_nan:  # NaN read as +inf sorts after every value; count says how many values each row has
+        rows = searching.where(nan, math.inf, rows)
+        count = statistical.sum(elementwise.logical_not(nan), axis=-1, keepdims=True, dtype=dtype)
+    else:
+        count = float(length)
+    ordered = sort(rows, axis=-1)
+    device = backend.device_of(x)
+    last = elementwise.subtract(count, 1) if skip_nan else count - 1
+    position = elementwise.multiply(last, backend.asarray(levels.tolist(), dtype, device))  # (*kept | 1, len(q))
+    below = elementwise.floor(position)
+    fraction = elementwise.subtract(position, below)
+    above = elementwise.minimum(elementwise.add(below, 1), last)
+    index = Dtype("int32") if length < 2**31 else Dtype("int64")
+    full = tuple(shape[a] for a in kept) + (len(levels),)
+
+    def gathered(at: Array) -> Array:
+        at = backend.astype(elementwise.maximum(at, 0), index)  # an all-NaN row: -1, its value replaced below
+        if not skip_nan:
+            at = reshape(at, (1,) * len(kept) + (len(levels),))
+        from .manipulation import broadcast_to
+        return take_along_axis(ordered, broadcast_to(at, full), axis=-1)
+
+    missing = elementwise.less_equal(count, 0) if skip_nan else utility.any(nan, axis=-1, keepdims=True)
+    # a missing row's neighbours read as 0 (not inf - inf, which warns), its value NaN
+    below, above = (searching.where(missing, 0.0, gathered(at)) for at in (below, above))
+    value = searching.where(missing, math.nan, _lerp(below, above, fraction))
+    # q's axis first, then kept (with ones at the reduced axes for keepdims)
+    value = permute_dims(value, (len(kept),) + tuple(range(len(kept))))
+    if keepdims:
+        value = reshape(value, (len(levels),) + tuple(1 if a in reduced else shape[a] for a in range(ndim)))
+    if one:
+        value = reshape(value, tuple(value.shape[1:]))
+    return value
+
+
+def quantile(x: Array, q: Any, /, *, axis: Axis = None, keepdims: bool = False, method: str = "linear") -> Array:
+    """NumPy's ``quantile`` (``method="linear"``) of x over ``axis`` at the levels ``q`` (host
+    numbers in [0, 1]); NaN where a slice holds a NaN."""
+    return _quantile("quantile", x, q, axis, keepdims, method, skip_nan=False)
+
+
+def nanquantile(x: Array, q: Any, /, *, axis: Axis = None, keepdims: bool = False, method: str = "linear") -> Array:
+    """``quantile`` of the non-NaN values; NaN for an all-NaN slice (no warning)."""
+    return _quantile("nanquantile", x, q, axis, keepdims, method, skip_nan=True)

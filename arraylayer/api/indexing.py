@@ -33,7 +33,7 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     if axis is None and len(x.shape) != 1:
         raise InvalidArgumentError(f"take needs axis= for a {len(x.shape)}-d array (axis=None is for 1-d arrays only).")
     axis = 0 if axis is None else arguments.axis(axis, len(x.shape))
-    indices = arguments.indices_in_bounds(backend, indices, int(x.shape[axis]))
+    indices = arguments.indices_in_bounds(backend, indices, x.shape[axis])
     return kernel(backend, "take", dtype)(x, indices, axis=axis)
 
 
@@ -51,5 +51,5 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
             f"{tuple(x.shape)} on axis {clash[0]} (every axis but axis={axis} must match or be 1). Reshape "
             f"or broadcast the indices first."
         )
-    indices = arguments.indices_in_bounds(backend, indices, int(x.shape[axis]))
+    indices = arguments.indices_in_bounds(backend, indices, x.shape[axis])
     return kernel(backend, "take_along_axis", dtype)(x, indices, axis=axis)

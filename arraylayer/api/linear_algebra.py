@@ -69,6 +69,12 @@ def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Any, Any] = 2) -> Ar
     return kernel(backend, "tensordot", dtype)(a1, a2, axes=axes)
 
 
+def _same_length(n1: Any, n2: Any) -> bool:
+    """Whether two lengths match; a dask length unknown until computed (nan) matches any, as in
+    dask's element-wise functions, which check the chunks when computing."""
+    return n1 == n2 or n1 != n1 or n2 != n2
+
+
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Dot product of vectors along ``axis`` (x1 conjugated), in the promoted dtype."""
     backend, dtype, a1, a2 = numeric_pair("vecdot", x1, x2)
@@ -76,7 +82,7 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     if not shape:
         raise InvalidArgumentError("vecdot needs arrays of at least one dimension.")
     axis = arguments.axis(axis, len(shape)) - len(shape)
-    if -axis > min(len(a1.shape), len(a2.shape)) or a1.shape[axis] != a2.shape[axis]:
+    if -axis > min(len(a1.shape), len(a2.shape)) or not _same_length(a1.shape[axis], a2.shape[axis]):
         raise InvalidArgumentError(f"vecdot needs x1 {tuple(a1.shape)} and x2 {tuple(a2.shape)} of one length along "
                                    f"axis {axis} (the Array API does not broadcast the contracted axis).")
     return kernel(backend, "vecdot", dtype)(a1, a2, axis=axis)

@@ -43,6 +43,11 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """x broadcast to ``shape``."""
     backend, x, dtype = array_input(x)
+    if isinstance(shape, tuple) and any(n != n for n in shape if isinstance(n, float)):
+        raise InvalidArgumentError(
+            f"broadcast_to shape={shape} holds an unknown length (nan: a dask length known only once computed). "
+            f"Broadcast against the array y of that shape with broadcast_arrays(x, y), which works lazily, or call "
+            f"y.compute_chunk_sizes() on the dask array first (it computes).")
     target = arguments.shape(shape)
     if arguments.broadcast_shapes(tuple(x.shape), target) != target or len(x.shape) > len(target):
         raise InvalidArgumentError(f"broadcast_to cannot broadcast shape {tuple(x.shape)} to {target}; pass a shape "

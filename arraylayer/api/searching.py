@@ -74,7 +74,7 @@ def searchsorted(x1: Array, x2: Array, /, *, side: str = "left", sorter: Array |
         if kind.kind not in ("int", "uint") or tuple(sorter.shape) != tuple(x1.shape):
             raise InvalidArgumentError(f"sorter must be an integer array of x1's shape {tuple(x1.shape)}, got {kind} "
                                        f"of shape {tuple(sorter.shape)}.")
-        sorter = arguments.indices_in_bounds(backend, sorter, int(x1.shape[0]), "sorter")
+        sorter = arguments.indices_in_bounds(backend, sorter, x1.shape[0], "sorter")
     return index_result(backend, kernel(backend, "searchsorted", dtype)(x1, x2, side=side, sorter=sorter))
 
 

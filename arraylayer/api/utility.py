@@ -45,7 +45,8 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = Non
             raise InvalidArgumentError(f"diff's prepend/append of shape {tuple(other.shape)} must match x's shape "
                                        f"{tuple(x.shape)} except along axis {axis}.")
     # Differences beyond the length are all empty: stop there instead of running n passes.
-    n = min(n, int(x.shape[axis]) + sum(int(e.shape[axis]) for e in extra))
+    length = x.shape[axis] + sum(e.shape[axis] for e in extra)
+    n = min(n, int(length)) if length == length else n  # nan: a dask length unknown until computed
     prepend = extra.pop(0) if prepend is not None else None
     append = extra.pop(0) if append is not None else None
     return kernel(backend, "diff", dtype)(x, axis=axis, n=n, prepend=prepend, append=append)

@@ -214,17 +214,11 @@ CLIENT_BUGS: dict[tuple[str, str], str] = {
     ("interpolate.make_interp_spline", "jax32"): _SPLINE_F64,
 }
 
-# Gaps of arraylayer, per (case, client or "*"): keys of conftest's PENDING (work under way closes them) or
-# a reason of their own (not yet routed).
-_TAKE_ALONG = ("arraylayer bug (not in issue 20's list): the dask take_along_axis kernel (kernels/dask/manipulation.py) "
-               "gives x and indices the same blockwise index on `axis`, so dask unifies their chunks and raises "
-               "'Chunks do not add up to shape' whenever indices is shorter than x along axis")
+# Gaps of arraylayer, per (case, client or "*"): keys of conftest's PENDING (work under way closes them).
 PENDING: dict[tuple[str, str], str] = {
     **dict.fromkeys([(name, "dask") for name in (
         "stats.pearsonr", "stats.rankdata", "stats.ttest_1samp", "stats.ttest_ind", "stats.ttest_rel",
         "integrate.tanhsinh", "stats.mode", "interpolate.Akima1DInterpolator")], "dask-lengths"),
-    ("stats.iqr", "dask"): _TAKE_ALONG,
-    ("stats.quantile", "dask"): _TAKE_ALONG,
 }
 
 

@@ -184,9 +184,9 @@ CLIENT_BUGS: dict[tuple[str, str], str] = {
 # Gaps of arraylayer that work under way closes (keys of conftest's PENDING), per (case, client or "*").
 PENDING: dict[tuple[str, str], str] = dict.fromkeys([(name, "dask") for name in (
     "GaussianNB", "LabelBinarizer", "LabelEncoder", "LinearDiscriminantAnalysis", "LogisticRegression",
-    "RidgeClassifierCV", "average_precision_score", "brier_score_loss", "calinski_harabasz_score", "d2_absolute_error_score",
-    "d2_brier_score", "d2_log_loss_score", "d2_pinball_score", "davies_bouldin_score", "det_curve",
-    "f1_score", "fbeta_score", "jaccard_score", "log_loss", "multilabel_confusion_matrix",
+    "RidgeClassifierCV", "average_precision_score", "brier_score_loss", "calinski_harabasz_score",
+    "d2_absolute_error_score", "d2_brier_score", "d2_log_loss_score", "d2_pinball_score", "davies_bouldin_score",
+    "det_curve", "f1_score", "fbeta_score", "jaccard_score", "log_loss", "multilabel_confusion_matrix",
     "precision_recall_curve", "precision_score", "recall_score")], "dask-lengths")
 
 

@@ -101,7 +101,6 @@ CLIENT_BUGS: dict[tuple[str, str], str] = {
 
 # Gaps of arraylayer that work under way closes (keys of conftest's PENDING), per (case, client or "*").
 PENDING: dict[tuple[str, str], str] = {
-    ("quantile", "*"): "quantile",
     ("idxmin-nan", "*"): "dtype-kind",
 }
 

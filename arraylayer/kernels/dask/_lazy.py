@@ -23,6 +23,7 @@ import dask
 import dask.array as da
 from dask.array.core import elemwise
 
+from ...errors import unknown_lengths_error
 from ..numpy import KERNELS as NUMPY
 from ..numpy._common import F32, is_half
 
@@ -69,3 +70,21 @@ def in_float32(function: Callable[..., Any], x: Any, dtype: Any, **kwargs: Any) 
     if is_half(dtype):
         return function(x.astype(F32), **kwargs).astype(dtype)
     return function(x, **kwargs)
+
+
+def known(shape: tuple[Any, ...]) -> bool:
+    """Whether every length of ``shape`` is known (dask writes an unknown one nan, the one value
+    not equal to itself)."""
+    return all(n == n for n in shape)
+
+
+def needs_known_lengths(name: str, kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """``kernel`` refusing, with :func:`unknown_lengths_error`, an array of unknown lengths."""
+    def checked(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if not known(x.shape):
+            raise unknown_lengths_error(name, x.shape)
+        return kernel(x, *args, **kwargs)
+
+    checked.__name__ = checked.__qualname__ = name
+    checked.__doc__ = kernel.__doc__
+    return checked

@@ -13,8 +13,8 @@ import dask.array as da
 import numpy as np
 from dask.array.core import elemwise
 
-from ...errors import InvalidArgumentError
-from ._lazy import gathered, unknown, whole_axes
+from ...errors import InvalidArgumentError, unknown_lengths_error
+from ._lazy import gathered, known, unknown, whole_axes
 
 broadcast_to = da.broadcast_to
 flip = da.flip
@@ -25,14 +25,10 @@ stack = da.stack
 tile = da.tile
 
 
-def _known(shape: tuple[Any, ...]) -> bool:
-    return all(n == n for n in shape)  # nan (an unknown length) is the one value not equal to itself
-
-
 def broadcast_arrays(*arrays: Any) -> tuple[Any, ...]:
     """dask's broadcast_arrays; with unknown lengths (which dask's refuses), each array broadcast
     chunk by chunk against the others, as dask's element-wise functions broadcast them."""
-    if all(_known(a.shape) for a in arrays):
+    if all(known(a.shape) for a in arrays):
         return tuple(da.broadcast_arrays(*arrays))
     return tuple(elemwise(_broadcast_first, a, *(b for b in arrays if b is not a), dtype=a.dtype) for a in arrays)
 
@@ -63,7 +59,7 @@ def reshape(x: Any, /, shape: tuple[int, ...], *, copy: bool | None = None) -> A
     through the flattened array, which dask can always reshape. With an unknown length, the
     reshapes that only add or drop axes of length one (``-1`` standing for the unknown one) are
     indexing; dask refuses the others until its lengths are computed."""
-    if not _known(x.shape):
+    if not known(x.shape):
         return _reshape_unknown(x, shape)
     try:
         return da.reshape(x, shape)
@@ -77,10 +73,7 @@ def _reshape_unknown(x: Any, shape: tuple[int, ...]) -> Any:
     if lengths.count(-1) == 1 and lengths == [n for n in shape if n != 1]:
         squeezed = da.squeeze(x, axis=tuple(ones)) if ones else x
         return squeezed[tuple(None if n == 1 else slice(None) for n in shape)]
-    raise InvalidArgumentError(
-        f"reshape of shape {tuple(x.shape)} to {shape}: dask cannot reshape an array whose lengths are unknown (nan) "
-        f"until computed, except by adding or dropping axes of length one. Call x.compute_chunk_sizes() on the dask "
-        f"array first (it computes), or reshape before selecting with a mask.")
+    raise unknown_lengths_error(f"reshape to {shape} (only axes of length one can be added or dropped)", x.shape)
 
 
 def unstack(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:
@@ -127,6 +120,8 @@ def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:
     indices = da.broadcast_to(indices, tuple(indices.shape[axis] if s is None else s for s in shape))
     x = whole_axes(x, (axis,))
     indices = indices.rechunk(tuple(-1 if i == axis else c for i, c in enumerate(x.chunks)))
-    index = tuple(range(x.ndim))
-    return da.blockwise(np.take_along_axis, index, x, index, indices, index, axis=axis, dtype=x.dtype,
-                        adjust_chunks={axis: lambda _: indices.shape[axis]})
+    # axis gets its own index in indices (its length may differ from x's); the output takes it.
+    x_index = tuple(range(x.ndim))
+    index = tuple(x.ndim if i == axis else i for i in x_index)
+    return da.blockwise(np.take_along_axis, index, x, x_index, indices, index, axis=axis, dtype=x.dtype,
+                        concatenate=True)
