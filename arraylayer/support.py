@@ -12,7 +12,9 @@ framework's version picks the entry. A version that no declared range covers is 
 :func:`check_declarations` lists what is malformed in a package's declarations. On top of
 the declarations, every kernel but ``astype`` is unsupported for the dtypes a backend stores
 but cannot compute with (:func:`stored_only_dtypes`: torch's uint16/uint32/uint64), so the api
-layer refuses them with UnsupportedDtypeError like any undeclared kernel.
+layer refuses them with UnsupportedDtypeError like any undeclared kernel, except where the
+kernel package declares an exact route for them (``COMPUTES_STORED``, :func:`computes_stored`:
+torch's sum/prod/cumulative_sum/cumulative_prod accumulate them in int64).
 
 Function support
 ----------------
@@ -34,6 +36,7 @@ checks the declarations against the installed frameworks.
 
 from __future__ import annotations
 
+import importlib
 import operator
 import re
 import warnings
@@ -50,7 +53,7 @@ __all__ = [
     "GROUPS", "UnverifiedVersionWarning", "expand_dtypes", "version_matches", "kernel_unsupported_dtypes",
     "declared_unsupported", "covering_range", "declaration_status", "check_declarations",
     "Uses", "FUNCTIONS", "RULES", "function_table", "public_functions", "function_name", "function_uses",
-    "kernel_dtype", "kernel_domain", "stored_only_dtypes", "function_supported_dtypes", "function_unsupported_dtypes",
+    "kernel_dtype", "kernel_domain", "stored_only_dtypes", "computes_stored", "function_supported_dtypes", "function_unsupported_dtypes",
     "dtype_support", "Cell", "clear_caches", "INDEPENDENT", "SupportMatrix", "matrix_functions", "support_matrix",
     "render_matrix", "MATRIX_FORMATS", "CELL_MARKS",
 ]
@@ -161,7 +164,7 @@ def kernel_unsupported_dtypes(backend: Backend, name: str) -> frozenset[Dtype]:
     """The dtypes for which ``backend``'s kernel ``name`` has no implementation at the installed
     version: the declared ones and, for every kernel but ``astype``, the dtypes the backend stores
     but cannot compute with (:func:`stored_only_dtypes`; one rule for every function, see
-    docs/errors.rst). The api layer refuses these before the framework is called. Cached per backend."""
+    docs/errors.rst), less those its backend computes exactly anyway (:func:`computes_stored`). The api layer refuses these before the framework is called. Cached per backend."""
     if replaying():  # under Dynamo a cache read is a guard, a cache write a recompile: compute it
         return _unsupported(backend, name)
     cache = backend.unsupported_cache
@@ -174,7 +177,18 @@ def kernel_unsupported_dtypes(backend: Backend, name: str) -> frozenset[Dtype]:
 
 def _unsupported(backend: Backend, name: str) -> frozenset[Dtype]:
     declared = declared_unsupported(name, backend.supported, backend.unsupported, backend.version, backend.name)
-    return declared if name in _ANY_STORED_DTYPE else declared | stored_only_dtypes(backend)
+    if name in _ANY_STORED_DTYPE:
+        return declared
+    return declared | (stored_only_dtypes(backend) - computes_stored(backend, name))
+
+
+def computes_stored(backend: Backend, name: str) -> frozenset[Dtype]:
+    """The stored-only dtypes kernel ``name`` computes with anyway, by an exact route its kernel
+    package declares in ``COMPUTES_STORED`` (torch's sum/prod/cumulative_*: in int64, cast back)."""
+    declared = getattr(importlib.import_module(backend.kernel_module), "COMPUTES_STORED", {})
+    if name not in declared:
+        return frozenset()
+    return _entry_for(declared[name], backend.version, f"{backend.name} kernel {name!r}") or frozenset()
 
 
 #: Backends whose valid dtypes follow a setting read per call (JAX: ``jax_enable_x64``); their
@@ -622,8 +636,9 @@ def dtype_support(
     if declared:
         unverified = {k for k in uses.kernels if declaration_status(resolved, k)[0] == "unverified"}
     cells: dict[Dtype, Cell] = {}
+    stored_only = stored_only_dtypes(resolved)
     for dtype in all_dtypes:
-        if dtype not in valid:
+        if dtype not in valid:  # stored-only inputs too: the table answers for computable dtypes
             cells[dtype] = Cell("invalid", f"{resolved.name} cannot hold {dtype} as installed and configured")
             continue
         if uses.rule == "independent":
@@ -640,7 +655,7 @@ def dtype_support(
             if kernel not in resolved.kernels:
                 cell = Cell("missing", f"the {resolved.name} backend has no {kernel!r} kernel")
                 break
-            if target not in valid:
+            if target not in valid and target not in stored_only:
                 cell = Cell("unsupported", f"{name} computes {dtype} input in {target}, which the "
                                            f"{resolved.name} backend cannot hold as configured")
                 break

@@ -260,15 +260,16 @@ def test_jax_64_bit_dtypes_follow_x64(x64_off):
 
 
 def test_accumulator_dtypes_decide_sum():
-    """sum(uint8) accumulates in the default uint: unsupported where the backend cannot hold it
-    (torch 2.13 on CPU holds no uint32), as seed 004 says of torch prod."""
+    """sum(uint8) accumulates in the default uint (uint32): torch 2.13 stores uint32 without
+    kernels, and its sum computes that accumulator in int64 (COMPUTES_STORED), so uint8 is
+    supported there; add has no such route, so uint32 stays refused for it."""
     pytest.importorskip("torch")
     torch_backend = al.get_backend("torch")
-    expected = al.default_uint_dtype() not in torch_backend.valid_dtypes()
-    assert ("uint8" in al.function_unsupported_dtypes("sum", "torch")) is expected
-    cell = support.dtype_support("sum", "torch")[al.uint8]
-    if expected:
-        assert cell.status == "unsupported" and "uint32" in cell.why
+    assert al.Dtype("uint32") not in torch_backend.valid_dtypes()  # stored only, the case at hand
+    assert "uint8" in al.function_supported_dtypes("sum", "torch")
+    assert support.dtype_support("sum", "torch")[al.uint8].status == "supported"
+    assert al.Dtype("uint32") not in support.kernel_unsupported_dtypes(torch_backend, "sum")
+    assert al.Dtype("uint32") in support.kernel_unsupported_dtypes(torch_backend, "add")
     with al.use_default_uint_dtype("uint8"):
         assert "uint8" in al.function_supported_dtypes("sum", "torch")
 

@@ -17,6 +17,7 @@ from ..defaults import default_float_dtype, default_int_dtype, default_uint_dtyp
 from ..dtypes import Dtype, DtypeLike, as_dtype
 from ..errors import InvalidArgumentError, UnsupportedDtypeError
 from . import arguments
+from ..support import stored_only_dtypes
 from .dispatch import array_input, kernel, native_dtype, not_defined
 
 Array = Any
@@ -44,7 +45,7 @@ def _accumulate(name: str, x: Array, axis: Any, dtype: DtypeLike | None, **optio
     backend, x, source = array_input(x)
     axis = arguments.axes(axis, len(x.shape))
     accumulator = accumulator_dtype(source, dtype)
-    if dtype is None and accumulator not in backend.valid_dtypes():
+    if dtype is None and accumulator not in backend.valid_dtypes() and accumulator not in stored_only_dtypes(backend):
         raise UnsupportedDtypeError(
             f"{name} of {source} accumulates in {accumulator} (the default {accumulator.kind} dtype), which the "
             f"{backend.name} backend cannot hold here: {backend.remedy(accumulator)} Pass dtype= explicitly "
@@ -52,7 +53,13 @@ def _accumulate(name: str, x: Array, axis: Any, dtype: DtypeLike | None, **optio
             f"use_default_int_dtype."
         )
     run = kernel(backend, name, accumulator)
-    return run(x, axis=axis, dtype=native_dtype(backend, accumulator), **options)
+    try:
+        native = native_dtype(backend, accumulator)
+    except UnsupportedDtypeError:
+        if accumulator not in stored_only_dtypes(backend):
+            raise
+        native = backend.native_dtypes[accumulator]  # stored only, yet kernel() found an exact route
+    return run(x, axis=axis, dtype=native, **options)
 
 
 def sum(x: Array, /, *, axis: Axis = None, dtype: DtypeLike | None = None, keepdims: bool = False) -> Array:  # noqa: A001

@@ -22,3 +22,10 @@ _TORCH_2_13: Final = ">=2.13,<2.14"
 # matrix_norm ("fro", 1, -1, inf, -inf work; 2, -2 and "nuc" need an SVD).
 UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = half_precision_decompositions_unsupported(_TORCH_2_13)
 SUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {}
+
+# torch 2.13 stores uint16/uint32/uint64 but computes with none of them; these kernels compute
+# such an accumulator exactly in int64 and cast back (see statistical.py), so the stored-only
+# rule of support.kernel_unsupported_dtypes does not refuse them there.
+COMPUTES_STORED: dict[str, dict[str, tuple[str, ...]]] = {
+    name: {_TORCH_2_13: ("uint16", "uint32", "uint64")} for name in ("sum", "prod", "cumulative_sum", "cumulative_prod")
+}
