@@ -78,8 +78,6 @@ def test_integer_input_follows_the_standards_dtype_rules(backend, dtype):
     host = np.array([[1, 0, 1], [1, 1, 0]], dtype=dtype)
     x = make_array(backend, dtype, host)
     for nan_name, name in (("nansum", "sum"), ("nanprod", "prod"), ("nanmean", "mean"), ("nanmax", "max")):
-        if dtype == "uint8" and backend == "torch" and name in ("sum", "prod"):
-            continue  # the default uint accumulator (uint32) is no valid torch dtype: refused by both
         got, plain = getattr(al, nan_name)(x, axis=0), getattr(al, name)(x, axis=0)
         assert dtype_name(backend, got) == dtype_name(backend, plain), (nan_name, dtype)
         np.testing.assert_array_equal(to_numpy(backend, got), to_numpy(backend, plain))
@@ -293,21 +291,76 @@ def test_quantiles_on_dask_compute_nothing():
         _close("dask", got, _numpy(name, host, [0.2, 0.9], axis=0), name, rtol=1e-12)
 
 
-# -- unsigned accumulations on torch (issue 20, item 9) -----------------------------------------------
-@pytest.mark.parametrize("name", ["sum", "prod", "cumulative_sum", "cumulative_prod", "nansum", "nancumsum"])
-def test_torch_uint8_accumulations_are_numpys_for_every_valid_dtype(name):
-    """torch has kernels for every accumulator it can hold, wrap-around included (uint8 sums modulo
-    256, as NumPy's); the default accumulator, uint32, is no valid torch dtype and is refused with
-    the remedy (pass dtype=) instead of narrowed."""
-    torch = pytest.importorskip("torch")
-    host = np.array([[200, 100, 7], [255, 3, 128]], np.uint8)
-    x = torch.from_numpy(host.copy())
-    for dtype in ("uint8", "int16", "int32", "int64", "float32", "float64"):
-        got, want = getattr(al, name)(x, axis=0, dtype=dtype), getattr(al, name)(host, axis=0, dtype=dtype)
-        assert dtype_name("torch", got) == dtype == str(want.dtype), (name, dtype)
-        np.testing.assert_array_equal(to_numpy("torch", got), want, err_msg=f"{name} dtype={dtype}")
-    with pytest.raises(al.UnsupportedDtypeError, match="dtype="):
-        getattr(al, name)(x, axis=0)
+# -- unsigned accumulations (issue 20): torch computes its stored-only uint accumulators in int64 ------
+ACCUMULATING = ("sum", "prod", "cumulative_sum", "cumulative_prod", "nansum", "nancumsum")
+#: wraps: uint8 sums pass 255, products pass 2**32 (uint32) and 2**64 (uint64, by 2**63 + ...)
+WRAPS = {"uint8": [[200, 100, 7, 255], [255, 3, 128, 254], [255, 250, 9, 1]],
+         "int8": [[-128, 100, 7, 127], [-1, 3, -128, 126], [127, 127, 9, -5]],
+         "uint16": [[65535, 40000, 7, 2], [65535, 3, 60000, 9], [65000, 65001, 9, 2]]}
+
+
+def _host_result(name, host, axis, dtype, keepdims):
+    """NumPy's value in arraylayer's accumulator dtype (NumPy's default uint/int is 64-bit)."""
+    want_dtype = dtype or str(al.default_uint_dtype() if host.dtype.kind == "u" else al.default_int_dtype())
+    if name.startswith("cumulative") or name == "nancumsum":
+        fn = {"cumulative_sum": np.cumulative_sum, "cumulative_prod": np.cumulative_prod, "nancumsum": np.nancumsum}
+        return fn[name](host, axis=axis, dtype=want_dtype), want_dtype
+    return getattr(np, name)(host, axis=axis, dtype=want_dtype, keepdims=keepdims), want_dtype
+
+
+@pytest.mark.parametrize("name", ACCUMULATING)
+@pytest.mark.parametrize("source", sorted(WRAPS))
+def test_narrow_integer_accumulations_are_numpys_wrap_included(backend, name, source):
+    """uint8/int8/uint16 accumulate in the default (u)int or dtype=, NumPy's values (wrap-around
+    modulo 2**32 for uint32), on torch too, where uint16/32/64 are stored only (computed in int64)."""
+    host = np.array(WRAPS[source], source)
+    x = make_array(backend, source, host)
+    cumulative = name.startswith("cumulative") or name == "nancumsum"
+    for dtype in (None, "uint32", "uint64", "int64"):
+        for axis, keepdims in ((1, False), (0, True), (None, False)):
+            if cumulative and (axis is None or keepdims):
+                continue
+            kwargs = {"dtype": dtype} if dtype else {}
+            if not cumulative:
+                kwargs["keepdims"] = keepdims
+            got = getattr(al, name)(x, axis=axis, **kwargs)
+            want, want_dtype = _host_result(name, host, axis, dtype, keepdims)
+            what = f"{name}({source}, axis={axis}, dtype={dtype}, keepdims={keepdims})"
+            assert dtype_name(backend, got) == want_dtype, what
+            np.testing.assert_array_equal(to_numpy(backend, got), want, err_msg=what)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "cumulative_sum", "cumulative_prod"])
+@pytest.mark.parametrize("source", ["uint32", "uint64"])
+def test_wide_unsigned_inputs_wrap_as_numpys_near_2_to_the_63(backend, name, source):
+    """uint32 and uint64 inputs (stored only on torch) accumulate exactly: int64 arithmetic wraps
+    modulo 2**64 like NumPy's uint64, values past 2**63 included."""
+    big = [2**63 + 5, 2**63 + 7, 2**64 - 1, 3] if source == "uint64" else [2**32 - 1, 2**31 + 3, 7, 2**32 - 5]
+    host = np.array(big, source)
+    if backend == "torch":  # torch.tensor refuses ints past 2**63: the same bits, viewed as unsigned
+        torch = al.get_backend("torch").module
+        x = torch.from_numpy(host.astype(np.uint64).view(np.int64)).to(getattr(torch, source))
+    else:
+        try:
+            x = make_array(backend, source, host)
+        except al.UnsupportedDtypeError:
+            pytest.skip(f"the {backend} backend here cannot hold {source}")
+    got = getattr(al, name)(x)
+    want = getattr(np, name)(host, dtype=source)  # NumPy widens uint32 to uint64; the standard keeps it
+    assert dtype_name(backend, got) == source
+    np.testing.assert_array_equal(to_numpy(backend, got), want, err_msg=f"{name}({source})")
+
+
+def test_uint8_sums_through_the_array_wrapper_and_einops_are_numpys(backend):
+    einops = pytest.importorskip("einops")
+    host = np.array(WRAPS["uint8"], np.uint8)
+    wrapped = al.Array(make_array(backend, "uint8", host))
+    for got, want in ((wrapped.__array_namespace__().sum(wrapped, axis=0), host.sum(axis=0, dtype=np.uint32)),
+                      (al.cumulative_prod(wrapped, axis=1), np.cumulative_prod(host, axis=1, dtype=np.uint32)),
+                      (einops.reduce(wrapped, "b h -> b", "sum"), host.sum(axis=1, dtype=np.uint32)),
+                      (einops.reduce(wrapped, "b h -> h", "prod"), host.prod(axis=0, dtype=np.uint32))):
+        assert isinstance(got, al.Array) and dtype_name(backend, got.native) == "uint32"
+        np.testing.assert_array_equal(to_numpy(backend, got.native), want)
 
 
 # -- NumPy's keywords on the nan-reductions: dtype=, ddof= ----------------------------------------------
