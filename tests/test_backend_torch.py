@@ -264,3 +264,46 @@ def test_device_of_maps_cuda_devices_to_gpu(b):
     assert b.device_of(SimpleNamespace(device=torch.device("cuda", 1))) == "gpu:1"
     with pytest.raises(al.DeviceError):
         b.device_of(torch.zeros(1, device="meta"))
+
+
+# -- stored-only accumulators: sum/prod/cumulative_* compute uint16/32/64 in int64 (issue 20) ----------
+_TORCH_ACCUMULATE = {"sum": torch.sum, "prod": torch.prod, "cumulative_sum": torch.cumsum,
+                     "cumulative_prod": torch.cumprod}
+
+
+def _torch_accumulates(op, d: str) -> bool:
+    """An independent attempt at an accumulation in a torch dtype."""
+    try:
+        op(torch.ones(3, dtype=torch.uint8), 0, dtype=getattr(torch, d))
+        return True
+    except Exception:
+        return False
+
+
+@pytest.mark.parametrize("name", sorted(_TORCH_ACCUMULATE))
+def test_stored_only_accumulators_are_computed_where_torch_has_no_kernel(b, name):
+    """The route is needed (torch itself refuses the accumulator), declared, and gives NumPy's
+    wrapped values in the stored dtype; every other kernel still refuses stored-only dtypes."""
+    stored = [d for d in PROBED if d not in b.valid_dtypes()]
+    if not stored:
+        pytest.skip(f"torch {torch.__version__} computes with every unsigned dtype")
+    from arraylayer.support import kernel_unsupported_dtypes
+
+    host = np.array([[250, 255, 9], [255, 254, 3]], np.uint8)
+    for d in stored:
+        assert not _torch_accumulates(_TORCH_ACCUMULATE[name], d), f"torch now has {name} in {d}: drop the route"
+        assert al.as_dtype(d) not in kernel_unsupported_dtypes(b, name)
+        got = getattr(al, name)(torch.from_numpy(host), axis=1, dtype=d)
+        want = getattr(np, name)(host, axis=1, dtype=d)
+        assert got.dtype is getattr(torch, d)
+        np.testing.assert_array_equal(got.to(torch.int64).numpy().astype(d), want)
+    assert al.as_dtype(stored[0]) in kernel_unsupported_dtypes(b, "add")
+    held = torch.ones(2, dtype=getattr(torch, stored[0]))
+    with pytest.raises(al.UnsupportedDtypeError, match="astype"):
+        al.add(held, held)
+
+
+def test_a_uint8_sum_is_a_stored_uint32_tensor_that_astype_widens(b):
+    got = al.sum(torch.tensor([1, 2, 3], dtype=torch.uint8))
+    assert got.dtype is torch.uint32 and b.dtype_of(got) is al.as_dtype("uint32")
+    assert al.astype(got, "int64").tolist() == 6
