@@ -16,8 +16,8 @@ from typing import Any, Final
 from ..defaults import default_float_dtype, default_int_dtype, default_uint_dtype
 from ..dtypes import Dtype, DtypeLike, as_dtype
 from ..errors import InvalidArgumentError, UnsupportedDtypeError
-from . import arguments
 from ..support import stored_only_dtypes
+from . import arguments
 from .dispatch import array_input, kernel, native_dtype, not_defined
 
 Array = Any
