@@ -389,6 +389,7 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "nanargmax": Uses(("isnan", "where", "argmax", "all"), _REAL),
     "nanargmin": Uses(("isnan", "where", "argmin", "all"), _REAL),
     "pad": Uses(("full", "concat", "take")),
+    "sliding_window_view": Uses(("take", "reshape", "moveaxis", "zeros")),
     "quantile": Uses(("isnan", "sort", "take_along_axis", "where", "any"), _REAL, "inexact"),
     "nanquantile": Uses(("isnan", "where", "sum", "sort", "take_along_axis"), _REAL, "inexact"),
     # utility
