@@ -80,7 +80,7 @@ def _check(backend: str, name: str, operands: list[np.ndarray], want: np.ndarray
     assert got.dtype == want.dtype, f"{name} on {backend}: dtype {got.dtype}, NumPy {want.dtype}"
     keep = np.ones(want.shape, bool) if keep is None else keep
     if backend in FLUSHING:
-        keep = ~(_subnormal(want) | np.logical_or.reduce([_subnormal(a) for a in operands]))
+        keep = keep & ~(_subnormal(want) | np.logical_or.reduce([_subnormal(a) for a in operands]))
     bad = _same(got, want, keep.reshape(-1))
     assert not bad, (f"{name} on {backend} differs from NumPy at "
                      f"{[(tuple(a.reshape(-1)[i] for a in operands), got.reshape(-1)[i], want.reshape(-1)[i]) for i in bad]}")
@@ -101,9 +101,13 @@ def test_floor_divide_and_remainder_agree_with_numpy(backend, width):
     def run(pairs):
         x = np.array([p[0] for p in pairs], dtype)
         y = np.array([p[1] for p in pairs], dtype)
-        _check(backend, "floor_divide", [x, y], _floor_divide_oracle(x, y))
         with np.errstate(all="ignore"):
-            _check(backend, "remainder", [x, y], np.remainder(x, y))
+            # XLA and TF flush subnormal intermediates too: fmod(x, y) below the normal range
+            # (x=-1.4230204e-33, y=1.1754944e-38 in float32) moves the floor by one there
+            keep = ~_subnormal(np.fmod(x, y)) if backend in FLUSHING else None
+        _check(backend, "floor_divide", [x, y], _floor_divide_oracle(x, y), keep)
+        with np.errstate(all="ignore"):
+            _check(backend, "remainder", [x, y], np.remainder(x, y), keep)
 
     run()
 

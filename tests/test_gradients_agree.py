@@ -237,6 +237,21 @@ CASES: dict[str, Case] = {
     "cumulative_sum": Case(lambda x: al.cumulative_sum(x, axis=1), lambda x: np.cumulative_sum(x, axis=1), (A,)),
     "cumulative_prod": Case(lambda x: al.cumulative_prod(x, axis=1, include_initial=True),
                             lambda x: np.cumulative_prod(x, axis=1, include_initial=True), (A,)),
+    # beyond the standard (arraylayer/api/extensions.py): on NaN-free data the nan-reductions are the plain ones
+    "nansum": Case(lambda x: al.nansum(x, axis=1), lambda x: np.nansum(x, axis=1), (A,)),
+    "nanprod": Case(lambda x: al.nanprod(x, axis=0), lambda x: np.nanprod(x, axis=0), (A,)),
+    "nanmean": Case(lambda x: al.nanmean(x, axis=0), lambda x: np.nanmean(x, axis=0), (A,)),
+    "nanvar": Case(lambda x: al.nanvar(x, axis=1), lambda x: np.nanvar(x, axis=1), (A,)),
+    "nanstd": Case(lambda x: al.nanstd(x, axis=1, ddof=1), lambda x: np.nanstd(x, axis=1, ddof=1), (A,)),
+    "nanmax": Case(lambda x: al.nanmax(x, axis=1), lambda x: np.nanmax(x, axis=1), (A,)),
+    "nanmin": Case(lambda x: al.nanmin(x, axis=0), lambda x: np.nanmin(x, axis=0), (A,)),
+    "nancumsum": Case(lambda x: al.nancumsum(x, axis=1), lambda x: np.nancumsum(x, axis=1), (A,)),
+    "nancumprod": Case(lambda x: al.nancumprod(x, axis=1), lambda x: np.nancumprod(x, axis=1), (A,)),
+    "pad": Case(lambda x: al.pad(x, 1, "reflect"), lambda x: np.pad(x, 1, "reflect"), (A,)),
+    "quantile": Case(lambda x: al.quantile(x, 0.3, axis=1), lambda x: np.quantile(x, 0.3, axis=1), (A,)),
+    "nanquantile": Case(lambda x: al.nanquantile(x, 0.7, axis=0), lambda x: np.nanquantile(x, 0.7, axis=0), (A,)),
+    "sliding_window_view": Case(lambda x: al.sliding_window_view(x, 2, axis=1),
+                                lambda x: np.lib.stride_tricks.sliding_window_view(x, 2, axis=1), (A,)),
     # elementwise, outside the tables
     "clip": Case(lambda x, lo, hi: al.clip(x, lo, hi), np.clip, (A, LOW, HIGH)),
     # linear algebra
@@ -403,7 +418,7 @@ CASES.update({
 })
 
 NOT_DIFFERENTIABLE = {
-    **dict.fromkeys(["argmax", "argmin", "argsort", "count_nonzero", "nonzero", "searchsorted", "matrix_rank"],
+    **dict.fromkeys(["argmax", "argmin", "nanargmax", "nanargmin", "argsort", "count_nonzero", "nonzero", "searchsorted", "matrix_rank"],
                     "integer-valued (indices or counts)"),
     **dict.fromkeys(["all", "any"], "bool-valued"),
     **dict.fromkeys(["can_cast", "finfo", "iinfo", "isdtype", "result_type"], "returns dtypes, limits or bools"),
