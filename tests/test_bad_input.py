@@ -540,9 +540,6 @@ EXTREMES: Final = (1e300, -1e300, 2**70, -(2**70), float("inf"), float("nan"), 1
 #: Sample values of an array per dtype kind.
 SAMPLES: Final = {"bool": [True, False], "int": [1, 2], "uint": [1, 2], "float": [1.5, -2.0],
                   "complex": [1.5 + 1j, -2.0]}
-#: Cases another branch owns (their outcomes are decided there), with the reason; reported, not counted.
-OWNED: Final = {"floor_divide": "edge values of floor_divide: owned by outcomes branch",
-                "remainder": "edge values of remainder: owned by outcomes branch"}
 
 
 #: Differences from NumPy's result that are documented as not unified (docs/errors.rst), by reason.
@@ -575,14 +572,6 @@ def known_difference(name: str, dtype: str, backend: str, reference: Any, scalar
         return KNOWN["subnormal"]
     if dtype.startswith("complex") and (name == "pow" or not abs(scalar) < 3e38):
         return KNOWN["complex"]
-    return ""
-
-
-def _owner(name: str, dtype: str) -> str:
-    if name in OWNED:
-        return OWNED[name]
-    if name.startswith("logical_") and dtype.startswith("complex"):
-        return "logical functions on complex: owned by outcomes branch"
     return ""
 
 
@@ -663,7 +652,7 @@ def check_extreme(name: str, dtype: str, index: int, first: bool) -> list[Failur
 
 @settings(max_examples=int(os.environ.get("AL_BAD_INPUT_EXAMPLES", "60")), derandomize=True, deadline=None,
           suppress_health_check=list(HealthCheck), database=None)
-@given(case=st.sampled_from([c for c in EXTREME_CASES if not _owner(c[0], c[1])]))
+@given(case=st.sampled_from(EXTREME_CASES))
 def test_extreme_scalars_give_numpys_answer_on_every_backend(case: tuple[str, str, int, bool]) -> None:
     import numpy as np
 
@@ -744,8 +733,7 @@ def run_case(family: str, case: tuple[Any, ...]) -> list[Failure]:
 
 def campaign(families: tuple[str, ...] = ("roles", "A", "B", "C"), verbose: bool = False) -> dict[str, Any]:
     """Run every case of ``families`` on every backend; print and return the figures per family and
-    backend (raw, leak = internal error, accepted, wrong, disagreement ...). Family C's cases that
-    another branch owns (:data:`OWNED`) are run and listed apart, not counted."""
+    backend (raw, leak = internal error, accepted, wrong, disagreement ...)."""
     import warnings
 
     warnings.simplefilter("ignore")
@@ -754,23 +742,16 @@ def campaign(families: tuple[str, ...] = ("roles", "A", "B", "C"), verbose: bool
         cases = family_cases(family)
         counts = {b: collections.Counter() for b in BACKENDS}
         listed: list[Failure] = []
-        owned: collections.Counter[str] = collections.Counter()
         for case in cases:
             failures = run_case(family, case)
-            reason = _owner(case[0], case[1]) if family == "C" else ""
-            if reason:
-                owned[reason] += len(failures)
-                continue
             for kind, backend, what in failures:
                 counts[backend][kind] += 1
                 listed.append((kind, backend, what))
-        figures[family] = {"cases": len(cases), "counts": counts, "owned": dict(owned), "failures": listed}
+        figures[family] = {"cases": len(cases), "counts": counts, "failures": listed}
         print(f"family {family}: {len(cases)} cases (each on every backend)")
         print("  backend     " + " ".join(f"{k:>13}" for k in FIGURES))
         for b in BACKENDS:
             print(f"  {b:<11} " + " ".join(f"{counts[b][k]:>13}" for k in FIGURES))
-        for reason, n in owned.items():
-            print(f"  not counted: {n} failure(s): {reason}")
         if verbose:
             for kind, backend, what in listed:
                 print(f"    {kind} [{backend}] {what[:300]}")

@@ -125,6 +125,8 @@ def _standard_at_infinities(x1: Any, x2: Any, quotient: Any) -> Any:
     for ``inf // 2`` and -1 for ``-5 // inf``."""
     if quotient.dtype.kind in "biu":
         return quotient
+    with np.errstate(over="ignore"):  # a Python float beyond the dtype's range is infinite in it
+        x1, x2 = (np.asarray(x, quotient.dtype) if type(x) in PY_REAL else x for x in (x1, x2))
     infinite = np.isinf(x1) | np.isinf(x2)
     if not infinite.any():
         return quotient
