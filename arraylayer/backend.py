@@ -53,6 +53,8 @@ class Backend(ABC):
         #: kernel name -> {version range: dtype names or groups} (see arraylayer/support.py)
         self.supported: dict[str, dict[str, tuple[str, ...]]] = {}
         self.unsupported: dict[str, dict[str, tuple[str, ...]]] = {}
+        #: kernel name -> {version range: stored-only dtypes it computes exactly anyway} (support.computes_stored)
+        self.computes_stored: dict[str, dict[str, tuple[str, ...]]] = {}
         #: kernel name -> its unsupported dtypes here (filled by arraylayer.support)
         self.unsupported_cache: dict[str, frozenset[Dtype]] = {}
         self.native_dtypes: dict[Dtype, Any] = {}
@@ -80,6 +82,7 @@ class Backend(ABC):
             self.kernels = dict(kernels.KERNELS)
             self.supported = dict(getattr(kernels, "SUPPORTED", {}))
             self.unsupported = dict(getattr(kernels, "UNSUPPORTED", {}))
+            self.computes_stored = dict(getattr(kernels, "COMPUTES_STORED", {}))
             self.nn_kernels = self._load_nn_kernels()
             self.module = module
         return self

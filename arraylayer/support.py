@@ -36,7 +36,6 @@ checks the declarations against the installed frameworks.
 
 from __future__ import annotations
 
-import importlib
 import operator
 import re
 import warnings
@@ -185,7 +184,7 @@ def _unsupported(backend: Backend, name: str) -> frozenset[Dtype]:
 def computes_stored(backend: Backend, name: str) -> frozenset[Dtype]:
     """The stored-only dtypes kernel ``name`` computes with anyway, by an exact route its kernel
     package declares in ``COMPUTES_STORED`` (torch's sum/prod/cumulative_*: in int64, cast back)."""
-    declared = getattr(importlib.import_module(backend.kernel_module), "COMPUTES_STORED", {})
+    declared = backend.computes_stored  # read at load(), so nothing is imported while Dynamo traces
     if name not in declared:
         return frozenset()
     return _entry_for(declared[name], backend.version, f"{backend.name} kernel {name!r}") or frozenset()
