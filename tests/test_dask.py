@@ -77,6 +77,7 @@ VALID_CALLS: Final[dict[str, tuple[list[Any], dict[str, Any]]]] = {
     "pad": ([H, ((1, 2), (3, 0))], {"mode": "reflect"}),
     "quantile": ([H, 0.3], {"axis": 0}),
     "nanquantile": ([H, [0.1, 0.5, 0.9]], {"axis": (0, 1), "keepdims": True}),
+    "sliding_window_view": ([H, (2, 3)], {}),
     "linalg.matrix_norm": ([H], {"ord": 2}),
     "linalg.vector_norm": ([H], {"axis": 0, "ord": 3}),
     "stack": ([[H, H]], {"axis": 1}),
