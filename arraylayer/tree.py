@@ -4,6 +4,10 @@ One flattening serves ``tree_map``/``tree_leaves`` here and ``arraylayer.grad`` 
 ``arraylayer.Array`` leaves are unwrapped to their native arrays and wrapped back on the way
 out, ``None`` is structure (it holds no leaf and stays None), and dict entries are visited in
 sorted key order, as JAX visits them (rebuilt dicts come out in that order).
+
+A leaf's *path* is the tuple of keys that reach it from the root: dict keys, list and tuple
+indices (ints), a named tuple's field names (``("layers", 0, "w")``); ``tree_paths`` and
+``tree_map_with_path`` address leaves by it (what weight-decay masks and checkpoints need).
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ from typing import Any
 from .api.dispatch import WRAPPERS
 from .errors import InvalidArgumentError
 
-__all__ = ["tree_map", "tree_leaves", "tree_flatten"]
+__all__ = ["tree_map", "tree_leaves", "tree_flatten", "tree_paths", "tree_map_with_path", "path_name"]
+
+Path = tuple[Any, ...]
 
 Rebuild = Callable[[Iterator[Any]], Any]
 
@@ -98,3 +104,35 @@ def _describe(tree: Any) -> str:
     if isinstance(tree, (list, tuple)):
         return f"a {type(tree).__name__} of {len(tree)}"
     return "a leaf" if tree is not None else "None"
+
+
+def tree_paths(tree: Any) -> list[Path]:
+    """The path of each leaf of ``tree``, in the order of :func:`tree_leaves`."""
+    paths: list[Path] = []
+    _paths_into(tree, (), paths)
+    return paths
+
+
+def _paths_into(tree: Any, prefix: Path, paths: list[Path]) -> None:
+    if tree.__class__ in WRAPPERS:
+        paths.append(prefix)
+    elif isinstance(tree, dict):
+        for key in _keys(tree):
+            _paths_into(tree[key], (*prefix, key), paths)
+    elif isinstance(tree, (list, tuple)):
+        keys = tree._fields if hasattr(tree, "_fields") else range(len(tree))
+        for key, item in zip(keys, tree, strict=True):
+            _paths_into(item, (*prefix, key), paths)
+    elif tree is not None:
+        paths.append(prefix)
+
+
+def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
+    """``tree`` with each leaf replaced by ``f(path, leaf, *corresponding leaves of rest)``."""
+    paths = iter(tree_paths(tree))
+    return tree_map(lambda *leaves: f(next(paths), *leaves), tree, *rest)
+
+
+def path_name(path: Path, sep: str = "/") -> str:
+    """A path as one string, its keys joined by ``sep``: ``("layers", 0, "w")`` -> ``"layers/0/w"``."""
+    return sep.join(map(str, path))
