@@ -27,6 +27,7 @@ __all__ = [
     "AxisError",
     "OutOfBoundsIndexError",
     "LinAlgError",
+    "CheckpointError",
 ]
 
 
@@ -120,6 +121,11 @@ class LinAlgError(ArrayLayerError, ValueError):
     Raised on every backend when the call runs eagerly (on dask, when the result is computed);
     under jax.jit, tf.function and torch.compile the matrices without an answer give NaN instead.
     Subclasses ``ValueError``, as ``numpy.linalg.LinAlgError`` does."""
+
+
+class CheckpointError(ArrayLayerError, ValueError):
+    """A checkpoint file that cannot be read as written (truncated, tampered with, not a
+    safetensors file), or whose names, shapes or dtypes differ from the tree it is loaded into."""
 
 
 #: problem -> (what is wrong with the matrix, the way out)
