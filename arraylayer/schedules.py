@@ -104,7 +104,7 @@ def _boundaries(boundaries: Sequence[int], expected: int, what: str) -> list[int
     if not isinstance(boundaries, (list, tuple)):
         raise InvalidArgumentTypeError(f"boundaries: pass a list of step counts, got {type(boundaries).__name__}.")
     bounds = [_steps(b, "boundaries", allow_zero=True) for b in boundaries]
-    if len(bounds) != expected or any(b >= c for b, c in zip(bounds, bounds[1:])):
+    if len(bounds) != expected or any(b >= c for b, c in zip(bounds, bounds[1:], strict=False)):
         raise InvalidArgumentError(f"boundaries={list(boundaries)!r}: pass {expected} increasing step counts, one "
                                    f"fewer than the {what}.")
     return bounds
@@ -118,7 +118,7 @@ def piecewise_constant(boundaries: Sequence[int], values: Sequence[float]) -> Sc
     def schedule(count: Any) -> Any:
         count = _count(count)
         out = al.full_like(_float(count), values[0])
-        for bound, value in zip(bounds, values[1:]):
+        for bound, value in zip(bounds, values[1:], strict=True):
             out = al.where(al.greater_equal(count, bound), value, out)
         return out
 
@@ -138,7 +138,7 @@ def join(schedules: Sequence[Schedule], boundaries: Sequence[int]) -> Schedule:
     def schedule(count: Any) -> Any:
         count = _count(count)
         out = schedules[0](count)
-        for bound, later in zip(bounds, schedules[1:]):
+        for bound, later in zip(bounds, schedules[1:], strict=True):
             out = al.where(al.greater_equal(count, bound), later(al.subtract(count, bound)), out)
         return out
 

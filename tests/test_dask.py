@@ -238,6 +238,7 @@ MODULE_CALLS: Final[dict[str, Callable[[], Any]]] = {
     "nn.dropout": lambda: al.nn.dropout(_key(), _chunked(H), 0.5),
     "tree_map": lambda: al.tree_map(al.exp, {"a": _chunked(H), "b": [_chunked(ROWS3)]}),
     "tree_leaves": lambda: al.tree_leaves({"a": _chunked(H), "b": (_chunked(ROWS3),)}),
+    "tree_map_with_path": lambda: al.tree_map_with_path(lambda path, x: al.exp(x), {"a": _chunked(H)}),
     "to_device": lambda: al.to_device(_chunked(H), "cpu"),
 }
 
@@ -350,7 +351,7 @@ def test_to_backend_onto_dask_computes_nothing():
 #: compute by definition (from_dlpack of a dask array is the array itself, to_backend to another
 #: backend returns its values): the rest of arraylayer's public callables must be counted above.
 NOT_COUNTED: Final = frozenset({
-    "as_dtype", "register_dtype_alias", "is_bool_dtype", "is_int_dtype", "is_uint_dtype", "is_float_dtype",
+    "tree_paths", "as_dtype", "register_dtype_alias", "is_bool_dtype", "is_int_dtype", "is_uint_dtype", "is_float_dtype",
     "is_complex_dtype", "is_numeric_dtype", "dtype_bits", "finfo", "iinfo", "promote_types", "result_type",
     "lattice_result_type", "can_cast", "promote_types_of_inputs", "set_dtype_promotion", "get_dtype_promotion",
     "dtype_promotion", "promotion_policies", "default_int_dtype", "default_uint_dtype", "default_float_dtype",

@@ -8,10 +8,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from test_compile_and_grad import compiled_backend  # noqa: F401 - a fixture
 
 import arraylayer as al
-
-from test_compile_and_grad import compiled_backend  # noqa: F401 - a fixture
 
 S = al.schedules
 STEPS = np.arange(0, 25)

@@ -86,7 +86,7 @@ def test_trace_is_momentum(backend, nesterov):
     state = transform.init(params)
     velocity = al.tree_map(np.zeros_like, G)
     for scale in (1.0, -2.0, 0.5):
-        grads = al.tree_map(lambda g: g * scale, G)
+        grads = al.tree_map(lambda g, s=scale: g * s, G)
         updates, state = transform.update(on(backend, grads), state, params)
         velocity = al.tree_map(lambda v, g: 0.5 * v + g, velocity, grads)
         close(host(updates), al.tree_map(lambda v, g: g + 0.5 * v, velocity, grads) if nesterov else velocity)
@@ -98,11 +98,11 @@ def test_scale_by_adam_and_the_learning_rate(backend):
     state = transform.init(params)
     m = v = al.tree_map(np.zeros_like, G)
     for t, scale in enumerate((1.0, -2.0, 0.5), start=1):
-        grads = al.tree_map(lambda g: g * scale, G)
+        grads = al.tree_map(lambda g, s=scale: g * s, G)
         updates, state = transform.update(on(backend, grads), state, params)
         m = al.tree_map(lambda m, g: 0.5 * m + 0.5 * g, m, grads)
         v = al.tree_map(lambda v, g: 0.75 * v + 0.25 * g * g, v, grads)
-        close(host(updates), al.tree_map(lambda m, v: -0.1 * (m / (1 - 0.5**t)) / (np.sqrt(v / (1 - 0.75**t)) + 1e-3),
+        close(host(updates), al.tree_map(lambda m, v, t=t: -0.1 * (m / (1 - 0.5**t)) / (np.sqrt(v / (1 - 0.75**t)) + 1e-3),
                                          m, v))
     assert isinstance(state, tuple) and int(np.asarray(al.to_backend(state[0]["count"], "numpy"))) == 3
 
