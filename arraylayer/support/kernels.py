@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["kernel_unsupported_dtypes", "computes_stored", "stored_only_dtypes", "declaration_status"]
 
+
 def kernel_unsupported_dtypes(backend: Backend, name: str) -> frozenset[Dtype]:
     """The dtypes for which ``backend``'s kernel ``name`` has no implementation at the installed
     version: the declared ones and, for every kernel but ``astype``, the dtypes the backend stores

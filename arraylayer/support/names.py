@@ -19,7 +19,10 @@ _NAME_OF: dict[int, str] = {}
 def register_namespace(prefix: str, module: Any) -> None:
     """Make the callables of ``module.__all__`` (classes left out) public functions named
     ``<prefix><name>``. ``arraylayer`` registers itself (prefix ``""``), ``linalg.`` and
-    ``fft.`` when it is imported, so this module imports no namespace of its own."""
+    ``fft.`` when it is imported, so this module imports no namespace of its own. Registering
+    a namespace again changes nothing."""
+    if (prefix, module) in _NAMESPACES:
+        return
     _NAMESPACES.append((prefix, module))
     _PUBLIC.clear()
     _NAME_OF.clear()

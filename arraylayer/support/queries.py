@@ -48,6 +48,7 @@ _SUPPORTED: Final = Cell("supported")
 
 
 def resolve_backend(backend: Any) -> Backend:
+    """``backend`` (a name, a Backend, or None for the active one) as a loaded Backend."""
     from ..backend import Backend
     from ..registry import get_backend
 
