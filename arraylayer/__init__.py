@@ -8,6 +8,7 @@ Importing it imports no array framework (not even NumPy).
 
 from __future__ import annotations
 
+import sys as _sys
 from typing import Any
 
 from . import errors
@@ -248,6 +249,13 @@ __all__ = [
     "function_supported_dtypes", "function_unsupported_dtypes", "UnverifiedVersionWarning",
     *sorted(_FUNCTIONS.keys() - {"can_cast", "finfo", "iinfo", "result_type", "__array_namespace_info__"}),
 ]
+
+# The public namespaces, by name, for the dtype-support queries (function_supported_dtypes(al.add)).
+from .support.names import register_namespace as _register_namespace  # noqa: E402
+
+for _prefix, _namespace in (("", _sys.modules[__name__]), ("linalg.", linalg), ("fft.", fft)):
+    _register_namespace(_prefix, _namespace)
+del _prefix, _namespace
 
 from .backends import first_use as _first_use  # noqa: E402  (prepares tf.function/torch.compile; imports nothing)
 

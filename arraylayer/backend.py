@@ -50,7 +50,7 @@ class Backend(ABC):
         self.module: Any = None
         #: kernel name -> the framework's implementation (see arraylayer/kernels/__init__.py)
         self.kernels: dict[str, Any] = {}
-        #: kernel name -> {version range: dtype names or groups} (see arraylayer/support.py)
+        #: kernel name -> {version range: dtype names or groups} (see arraylayer/support/declarations.py)
         self.supported: dict[str, dict[str, tuple[str, ...]]] = {}
         self.unsupported: dict[str, dict[str, tuple[str, ...]]] = {}
         #: kernel name -> {version range: stored-only dtypes it computes exactly anyway} (support.computes_stored)

@@ -110,6 +110,11 @@ def _instance(name: str) -> Backend:
     return backend
 
 
+def backend_instances() -> tuple[Backend, ...]:
+    """The adapters created so far in this process (loaded or not), e.g. to clear their caches."""
+    return tuple(_INSTANCES.values())
+
+
 def installed_backends() -> tuple[str, ...]:
     """The registered backends whose framework can be imported here (checked without importing)."""
     return tuple(

@@ -1,4 +1,4 @@
-"""The probe (arraylayer/probe.py): every kernel on every dtype it may receive, compared with the
+"""The probe (arraylayer/probe/): every kernel on every dtype it may receive, compared with the
 declarations of every installed backend; planted errors are caught; `arraylayer probe` and
 `arraylayer support` on the command line."""
 

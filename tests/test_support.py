@@ -1,6 +1,6 @@
 """Supported dtypes: version-keyed declarations, the function table, the queries
 function_supported_dtypes / function_unsupported_dtypes, the error before the framework is
-called, and the support matrix (arraylayer/support.py)."""
+called, and the support matrix (arraylayer/support/)."""
 
 from __future__ import annotations
 
@@ -157,7 +157,7 @@ def test_the_table_covers_every_public_function():
             continue
         assert resolved in table
     assert not missing, (
-        f"public functions without a row in arraylayer/support.py (FUNCTIONS, or INDEPENDENT for those "
+        f"public functions without a row in arraylayer/support/table.py (FUNCTIONS, or INDEPENDENT for those "
         f"that take no arrays): {', '.join(missing)}"
     )
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ..defaults import default_float_dtype, default_int_dtype, default_uint_dtype
-from ..dtypes import Dtype, DtypeLike, as_dtype
+from ..defaults import default_float_dtype
+from ..dtypes import Dtype, DtypeLike
 from ..errors import InvalidArgumentError, UnsupportedDtypeError
+from ..function_rules import accumulator_dtype
 from ..support import stored_only_dtypes
 from . import arguments
 from .dispatch import array_input, kernel, native_dtype, not_defined
@@ -26,19 +27,6 @@ Axis = int | tuple[int, ...] | None
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"]
 
 _NUMERIC: Final = frozenset({"bool", "int", "uint", "float", "complex"})
-
-
-def accumulator_dtype(dtype: Dtype, requested: DtypeLike | None) -> Dtype:
-    """The dtype ``sum``/``prod``/``cumulative_*``/``trace`` compute and return in."""
-    if requested is not None:
-        return as_dtype(requested)
-    if dtype.kind in ("bool", "int"):
-        default = default_int_dtype()
-        return default if dtype.kind == "bool" or dtype.bits < default.bits else dtype
-    if dtype.kind == "uint":
-        default = default_uint_dtype()
-        return default if dtype.bits < default.bits else dtype
-    return dtype
 
 
 def _accumulate(name: str, x: Array, axis: Any, dtype: DtypeLike | None, **options: Any) -> Array:

@@ -1,0 +1,161 @@
+"""The queries: which input dtypes each public function supports on a backend.
+
+The answer for an input dtype is "supported" when the backend holds the dtype, the function
+is defined for its kind, and every kernel it uses supports the dtype the function's rule maps
+it to. Answers are computed once per backend and kernel (and per function and context), then
+served from a dict.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
+
+from ..dtypes import Dtype, all_dtypes
+from ..function_rules import KIND_LETTER, KIND_WORDS
+from .declarations import UnverifiedVersionWarning
+from .kernels import declaration_status, kernel_unsupported_dtypes, stored_only_dtypes
+from .names import function_name
+from .table import function_table, kernel_dtype
+
+if TYPE_CHECKING:
+    from ..backend import Backend
+
+__all__ = ["Cell", "resolve_backend", "dtype_support", "function_supported_dtypes", "function_unsupported_dtypes",
+           "clear_caches"]
+
+
+class Cell(NamedTuple):
+    """The support of one function for one input dtype on one backend.
+
+    ``status``: ``"supported"``, ``"unverified"`` (supported as far as arraylayer knows, but
+    the installed version is outside a declaration's ranges), ``"invalid"`` (the backend
+    cannot hold the dtype as configured), ``"undefined"`` (the Array API does not define the
+    function for the kind), ``"unsupported"`` (a kernel has no implementation) or
+    ``"missing"`` (the backend provides no such kernel). ``why``: one sentence.
+    """
+
+    status: str
+    why: str = ""
+
+    @property
+    def supported(self) -> bool:
+        return self.status in ("supported", "unverified")
+
+
+_SUPPORTED: Final = Cell("supported")
+
+
+def resolve_backend(backend: Any) -> Backend:
+    """``backend`` (a name, a Backend, or None for the active one) as a loaded Backend."""
+    from ..backend import Backend
+    from ..registry import get_backend
+
+    if isinstance(backend, Backend):
+        return backend.load()
+    return get_backend(backend)
+
+
+def dtype_support(
+    fn: Any, backend: Any = None, kernel_unsupported: Callable[[Backend, str], frozenset[Dtype]] | None = None
+) -> dict[Dtype, Cell]:
+    """Every dtype's :class:`Cell` for public function ``fn`` on ``backend`` (a name, a Backend,
+    or None for the active one). ``kernel_unsupported(backend, kernel)`` answers for the kernels
+    (default: the declarations, :func:`kernel_unsupported_dtypes`; the probe passes what it
+    observed)."""
+    name = function_name(fn)
+    uses = function_table()[name]
+    resolved = resolve_backend(backend)
+    declared = kernel_unsupported is None
+    query = kernel_unsupported_dtypes if kernel_unsupported is None else kernel_unsupported
+    valid = resolved.valid_dtypes()
+    unverified = set()
+    if declared:
+        unverified = {k for k in uses.kernels if declaration_status(resolved, k)[0] == "unverified"}
+    cells: dict[Dtype, Cell] = {}
+    stored_only = stored_only_dtypes(resolved)
+    for dtype in all_dtypes:
+        if dtype not in valid:  # stored-only inputs too: the table answers for computable dtypes
+            cells[dtype] = Cell("invalid", f"{resolved.name} cannot hold {dtype} as installed and configured")
+            continue
+        if uses.rule == "independent":
+            cells[dtype] = _SUPPORTED
+            continue
+        if KIND_LETTER[dtype.kind] not in uses.kinds:
+            takes = " or ".join(KIND_WORDS[k] for k in uses.kinds)
+            cells[dtype] = Cell("undefined", f"{name} is defined for {takes} input only")
+            continue
+        target = kernel_dtype(uses.rule, dtype)
+        cell = _SUPPORTED
+        via = "" if target is dtype else f" ({name} computes {dtype} input in {target})"
+        for kernel in uses.kernels:
+            if kernel not in resolved.kernels:
+                cell = Cell("missing", f"the {resolved.name} backend has no {kernel!r} kernel")
+                break
+            if target not in valid and target not in stored_only:
+                cell = Cell("unsupported", f"{name} computes {dtype} input in {target}, which the "
+                                           f"{resolved.name} backend cannot hold as configured")
+                break
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UnverifiedVersionWarning)
+                missing = target in query(resolved, kernel)
+            if missing:
+                cell = Cell("unsupported", f"the {resolved.name} {kernel!r} kernel has no {target} "
+                                           f"implementation{via}")
+                break
+            if kernel in unverified:
+                cell = Cell("unverified", f"{resolved.framework} {resolved.version} is outside the ranges "
+                                          f"declared for the {kernel!r} kernel")
+        cells[dtype] = cell
+    return cells
+
+
+# (qualified name, Backend, its valid dtypes now, default dtypes) -> (supported, unsupported)
+_ANSWERS: dict[tuple[Any, ...], tuple[tuple[Dtype, ...], tuple[Dtype, ...]]] = {}
+
+
+def _answer(fn: Any, backend: Any) -> tuple[tuple[Dtype, ...], tuple[Dtype, ...]]:
+    from ..defaults import default_float_dtype, default_int_dtype, default_uint_dtype
+
+    name = fn if isinstance(fn, str) and fn in function_table() else function_name(fn)
+    resolved = resolve_backend(backend)
+    key = (name, resolved, resolved.valid_dtypes(), default_float_dtype(), default_int_dtype(), default_uint_dtype())
+    found = _ANSWERS.get(key)
+    if found is None:
+        uses = function_table()[name]
+        for kernel in uses.kernels:  # said once, where it applies: outside a declared version range
+            if kernel in resolved.kernels:
+                kernel_unsupported_dtypes(resolved, kernel)
+        cells = dtype_support(name, resolved)
+        found = (tuple(d for d, c in cells.items() if c.supported),
+                 tuple(d for d, c in cells.items() if not c.supported))
+        _ANSWERS[key] = found
+    return found
+
+
+def function_supported_dtypes(fn: Any, backend: Any = None) -> tuple[Dtype, ...]:
+    """The input dtypes public function ``fn`` (the function, or its name: ``"add"``,
+    ``"linalg.det"``) supports on ``backend`` (a name; None: the active backend), as
+    installed and configured now, under the default dtypes in force.
+
+    A dtype is supported when the backend holds it, the Array API defines ``fn`` for its
+    kind, and every kernel ``fn`` uses supports the dtype it runs in (``sqrt(int8)`` runs in
+    the default float dtype). For several inputs, the dtype is their promoted dtype. The same
+    tuple object is returned on every call with the same backend and defaults."""
+    return _answer(fn, backend)[0]
+
+
+def function_unsupported_dtypes(fn: Any, backend: Any = None) -> tuple[Dtype, ...]:
+    """The dtypes :func:`function_supported_dtypes` leaves out (invalid on the backend,
+    undefined for the function, or without a kernel); together they are all fifteen."""
+    return _answer(fn, backend)[1]
+
+
+def clear_caches() -> None:
+    """Forget every computed answer (after changing a backend's declarations at run time)."""
+    from ..registry import backend_instances
+
+    _ANSWERS.clear()
+    for backend in backend_instances():
+        backend.unsupported_cache.clear()

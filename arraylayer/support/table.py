@@ -1,0 +1,266 @@
+"""The function table: which kernels each public function calls, and in which dtype, as data.
+
+:data:`FUNCTIONS` says, per function, the dtype kinds the Array API defines it for (what the
+api layer refuses with ``not_defined``), the kernels it calls, and the rule that gives the
+dtype those kernels run in (:data:`RULES`; ``inexact``: integers and bool run in the default
+float dtype, so ``sqrt(int8)`` is supported exactly when the default-float ``sqrt`` kernel
+is). Element-wise rows come from the element-wise table of :mod:`arraylayer.function_rules`,
+which the api layer reads too.
+"""
+
+from __future__ import annotations
+
+from typing import Final, NamedTuple
+
+from ..defaults import default_float_dtype
+from ..dtypes import Dtype, all_dtypes, all_float_dtypes
+from ..function_rules import BINARY, KIND_LETTER, UNARY, accumulator_dtype
+
+__all__ = ["Uses", "RULES", "FUNCTIONS", "INDEPENDENT", "function_table", "kernel_dtype", "kernel_domain"]
+
+
+class Uses(NamedTuple):
+    """What a public function needs, as data.
+
+    ``kinds``: the kind letters (b i u f c) the Array API defines it for; other kinds are
+    refused by the api layer on every backend. ``kernels``: the kernel names it calls.
+    ``rule``: the dtype those kernels run in, for an input dtype (see :data:`RULES`).
+    """
+
+    kernels: tuple[str, ...]
+    kinds: str = "biufc"
+    rule: str = "same"
+
+
+#: How a function's input dtype becomes the dtype its kernels are called with.
+RULES: Final[dict[str, str]] = {
+    "same": "the input dtype (promoted, for several inputs)",
+    "inexact": "the input dtype; bool and integers run in the default float dtype",
+    "complex": "the input dtype; real floating input runs in the complex dtype of its precision",
+    "logical": "bool (inputs are read as bool)",
+    "accumulator": "the accumulator dtype of sum (bool and narrow integers: the default int or uint)",
+    "none": "no kernel: the dtype is only held or converted",
+    "independent": "not an array function: no dtype restriction",
+}
+
+_REAL: Final = "biuf"
+_NUMERIC: Final = "iufc"
+
+#: The public functions that are not in the elementwise table, by qualified name
+#: (``linalg.<name>`` for the extension). Kinds mirror what the api layer refuses. A new public
+#: function needs a row here or in INDEPENDENT (tests/test_support.py checks that every one has).
+FUNCTIONS: Final[dict[str, Uses]] = {
+    # creation: the dtype is the created array's
+    "arange": Uses(("arange",)),
+    "asarray": Uses((), rule="none"),
+    "empty": Uses(("empty",)),
+    "empty_like": Uses(("empty",)),
+    "eye": Uses(("eye",)),
+    "from_dlpack": Uses((), rule="none"),
+    "full": Uses(("full",)),
+    "full_like": Uses(("full",)),
+    "linspace": Uses(("linspace",), "fc"),
+    "meshgrid": Uses(("meshgrid",)),
+    "ones": Uses(("ones",)),
+    "ones_like": Uses(("ones",)),
+    "tril": Uses(("tril",)),
+    "triu": Uses(("triu",)),
+    "zeros": Uses(("zeros",)),
+    "zeros_like": Uses(("zeros",)),
+    # data types
+    "astype": Uses((), rule="none"),
+    "can_cast": Uses((), rule="none"),
+    "finfo": Uses((), "fc", "none"),
+    "iinfo": Uses((), "iu", "none"),
+    "isdtype": Uses((), rule="none"),
+    "result_type": Uses((), rule="none"),
+    # elementwise, outside the table
+    "clip": Uses(("clip",), "iuf"),
+    # indexing: the dtype is x's
+    "take": Uses(("take",)),
+    "take_along_axis": Uses(("take_along_axis",)),
+    # linear algebra
+    "matmul": Uses(("matmul",), _NUMERIC),
+    "matrix_transpose": Uses(("matrix_transpose",)),
+    "tensordot": Uses(("tensordot",), _NUMERIC),
+    "vecdot": Uses(("vecdot",), _NUMERIC),
+    # manipulation
+    "broadcast_arrays": Uses(("broadcast_arrays",)),
+    "broadcast_shapes": Uses((), rule="independent"),
+    "broadcast_to": Uses(("broadcast_to",)),
+    "concat": Uses(("concat",)),
+    "expand_dims": Uses(("expand_dims",)),
+    "flip": Uses(("flip",)),
+    "moveaxis": Uses(("moveaxis",)),
+    "permute_dims": Uses(("permute_dims",)),
+    "repeat": Uses(("repeat",)),
+    "reshape": Uses(("reshape",)),
+    "roll": Uses(("roll",)),
+    "squeeze": Uses(("squeeze",)),
+    "stack": Uses(("stack",)),
+    "tile": Uses(("tile",)),
+    "unstack": Uses(("unstack",)),
+    # searching: the dtype is x's (for where: x1's and x2's, promoted)
+    "argmax": Uses(("argmax",), _REAL),
+    "argmin": Uses(("argmin",), _REAL),
+    "count_nonzero": Uses(("count_nonzero",)),
+    "nonzero": Uses(("nonzero",)),
+    "searchsorted": Uses(("searchsorted",), _REAL),
+    "where": Uses(("where",)),
+    # sets, sorting
+    "isin": Uses(("equal",), _REAL),  # then any and logical_not of the bool comparison
+    "unique_all": Uses(("unique_all",), _REAL),
+    "unique_counts": Uses(("unique_counts",), _REAL),
+    "unique_inverse": Uses(("unique_inverse",), _REAL),
+    "unique_values": Uses(("unique_values",), _REAL),
+    "argsort": Uses(("argsort",), _REAL),
+    "sort": Uses(("sort",), _REAL),
+    # statistical
+    "cumulative_prod": Uses(("cumulative_prod",), rule="accumulator"),
+    "cumulative_sum": Uses(("cumulative_sum",), rule="accumulator"),
+    "max": Uses(("max",), _REAL),
+    "mean": Uses(("mean",), rule="inexact"),
+    "min": Uses(("min",), _REAL),
+    "prod": Uses(("prod",), rule="accumulator"),
+    "std": Uses(("std",), _REAL, "inexact"),
+    "sum": Uses(("sum",), rule="accumulator"),
+    "var": Uses(("var",), _REAL, "inexact"),
+    # beyond the standard (arraylayer/api/extensions.py): compositions of the standard's kernels
+    "nansum": Uses(("isnan", "where", "sum"), rule="accumulator"),
+    "nanprod": Uses(("isnan", "where", "prod"), rule="accumulator"),
+    "nancumsum": Uses(("isnan", "where", "cumulative_sum"), rule="accumulator"),
+    "nancumprod": Uses(("isnan", "where", "cumulative_prod"), rule="accumulator"),
+    "nanmean": Uses(("isnan", "where", "sum", "divide"), rule="inexact"),
+    "nanvar": Uses(("isnan", "where", "sum", "divide", "subtract", "multiply"), _REAL, "inexact"),
+    "nanstd": Uses(("isnan", "where", "sum", "divide", "subtract", "multiply", "sqrt"), _REAL, "inexact"),
+    "nanmax": Uses(("isnan", "where", "max", "all"), _REAL),
+    "nanmin": Uses(("isnan", "where", "min", "all"), _REAL),
+    "nanargmax": Uses(("isnan", "where", "argmax", "all"), _REAL),
+    "nanargmin": Uses(("isnan", "where", "argmin", "all"), _REAL),
+    "pad": Uses(("full", "concat", "take")),
+    "sliding_window_view": Uses(("take", "reshape", "moveaxis", "zeros")),
+    "quantile": Uses(("isnan", "sort", "take_along_axis", "where", "any"), _REAL, "inexact"),
+    "nanquantile": Uses(("isnan", "where", "sum", "sort", "take_along_axis"), _REAL, "inexact"),
+    # utility
+    "all": Uses(("all",)),
+    "any": Uses(("any",)),
+    "diff": Uses(("diff",)),
+    # inspection
+    "__array_namespace_info__": Uses((), rule="independent"),
+    # the linalg extension (matmul, matrix_transpose, tensordot, vecdot are the main namespace's)
+    "linalg.cholesky": Uses(("cholesky",), rule="inexact"),
+    "linalg.cross": Uses(("cross",), _NUMERIC),
+    "linalg.det": Uses(("det",), rule="inexact"),
+    "linalg.diagonal": Uses(("diagonal",)),
+    "linalg.eig": Uses(("eig",), rule="inexact"),
+    "linalg.eigvals": Uses(("eigvals",), rule="inexact"),
+    "linalg.eigh": Uses(("eigh",), rule="inexact"),
+    "linalg.eigvalsh": Uses(("eigvalsh",), rule="inexact"),
+    "linalg.inv": Uses(("inv",), rule="inexact"),
+    "linalg.matrix_norm": Uses(("matrix_norm",), rule="inexact"),
+    "linalg.matrix_power": Uses(("matrix_power",), _NUMERIC),
+    "linalg.matrix_rank": Uses(("matrix_rank",), rule="inexact"),
+    "linalg.outer": Uses(("outer",), _NUMERIC),
+    "linalg.pinv": Uses(("pinv",), rule="inexact"),
+    "linalg.qr": Uses(("qr",), rule="inexact"),
+    "linalg.slogdet": Uses(("slogdet",), rule="inexact"),
+    "linalg.solve": Uses(("solve",), rule="inexact"),
+    "linalg.svd": Uses(("svd",), rule="inexact"),
+    "linalg.svdvals": Uses(("svdvals",), rule="inexact"),
+    "linalg.trace": Uses(("trace",), rule="accumulator"),
+    "linalg.vector_norm": Uses(("vector_norm",), rule="inexact"),
+    # the fft extension: complex transforms take real input as its complex dtype (see api/fft.py)
+    "fft.fft": Uses(("fft",), "fc", "complex"),
+    "fft.ifft": Uses(("ifft",), "fc", "complex"),
+    "fft.fftn": Uses(("fftn",), "fc", "complex"),
+    "fft.ifftn": Uses(("ifftn",), "fc", "complex"),
+    "fft.rfft": Uses(("rfft",), "f"),
+    "fft.rfftn": Uses(("rfftn",), "f"),
+    "fft.ihfft": Uses(("ihfft",), "f"),
+    "fft.irfft": Uses(("irfft",), "c"),
+    "fft.irfftn": Uses(("irfftn",), "c"),
+    "fft.hfft": Uses(("hfft",), "c"),
+    "fft.fftfreq": Uses((), "f", "none"),
+    "fft.rfftfreq": Uses((), "f", "none"),
+    "fft.fftshift": Uses(("roll",)),
+    "fft.ifftshift": Uses(("roll",)),
+}
+
+#: Public functions that are not array functions (dtypes, promotion, defaults, backends,
+#: devices, and these queries): no kernel, no dtype restriction.
+INDEPENDENT: Final[tuple[str, ...]] = (
+    "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit",
+    "checked_scalars", "set_checked_scalars", "use_checked_scalars",
+    "grad", "value_and_grad", "tree_map", "tree_leaves", "tree_paths", "tree_map_with_path", "as_dtype", "register_dtype_alias", "is_bool_dtype", "is_int_dtype", "is_uint_dtype", "is_float_dtype",
+    "is_complex_dtype", "is_numeric_dtype", "dtype_bits", "promote_types", "lattice_result_type",
+    "promote_types_of_inputs", "set_dtype_promotion", "get_dtype_promotion", "dtype_promotion",
+    "promotion_policies", "default_int_dtype", "default_uint_dtype", "default_float_dtype",
+    "default_complex_dtype", "set_default_int_dtype", "set_default_uint_dtype", "set_default_float_dtype",
+    "set_default_complex_dtype", "use_default_int_dtype", "use_default_uint_dtype", "use_default_float_dtype",
+    "use_default_complex_dtype", "use_default_dtypes", "default_dtype", "infer_dtype", "available_backends",
+    "installed_backends", "register_backend", "get_backend", "set_backend", "use_backend", "current_backend",
+    "backend_of", "as_native_dtype", "as_arraylayer_dtype", "to_backend", "dev", "to_device", "default_device",
+    "set_default_device", "use_device", "function_supported_dtypes", "function_unsupported_dtypes",
+)
+
+# The elementwise table's rules, as the kernel-dtype rules above.
+_ELEMENTWISE_RULES: Final = {"same": "same", "bool": "same", "real": "same", "inexact": "inexact",
+                             "logical": "logical"}
+_TABLE: dict[str, Uses] = {}
+_COMPLEX_OF: Final = {Dtype("float32"): Dtype("complex64"), Dtype("float64"): Dtype("complex128")}
+
+
+def function_table() -> dict[str, Uses]:
+    """Every public function's :class:`Uses`, by qualified name: the elementwise module's table,
+    :data:`FUNCTIONS` and :data:`INDEPENDENT` (built once)."""
+    if not _TABLE:
+        table = {name: Uses((name,), spec.kinds, _ELEMENTWISE_RULES[spec.rule])
+                 for name, spec in {**UNARY, **BINARY}.items()}
+        table.update(FUNCTIONS)
+        table.update((name, Uses((), rule="independent")) for name in INDEPENDENT)
+        _TABLE.update(table)
+    return _TABLE
+
+
+def kernel_dtype(rule: str, dtype: Dtype) -> Dtype:
+    """The dtype a function of ``rule`` calls its kernels with for an input of ``dtype`` (under
+    the default dtypes in force)."""
+    if rule == "inexact":
+        if dtype.kind in ("bool", "int", "uint"):
+            return default_float_dtype()
+        return dtype
+    if rule == "complex":
+        return _COMPLEX_OF.get(dtype, dtype)
+    if rule == "logical":
+        return Dtype("bool")
+    if rule == "accumulator":
+        return accumulator_dtype(dtype, None)
+    return dtype
+
+
+def kernel_domain(name: str) -> tuple[Dtype, ...]:
+    """The dtypes the api layer may call kernel ``name`` with: what the functions using it
+    reach through their rules, under any default dtypes. Accumulating kernels take any dtype
+    (``sum(x, dtype=...)``); a kernel no function uses, every dtype."""
+    reached: set[Dtype] = set()
+    used = False
+    for uses in function_table().values():
+        if name not in uses.kernels:
+            continue
+        used = True
+        if uses.rule == "accumulator":
+            return all_dtypes
+        for dtype in all_dtypes:
+            if KIND_LETTER[dtype.kind] not in uses.kinds:
+                continue
+            if uses.rule == "logical":
+                reached.add(Dtype("bool"))
+            elif uses.rule == "inexact" and dtype.kind in ("bool", "int", "uint"):
+                reached.update(all_float_dtypes)  # the default float: any float dtype
+            elif uses.rule == "complex":
+                reached.add(_COMPLEX_OF.get(dtype, dtype))
+            else:
+                reached.add(dtype)
+    if not used:
+        return all_dtypes
+    return tuple(d for d in all_dtypes if d in reached)
