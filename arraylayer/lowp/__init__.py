@@ -6,9 +6,10 @@ docs/low_precision.rst describes what stands.
 """
 
 from .casts import NATIVE_ENCODE, cast, decode, encode, format_of, to_native
+from .scaled import amax_scale, dequantize, quantize, scaled_matmul
 from .formats import FLOAT_FORMATS, FORMATS, INT_FORMATS, NATIVE, STATUS, Format, get_format
 
 __all__ = [
     "FORMATS", "FLOAT_FORMATS", "INT_FORMATS", "NATIVE", "STATUS", "NATIVE_ENCODE", "Format", "get_format",
-    "encode", "decode", "cast", "to_native", "format_of",
+    "encode", "decode", "cast", "to_native", "format_of", "amax_scale", "quantize", "dequantize", "scaled_matmul",
 ]

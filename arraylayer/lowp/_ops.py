@@ -39,8 +39,9 @@ class NumpyOps:
     def native_dtype(self, name: str) -> Any:
         return getattr(self._ml, name) if name == "bfloat16" or not hasattr(np, name) else np.dtype(name)
 
-    def table(self, values: np.ndarray, like: Any) -> Any:
-        return values
+    def table(self, key: tuple[str, str], make: Any, like: Any) -> Any:
+        """The table ``make(*key)`` (a NumPy array) as an array of this framework, beside ``like``."""
+        return make(*key)
 
     def codes_of(self, y: Any) -> Any:
         return y.view(np.uint8)
@@ -101,8 +102,8 @@ class JaxOps(NumpyOps):
     def native_dtype(self, name: str) -> Any:
         return getattr(self.xp, name)
 
-    def table(self, values: np.ndarray, like: Any) -> Any:
-        return self.xp.asarray(values)
+    def table(self, key: tuple[str, str], make: Any, like: Any) -> Any:
+        return self.xp.asarray(make(*key))
 
     def codes_of(self, y: Any) -> Any:
         return self._lax.bitcast_convert_type(y, self.xp.uint8)
@@ -154,7 +155,7 @@ class TorchOps:
         import torch
 
         self.torch = torch
-        self._tables: dict[Any, Any] = {}  # (table's address, device) -> tensor: the tables live forever
+        self._tables: dict[Any, Any] = {}  # (format, dtype, device) -> tensor
 
     def dtype_name(self, x: Any) -> str:
         return str(x.dtype)[6:]  # "torch.float32"
@@ -168,11 +169,11 @@ class TorchOps:
     def native_dtype(self, name: str) -> Any:
         return getattr(self.torch, name)
 
-    def table(self, values: np.ndarray, like: Any) -> Any:
-        key = (values.ctypes.data, like.device)
+    def table(self, key: tuple[str, str], make: Any, like: Any) -> Any:
+        key = (*key, like.device)
         table = self._tables.get(key)
         if table is None:
-            table = self._tables[key] = self.torch.from_numpy(values).to(like.device)
+            table = self._tables[key] = self.torch.from_numpy(make(*key[:2])).to(like.device)
         return table
 
     def codes_of(self, y: Any) -> Any:
@@ -239,8 +240,8 @@ class TensorflowOps:
     def native_dtype(self, name: str) -> Any:
         return getattr(self.tf, name, None) or getattr(self.tf.dtypes.experimental, name)
 
-    def table(self, values: np.ndarray, like: Any) -> Any:
-        return self.tf.constant(values)
+    def table(self, key: tuple[str, str], make: Any, like: Any) -> Any:
+        return self.tf.constant(make(*key))
 
     def take(self, table: Any, index: Any) -> Any:
         return self.tf.gather(table, self.tf.cast(index, self.tf.int32))

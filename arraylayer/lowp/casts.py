@@ -213,7 +213,7 @@ def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32
     allowed = _DECODE_TO + (_INT_TO if not f.is_float else ())
     if dtype not in allowed:
         raise InvalidArgumentError(f"dtype={dtype!r}: {f.name} decodes to one of {', '.join(allowed)}.")
-    table = ops.table(decode_table(f.name, dtype), codes)
+    table = ops.table((f.name, dtype), decode_table, codes)
     return _wrap(ops.take(table, codes & ((1 << f.bits) - 1)), wrapped)
 
 
