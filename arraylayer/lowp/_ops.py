@@ -94,16 +94,23 @@ class JaxOps(NumpyOps):
         import jax.numpy as jnp
 
         super().__init__()
-        self.xp, self._lax = jnp, jax.lax
+        self.xp, self._lax, self._jax = jnp, jax.lax, jax
 
     def float_bits(self, x: Any) -> Any:
         return self._lax.bitcast_convert_type(x, self.native_dtype(_INT_OF_FLOAT[x.dtype.name]))
 
     def native_dtype(self, name: str) -> Any:
+        if name.endswith("64") and not self._jax.config.jax_enable_x64:
+            from ..errors import UnsupportedDtypeError
+
+            raise UnsupportedDtypeError(
+                f"{name} on jax needs jax_enable_x64 (jax.config.update('jax_enable_x64', True)); without it "
+                "JAX would silently give 32 bits. Decode to float32 instead."
+            )
         return getattr(self.xp, name)
 
     def table(self, key: tuple[str, str], make: Any, like: Any) -> Any:
-        return self.xp.asarray(make(*key))
+        return self.xp.asarray(make(*key), dtype=self.native_dtype(key[1]))
 
     def codes_of(self, y: Any) -> Any:
         return self._lax.bitcast_convert_type(y, self.xp.uint8)
@@ -148,6 +155,13 @@ class JaxOps(NumpyOps):
         return self.xp.max(self.xp.abs(x), axis=axis, keepdims=keepdims)
 
 
+class DaskOps(NumpyOps):
+    """dask arrays: the casts run NumPy's chunk by chunk (``map_blocks``); the scaled functions'
+    reductions and matmul go through NumPy's functions, which dask arrays implement."""
+
+    name = "dask"
+
+
 class TorchOps:
     name = "torch"
 
@@ -173,7 +187,12 @@ class TorchOps:
         key = (*key, like.device)
         table = self._tables.get(key)
         if table is None:
-            table = self._tables[key] = self.torch.from_numpy(make(*key[:2])).to(like.device)
+            values = make(*key[:2])
+            if key[1] == "bfloat16":  # torch reads no ml_dtypes array: the bits, viewed
+                table = self.torch.from_numpy(values.view(np.int16)).view(self.torch.bfloat16)
+            else:
+                table = self.torch.from_numpy(values)
+            table = self._tables[key] = table.to(like.device)
         return table
 
     def codes_of(self, y: Any) -> Any:
@@ -291,7 +310,7 @@ class TensorflowOps:
         return self.tf.reduce_max(self.tf.abs(x), axis=axis, keepdims=keepdims)
 
 
-_BY_MODULE = {"numpy": NumpyOps, "jax": JaxOps, "jaxlib": JaxOps, "torch": TorchOps, "tensorflow": TensorflowOps}
+_BY_MODULE = {"numpy": NumpyOps, "dask": DaskOps, "jax": JaxOps, "jaxlib": JaxOps, "torch": TorchOps, "tensorflow": TensorflowOps}
 _CACHE: dict[type, Any] = {}
 
 
@@ -303,8 +322,8 @@ def ops_of(x: Any) -> Any:
         factory = _BY_MODULE.get(cls.__module__.partition(".")[0])
         if factory is None:
             raise InvalidArgumentTypeError(
-                f"x of type {cls.__module__}.{cls.__qualname__} is not an array of numpy, jax, torch or "
-                "tensorflow; pass a native array (or an arraylayer.Array of one)."
+                f"x of type {cls.__module__}.{cls.__qualname__} is not an array of numpy, jax, torch, "
+                "tensorflow or dask; pass a native array (or an arraylayer.Array of one)."
             )
         ops = _CACHE[cls] = factory()
     return ops

@@ -7,9 +7,9 @@ back. The rule is ml_dtypes': round to nearest, ties to even; out of range as th
 and infinities to the largest finite value of that sign instead (NaN stays NaN). Integer formats
 wrap: a float is truncated toward zero and its low bits kept, NaN, inf and values outside int32 give 0.
 
-The portable encoder works on the integer bit pattern of the float (int32 for float32, int64 for
-float64) with the framework's own integer ops; float16 and bfloat16 are widened to float32 first
-(exact, so no double rounding). Where a framework's native cast gives the same bits
+The portable encoder works on the int32 bit pattern of a float32 with the framework's own integer
+ops. float16 and bfloat16 are widened to float32 first (exact); float64 is rounded to float32
+first, because that is what ml_dtypes does (a float64 just below a tie of the format rounds up). Where a framework's native cast gives the same bits
 (``NATIVE_ENCODE``, measured by tests/test_lowp_casts.py) it is used instead, with a fix-up where
 only the out-of-range or NaN codes differ. The decoder is a gather from a table of 2**bits values.
 """
@@ -63,18 +63,31 @@ def encode(x: Any, format: str | Format, *, saturate: bool = False, native: bool
     f = get_format(format)
     x, wrapped = _unwrap(x)
     ops = ops_of(x)
+    if ops.name == "dask":
+        return _wrap(x.map_blocks(encode, f, saturate=saturate, native=native, dtype=np.uint8), wrapped)
     source = ops.dtype_name(x)
     if not f.is_float:
         return _wrap(_encode_int(ops, x, source, f, saturate), wrapped)
     _check_float(source, f, "x")
-    mode = NATIVE_ENCODE.get((ops.name, f.name)) if native else None
-    if mode is not None:
-        return _wrap(_encode_native(ops, x, f, saturate, mode), wrapped)
-    if source in _NARROW:
+    wide = x
+    if source != "float32":  # float16/bfloat16 exactly; float64 rounded once, as ml_dtypes does
         x = ops.astype(x, "float32")
-    if saturate:
-        x = ops.clip(x, -f.max if f.signed else -np.inf, f.max)
-    return _wrap(_encode_portable(ops, x, f), wrapped)
+    mode = NATIVE_ENCODE.get((ops.name, f.name)) if native else None
+    if mode is not None and not (saturate and ops.name == "jax"):  # XLA's clip flushes subnormals
+        codes = _encode_native(ops, x, f, saturate, mode)
+    else:
+        codes = _encode_portable(ops, x, f, saturate)
+    if source == "float64" and f.specials == "e8m0" and ops.name in ("jax", "tensorflow"):
+        codes = _below_float32_normals(ops, wide, codes)
+    return _wrap(codes, wrapped)
+
+
+def _below_float32_normals(ops: Any, x: Any, codes: Any) -> Any:
+    """float8_e8m0fnu codes of the positive float64 values below float32's smallest normal, which
+    XLA's and TensorFlow's float64 -> float32 conversion flushes to zero. ml_dtypes rounds them to
+    float32's subnormals, then gives code 1 (2**-126) above 2**-127 and code 0 (2**-127) below."""
+    tiny = (x > 0) & (x < 2.0**-126)
+    return ops.where(tiny & (x > 2.0**-127 + 2.0**-150), 1, ops.where(tiny, 0, codes))
 
 
 def _check_float(source: str, f: Format, name: str) -> None:
@@ -85,43 +98,39 @@ def _check_float(source: str, f: Format, name: str) -> None:
         )
 
 
-def _encode_portable(ops: Any, x: Any, f: Format) -> Any:
-    """Round-to-nearest-even of a float32/float64 array to ``f``'s codes, with integer ops only."""
-    wide = ops.dtype_name(x) == "float64"
-    mant, bias, width = (52, 1023, 64) if wide else (23, 127, 32)
+def _encode_portable(ops: Any, x: Any, f: Format, saturate: bool = False) -> Any:
+    """Round-to-nearest-even of a float32 array to ``f``'s codes, with integer ops only."""
     bits = ops.float_bits(x)
-    a = bits & ((1 << (width - 1)) - 1)  # |x| as bits
-    sign = ops.shr(bits, width - 1) & 1
-    exponent = ops.shr(a, mant)
-    sig = (a & ((1 << mant) - 1)) + ops.shl(ops.minimum(exponent, 1), mant)  # with the implicit bit
-    te = ops.maximum(exponent, 1) + (f.bias - bias)  # the target's biased exponent if normal
-    # a shift of mant + 2 leaves 0 whatever the remainder: larger ones are capped there
-    shift = ops.minimum(ops.maximum(1 - te, 0) + (mant - f.mantissa_bits), mant + 2)
+    a = bits & 0x7FFFFFFF  # |x| as bits
+    sign = ops.shr(bits, 31) & 1
+    exponent = ops.shr(a, 23)
+    sig = (a & 0x7FFFFF) + ops.shl(ops.minimum(exponent, 1), 23)  # with the implicit bit
+    te = ops.maximum(exponent, 1) + (f.bias - 127)  # the target's biased exponent if normal
+    # a shift of 25 leaves 0 whatever the remainder: larger ones are capped there
+    shift = ops.minimum(ops.maximum(1 - te, 0) + (23 - f.mantissa_bits), 25)
     q = ops.shr(sig, shift)
     rem = sig - ops.shl(q, shift)
     half = ops.shl(shift * 0 + 1, shift - 1)
     q = ops.where((rem > half) | ((rem == half) & ((q & 1) == 1)), q + 1, q)
     code = ops.shl(ops.maximum(te, 1) - 1, f.mantissa_bits) + q  # carries into the exponent
-    nan, over = a > _inf_bits(mant, width), code > f.max_code  # inf is over
+    nan, over = a > 0x7F800000, code > f.max_code  # inf is over
     signed = code | ops.shl(sign, f.bits - 1)
     kind = f.specials
+    big = f.max_code if saturate or kind == "finite" else f.inf_code if kind == "ieee" else f.nan_code
     if kind in ("ieee", "fn"):
-        big = f.inf_code if kind == "ieee" else f.nan_code
         out = ops.where(over, big | ops.shl(sign, f.bits - 1), signed)
         out = ops.where(nan, f.nan_code | ops.shl(sign, f.bits - 1), out)
     elif kind == "fnuz":
         out = ops.where(code == 0, code, signed)  # no negative zero
-        out = ops.where(over | nan, f.nan_code, out)
+        out = ops.where(over, big | ops.shl(sign, f.bits - 1), out)
+        out = ops.where(nan, f.nan_code, out)
     elif kind == "e8m0":
-        out = ops.where(over | nan | (sign == 1) | (a == 0), f.nan_code, code)
+        out = ops.where(over, big, code)
+        out = ops.where(nan | (sign == 1) | (a == 0), f.nan_code, out)
     else:  # finite: saturate; NaN becomes a zero of the opposite sign (ml_dtypes' rule)
-        out = ops.where(over, f.max_code | ops.shl(sign, f.bits - 1), signed)
+        out = ops.where(over, big | ops.shl(sign, f.bits - 1), signed)
         out = ops.where(nan, ops.shl(1 - sign, f.bits - 1), out)
     return ops.astype(out, "uint8")
-
-
-def _inf_bits(mant: int, width: int) -> int:
-    return ((1 << (width - 1 - mant)) - 1) << mant
 
 
 def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> Any:
@@ -151,7 +160,7 @@ def _encode_int(ops: Any, x: Any, source: str, f: Format, saturate: bool) -> Any
     if source.startswith(("int", "uint")):
         if saturate:
             x = ops.clip(x, int(f.min), int(f.max))
-        return ops.astype(ops.astype(x, "int64") & mask, "uint8")
+        return ops.astype(x & mask, "uint8")
     _check_float(source, f, "x")
     if source in _NARROW:
         x = ops.astype(x, "float32")
@@ -199,6 +208,8 @@ def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32
     ml_dtypes' bits (NaN codes give a quiet NaN of the code's sign)."""
     codes, wrapped = _unwrap(codes)
     ops = ops_of(codes)
+    if ops.name == "dask":
+        return _wrap(codes.map_blocks(decode, format, dtype, dtype=decode_table(get_format(format or codes.dtype.name).name, dtype).dtype), wrapped)
     source = ops.dtype_name(codes)
     if source in FORMATS:
         if format is not None and get_format(format).name != source:

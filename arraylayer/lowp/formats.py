@@ -162,6 +162,7 @@ _TF = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "fl
        "float4_e2m1fn", "int4", "uint4", "int2", "uint2")
 NATIVE: Final[dict[str, dict[str, str | None]]] = {
     "numpy": {n: n for n in FORMATS},  # ml_dtypes' scalar types
+    "dask": {n: n for n in FORMATS},  # chunks of NumPy arrays
     "jax": {n: n for n in FORMATS},
     "torch": {n: (n if n in _TORCH_FLOAT8 or n in INT_FORMATS else None) for n in FORMATS},
     "tensorflow": {n: (n if n in _TF else None) for n in FORMATS},
@@ -178,6 +179,7 @@ NATIVE: Final[dict[str, dict[str, str | None]]] = {
 _TF_CAST = ("float8_e4m3fn", "float8_e5m2")
 STATUS: Final[dict[str, dict[str, str | None]]] = {
     "numpy": {n: "computed" for n in FORMATS},
+    "dask": {n: "computed" for n in FORMATS},
     "jax": {n: ("named" if n.startswith("float6") else "computed") for n in FORMATS},
     "torch": {n: ("computed" if n in _TORCH_FLOAT8 else "named" if n in INT_FORMATS else None) for n in FORMATS},
     "tensorflow": {n: ("stored" if n in _TF_CAST else "named" if n in _TF else None) for n in FORMATS},
