@@ -149,6 +149,25 @@ def test_cast_gives_native_storage_where_it_exists(backend):
     assert lowp.format_of(y) == ("float6_e2m3fn" if backend in held else None)
 
 
+@pytest.mark.parametrize("name", [n for n in SAMPLE if lowp.FORMATS[n].is_float])
+def test_cast_and_native_decode_match_ml_dtypes(backend, name):
+    """cast() through the framework's own dtype where it stores the format, decode() of such arrays."""
+    values = float32_inputs(name)
+    y = lowp.cast(native(backend, values), name)
+    got = host(lowp.decode(y, None if lowp.format_of(y) else name))
+    want = expected_codes(values, name).view(ml(name)).astype(np.float32)
+    assert (got.view(np.uint32) == want.view(np.uint32)).all()
+    f = lowp.FORMATS[name]
+    every = np.arange(1 << f.bits, dtype=np.uint8)
+    if lowp.STATUS[backend][name] in ("computed", "stored"):
+        stored = lowp.to_native(native(backend, every), name)
+        assert lowp.format_of(stored) == name
+        for dtype in ("float32", "bfloat16"):
+            want = every.view(ml(name)).astype(ml_dtypes.bfloat16 if dtype == "bfloat16" else np.float32)
+            width = np.uint16 if dtype == "bfloat16" else np.uint32
+            assert (host(lowp.decode(stored, dtype=dtype)).view(width) == want.view(width)).all()
+
+
 def test_to_native_refuses_what_the_backend_cannot_hold(backend):
     refused = [n for n, s in lowp.STATUS[backend].items() if s not in ("computed", "stored")]
     if not refused:

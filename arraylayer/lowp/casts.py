@@ -25,13 +25,14 @@ from ..errors import InvalidArgumentError, UnsupportedDtypeError
 from ._ops import ops_of
 from .formats import FORMATS, STATUS, Format, get_format
 
-__all__ = ["encode", "decode", "cast", "to_native", "format_of", "NATIVE_ENCODE"]
+__all__ = ["encode", "decode", "cast", "to_native", "format_of", "NATIVE_ENCODE", "NATIVE_DECODE"]
 
 _WIDE = ("float32", "float64")
 _NARROW = ("float16", "bfloat16")
 
 # (backend, format) -> how the framework's own cast is used for encoding: "direct" (its bits are
-# ml_dtypes'), "nan" (only NaN's code differs), "overflow" (it saturates where ml_dtypes gives NaN).
+# ml_dtypes'), "nan" (only NaN's code differs), "overflow" (it saturates where ml_dtypes gives NaN),
+# "cast" (its bits are ml_dtypes' but its arrays cannot be viewed as codes: used by cast() only).
 NATIVE_ENCODE: dict[tuple[str, str], str] = {
     **{("numpy", n): "direct" for n in FORMATS if FORMATS[n].is_float},  # ml_dtypes itself
     **{("jax", n): "direct" for n in FORMATS if n.startswith("float8")},
@@ -39,7 +40,14 @@ NATIVE_ENCODE: dict[tuple[str, str], str] = {
     ("torch", "float8_e5m2fnuz"): "direct",
     ("torch", "float8_e4m3fn"): "overflow",
     ("torch", "float8_e5m2"): "nan",
+    # TensorFlow has no bitcast of its float8 arrays: its cast is used by cast() only
+    ("tensorflow", "float8_e4m3fn"): "cast",
+    ("tensorflow", "float8_e5m2"): "cast",
 }
+# (backend, format) whose own cast of a native low-precision array to a wider float gives
+# ml_dtypes' bits (NaN's sign included); other native arrays are decoded through their codes.
+NATIVE_DECODE = {("tensorflow", "float8_e4m3fn"), ("tensorflow", "float8_e5m2"),
+                 *(("numpy", n) for n in FORMATS if FORMATS[n].is_float)}
 
 
 def _unwrap(x: Any) -> tuple[Any, bool]:
@@ -73,7 +81,7 @@ def encode(x: Any, format: str | Format, *, saturate: bool = False, native: bool
     if source != "float32":  # float16/bfloat16 exactly; float64 rounded once, as ml_dtypes does
         x = ops.astype(x, "float32")
     mode = NATIVE_ENCODE.get((ops.name, f.name)) if native else None
-    if mode is not None and not (saturate and ops.name == "jax"):  # XLA's clip flushes subnormals
+    if mode not in (None, "cast") and not (saturate and ops.name == "jax"):  # XLA's clip flushes subnormals
         codes = _encode_native(ops, x, f, saturate, mode)
     else:
         codes = _encode_portable(ops, x, f, saturate)
@@ -214,6 +222,8 @@ def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32
     if source in FORMATS:
         if format is not None and get_format(format).name != source:
             raise InvalidArgumentError(f"format={format!r} but the array's dtype is {source}: leave format out.")
+        if (ops.name, source) in NATIVE_DECODE and dtype in _DECODE_TO:
+            return _wrap(ops.astype(codes, dtype), wrapped)
         format, codes = source, _native_codes(ops, codes, FORMATS[source])
     elif source != "uint8" or format is None:
         raise InvalidArgumentError(
@@ -264,6 +274,9 @@ def cast(x: Any, format: str | Format, *, saturate: bool = False) -> Any:
     the uint8 codes as an Array (arraylayer's dtypes do not include these formats yet)."""
     f = get_format(format)
     x, wrapped = _unwrap(x)
+    if not wrapped and not saturate and NATIVE_ENCODE.get((ops_of(x).name, f.name)) in ("direct", "cast"):
+        if ops_of(x).dtype_name(x) == "float32":  # the framework's own cast, its bits ml_dtypes'
+            return ops_of(x).astype(x, f.name)
     codes = encode(x, f, saturate=saturate)
     if wrapped:
         return _wrap(codes, wrapped)
