@@ -177,8 +177,7 @@ def test_to_native_refuses_what_the_backend_cannot_hold(backend):
 
 
 def test_bad_arguments_name_the_fix():
-    with pytest.raises(InvalidDtypeError, match="float8_e4m3fn"):
-        lowp.encode(np.ones(3, np.float32), "float8_e4m3")  # a real name passes ...
+    with pytest.raises(InvalidDtypeError, match="use one of float8_e4m3fn, "):
         lowp.encode(np.ones(3, np.float32), "float8_e4m3xx")
     with pytest.raises(InvalidDtypeError, match="format='float9'"):
         lowp.encode(np.ones(3, np.float32), "float9")

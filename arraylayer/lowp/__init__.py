@@ -5,11 +5,11 @@ arraylayer Arrays) of float/uint8 and keep a format that a framework cannot stor
 docs/low_precision.rst describes what stands.
 """
 
-from .casts import NATIVE_ENCODE, cast, decode, encode, format_of, to_native
-from .scaled import amax_scale, dequantize, quantize, scaled_matmul
+from .casts import NATIVE_DECODE, NATIVE_ENCODE, cast, decode, encode, format_of, to_native
 from .formats import FLOAT_FORMATS, FORMATS, INT_FORMATS, NATIVE, STATUS, Format, get_format
+from .scaled import amax_scale, dequantize, quantize, scaled_matmul
 
 __all__ = [
-    "FORMATS", "FLOAT_FORMATS", "INT_FORMATS", "NATIVE", "STATUS", "NATIVE_ENCODE", "Format", "get_format",
+    "FORMATS", "FLOAT_FORMATS", "INT_FORMATS", "NATIVE", "STATUS", "NATIVE_ENCODE", "NATIVE_DECODE", "Format", "get_format",
     "encode", "decode", "cast", "to_native", "format_of", "amax_scale", "quantize", "dequantize", "scaled_matmul",
 ]

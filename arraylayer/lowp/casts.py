@@ -16,7 +16,7 @@ only the out-of-range or NaN codes differ. The decoder is a gather from a table 
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -179,7 +179,7 @@ def _encode_int(ops: Any, x: Any, source: str, f: Format, saturate: bool) -> Any
     return ops.astype(ops.astype(wrapped, "int32") & mask, "uint8")
 
 
-@lru_cache(maxsize=None)
+@cache
 def decode_table(format: str, dtype: str) -> np.ndarray:
     """The value of every code of ``format`` as a NumPy array of ``dtype`` (2**bits entries), from
     the format's fields (NaN codes decode to a quiet NaN with the code's sign)."""
