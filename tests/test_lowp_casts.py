@@ -47,6 +47,8 @@ def _pairs(backend):
 def test_decode_every_code(backend, name, dtype, request):
     if name not in formats_for(backend):
         pytest.skip("CI samples the formats on this backend (nox -s lowp runs all)")
+    if not EXHAUSTIVE and backend != "numpy" and dtype in ("float64", "float16"):
+        pytest.skip("CI decodes to float32 and bfloat16 on this backend (nox -s lowp: every dtype)")
     if backend == "jax" and dtype == "float64":
         request.getfixturevalue("x64_on")
     f = lowp.FORMATS[name]

@@ -150,13 +150,13 @@ def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> An
     if mode == "direct" or (mode == "overflow" and saturate):
         return codes
     torch = ops.torch
-    sign = torch.where(torch.signbit(x), f.sign_bit, 0).to(torch.uint8)
-    if mode == "nan":
-        return torch.where(torch.isnan(x), sign | f.nan_code, codes)
+    if mode == "nan":  # torch's NaN is S.11111.11, ml_dtypes' S.11111.10: flip the last bit
+        return codes ^ torch.isnan(x).view(torch.uint8)
+    # "overflow": torch saturates to S.1111.110 where ml_dtypes gives NaN, S.1111.111: set the last bit
     step = 2.0 ** (_top_exponent(f) - f.mantissa_bits)  # the spacing of the top binade
     midpoint = f.max + step / 2  # where rounding leaves the largest finite value (a tie goes to even)
     beyond = torch.abs(x) >= midpoint if f.max_code & 1 else torch.abs(x) > midpoint
-    return torch.where(beyond, sign | f.nan_code, codes)
+    return codes | beyond.view(torch.uint8)
 
 
 def _top_exponent(f: Format) -> int:
