@@ -1,8 +1,9 @@
 """Sessions: ``main`` (the main job), ``tests`` (CI's, with ``docs``: the whole suite, then the official
 Array API suite and the client libraries), ``tests-<backend>``, ``lint``, ``demo``, ``bench``, ``docs``,
-``conformance`` and ``clients`` to run those two parts alone, and ``badinput`` (the full bad-input campaign).
+``conformance`` and ``clients`` to run those two parts alone, ``badinput`` (the full bad-input campaign) and
+``lowp`` (the low-precision casts over every format, every float16/bfloat16 pattern and 2**22 float32 ones).
 
-``main``, ``tests``, ``docs``, ``demo``, ``bench``, ``conformance``, ``clients`` and ``badinput`` share ONE environment,
+``main``, ``tests``, ``docs``, ``demo``, ``bench``, ``conformance``, ``clients``, ``badinput`` and ``lowp`` share ONE environment,
 ``.nox/shared`` (every framework, CPU builds: about 3.1 GB), created on first use and updated by
 pip on each run; nox's own per-session environments are used only by ``tests-<backend>`` (one
 framework each) and ``lint``. Every install goes through constraints.txt, which pins the frameworks
@@ -155,3 +156,13 @@ def badinput(session: nox.Session) -> None:
     shared(session, "tests/test_bad_input.py", *session.posargs, env=env)
     if not session.posargs:
         shared(session, "-m", "pytest", "tests/test_bad_input.py", "-p", "no:cacheprovider", env=env)
+
+
+@nox.session(python=False)
+def lowp(session: nox.Session) -> None:
+    """The exhaustive low-precision run (tests/test_lowp_*.py with AL_LOWP_EXHAUSTIVE=1): every format on
+    every backend, decoding every code, encoding every float16 and bfloat16 pattern and 2**22 random float32
+    bit patterns bit for bit against ml_dtypes, eagerly and compiled. Arguments go to pytest."""
+    env = {"TF_CPP_MIN_LOG_LEVEL": "3", "AL_LOWP_EXHAUSTIVE": "1"}
+    shared(session, "-m", "pytest", "tests/test_lowp_formats.py", "tests/test_lowp_casts.py", "tests/test_lowp_scaled.py",
+           "-p", "no:cacheprovider", *session.posargs, env=env)

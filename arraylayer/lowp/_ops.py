@@ -1,0 +1,329 @@
+"""The few native operations the portable casts need, one small class per framework.
+
+Integer bit operations, ``where``, gathers from a small table and bit casts between a float and
+the integer of its width. Every method is the framework's own op, so the casts built on them run
+eagerly and under ``jax.jit``, ``torch.compile`` and ``tf.function``. The class is chosen from the
+array's type and cached (einops' pattern); a framework is imported only when one of its arrays
+arrives.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidArgumentTypeError
+
+_INT_OF_FLOAT = {"float32": "int32", "float64": "int64"}
+
+
+class NumpyOps:
+    name = "numpy"
+
+    def __init__(self) -> None:
+        import ml_dtypes
+
+        self.xp = np
+        self._ml = ml_dtypes
+
+    def dtype_name(self, x: Any) -> str:
+        return x.dtype.name
+
+    def float_bits(self, x: Any) -> Any:
+        return x.view(_INT_OF_FLOAT[x.dtype.name])
+
+    def astype(self, x: Any, name: str) -> Any:
+        return x.astype(self.native_dtype(name))
+
+    def native_dtype(self, name: str) -> Any:
+        return getattr(self._ml, name) if name == "bfloat16" or not hasattr(np, name) else np.dtype(name)
+
+    def table(self, key: tuple[str, str], make: Any, like: Any) -> Any:
+        """The table ``make(*key)`` (a NumPy array) as an array of this framework, beside ``like``."""
+        return make(*key)
+
+    def codes_of(self, y: Any) -> Any:
+        return y.view(np.uint8)
+
+    def from_codes(self, codes: Any, name: str) -> Any:
+        return codes.view(self.native_dtype(name))
+
+    def take(self, table: Any, index: Any) -> Any:
+        return table[index]
+
+    def shr(self, x: Any, s: Any) -> Any:
+        return np.right_shift(x, s)
+
+    def shl(self, x: Any, s: Any) -> Any:
+        return np.left_shift(x, s)
+
+    def where(self, c: Any, a: Any, b: Any) -> Any:
+        return np.where(c, a, b)
+
+    def maximum(self, x: Any, v: Any) -> Any:
+        return np.maximum(x, v)
+
+    def minimum(self, x: Any, v: Any) -> Any:
+        return np.minimum(x, v)
+
+    def clip(self, x: Any, low: float, high: float) -> Any:
+        return np.where(np.isnan(x), x, np.clip(x, low, high))
+
+    def trunc_mod(self, x: Any, modulus: int) -> Any:
+        return np.fmod(np.trunc(x), modulus)
+
+    def abs(self, x: Any) -> Any:
+        return np.abs(x)
+
+    def isnan(self, x: Any) -> Any:
+        return np.isnan(x)
+
+    def matmul(self, a: Any, b: Any) -> Any:
+        return np.matmul(a, b)
+
+    def amax(self, x: Any, axis: Any, keepdims: bool) -> Any:
+        return np.max(np.abs(x), axis=axis, keepdims=keepdims)
+
+
+class JaxOps(NumpyOps):
+    name = "jax"
+
+    def __init__(self) -> None:
+        import jax
+        import jax.numpy as jnp
+
+        super().__init__()
+        self.xp, self._lax, self._jax = jnp, jax.lax, jax
+
+    def float_bits(self, x: Any) -> Any:
+        return self._lax.bitcast_convert_type(x, self.native_dtype(_INT_OF_FLOAT[x.dtype.name]))
+
+    def native_dtype(self, name: str) -> Any:
+        if name.endswith("64") and not self._jax.config.jax_enable_x64:
+            from ..errors import UnsupportedDtypeError
+
+            raise UnsupportedDtypeError(
+                f"{name} on jax needs jax_enable_x64 (jax.config.update('jax_enable_x64', True)); without it "
+                "JAX would silently give 32 bits. Decode to float32 instead."
+            )
+        return getattr(self.xp, name)
+
+    def table(self, key: tuple[str, str], make: Any, like: Any) -> Any:
+        return self.xp.asarray(make(*key), dtype=self.native_dtype(key[1]))
+
+    def codes_of(self, y: Any) -> Any:
+        return self._lax.bitcast_convert_type(y, self.xp.uint8)
+
+    def from_codes(self, codes: Any, name: str) -> Any:
+        return self._lax.bitcast_convert_type(codes, self.native_dtype(name))
+
+    def take(self, table: Any, index: Any) -> Any:
+        return self.xp.take(table, index.astype(self.xp.int32), mode="clip")
+
+    def shr(self, x: Any, s: Any) -> Any:
+        return self.xp.right_shift(x, s)
+
+    def shl(self, x: Any, s: Any) -> Any:
+        return self.xp.left_shift(x, s)
+
+    def where(self, c: Any, a: Any, b: Any) -> Any:
+        return self.xp.where(c, a, b)
+
+    def maximum(self, x: Any, v: Any) -> Any:
+        return self.xp.maximum(x, v)
+
+    def minimum(self, x: Any, v: Any) -> Any:
+        return self.xp.minimum(x, v)
+
+    def clip(self, x: Any, low: float, high: float) -> Any:
+        return self.xp.where(self.xp.isnan(x), x, self.xp.clip(x, low, high))
+
+    def trunc_mod(self, x: Any, modulus: int) -> Any:
+        return self.xp.fmod(self.xp.trunc(x), modulus)
+
+    def abs(self, x: Any) -> Any:
+        return self.xp.abs(x)
+
+    def isnan(self, x: Any) -> Any:
+        return self.xp.isnan(x)
+
+    def matmul(self, a: Any, b: Any) -> Any:
+        return self.xp.matmul(a, b, preferred_element_type=self.xp.float32)
+
+    def amax(self, x: Any, axis: Any, keepdims: bool) -> Any:
+        return self.xp.max(self.xp.abs(x), axis=axis, keepdims=keepdims)
+
+
+class DaskOps(NumpyOps):
+    """dask arrays: the casts run NumPy's chunk by chunk (``map_blocks``); the scaled functions'
+    reductions and matmul go through NumPy's functions, which dask arrays implement."""
+
+    name = "dask"
+
+
+class TorchOps:
+    name = "torch"
+
+    def __init__(self) -> None:
+        import torch
+
+        self.torch = torch
+        self._tables: dict[Any, Any] = {}  # (format, dtype, device) -> tensor
+
+    def dtype_name(self, x: Any) -> str:
+        return str(x.dtype)[6:]  # "torch.float32"
+
+    def float_bits(self, x: Any) -> Any:
+        return x.view(getattr(self.torch, _INT_OF_FLOAT[self.dtype_name(x)]))
+
+    def astype(self, x: Any, name: str) -> Any:
+        return x.to(self.native_dtype(name))
+
+    def native_dtype(self, name: str) -> Any:
+        return getattr(self.torch, name)
+
+    def table(self, key: tuple[str, str], make: Any, like: Any) -> Any:
+        key = (*key, like.device)
+        table = self._tables.get(key)
+        if table is None:
+            values = make(*key[:2])
+            if key[1] == "bfloat16":  # torch reads no ml_dtypes array: the bits, viewed
+                table = self.torch.from_numpy(values.view(np.int16)).view(self.torch.bfloat16)
+            else:
+                table = self.torch.from_numpy(values)
+            table = self._tables[key] = table.to(like.device)
+        return table
+
+    def codes_of(self, y: Any) -> Any:
+        return y.view(self.torch.uint8)
+
+    def from_codes(self, codes: Any, name: str) -> Any:
+        return codes.view(self.native_dtype(name))
+
+    def take(self, table: Any, index: Any) -> Any:
+        return table[index.long()]
+
+    def shr(self, x: Any, s: Any) -> Any:
+        return self.torch.bitwise_right_shift(x, s)
+
+    def shl(self, x: Any, s: Any) -> Any:
+        return self.torch.bitwise_left_shift(x, s)
+
+    def where(self, c: Any, a: Any, b: Any) -> Any:
+        return self.torch.where(c, a, b)
+
+    def maximum(self, x: Any, v: Any) -> Any:
+        return self.torch.clamp(x, min=v)
+
+    def minimum(self, x: Any, v: Any) -> Any:
+        return self.torch.clamp(x, max=v)
+
+    def clip(self, x: Any, low: float, high: float) -> Any:
+        return self.torch.clamp(x, low, high)  # NaN stays NaN
+
+    def trunc_mod(self, x: Any, modulus: int) -> Any:
+        return self.torch.fmod(self.torch.trunc(x), modulus)
+
+    def abs(self, x: Any) -> Any:
+        return self.torch.abs(x)
+
+    def isnan(self, x: Any) -> Any:
+        return self.torch.isnan(x)
+
+    def matmul(self, a: Any, b: Any) -> Any:
+        return self.torch.matmul(a, b)
+
+    def amax(self, x: Any, axis: Any, keepdims: bool) -> Any:
+        a = self.torch.abs(x)
+        return self.torch.amax(a, dim=() if axis is None else axis, keepdim=keepdims)
+
+
+class TensorflowOps:
+    name = "tensorflow"
+
+    def __init__(self) -> None:
+        import tensorflow as tf
+
+        self.tf = tf
+
+    def dtype_name(self, x: Any) -> str:
+        return x.dtype.name
+
+    def float_bits(self, x: Any) -> Any:
+        return self.tf.bitcast(x, getattr(self.tf, _INT_OF_FLOAT[x.dtype.name]))
+
+    def astype(self, x: Any, name: str) -> Any:
+        return self.tf.cast(x, self.native_dtype(name))
+
+    def native_dtype(self, name: str) -> Any:
+        return getattr(self.tf, name, None) or getattr(self.tf.dtypes.experimental, name)
+
+    def table(self, key: tuple[str, str], make: Any, like: Any) -> Any:
+        return self.tf.constant(make(*key))
+
+    def take(self, table: Any, index: Any) -> Any:
+        return self.tf.gather(table, self.tf.cast(index, self.tf.int32))
+
+    def shr(self, x: Any, s: Any) -> Any:
+        return self.tf.bitwise.right_shift(x, self._like(s, x))
+
+    def shl(self, x: Any, s: Any) -> Any:
+        return self.tf.bitwise.left_shift(x, self._like(s, x))
+
+    def _like(self, v: Any, x: Any) -> Any:
+        return v if isinstance(v, self.tf.Tensor) or hasattr(v, "dtype") else self.tf.constant(v, x.dtype)
+
+    def where(self, c: Any, a: Any, b: Any) -> Any:
+        tf = self.tf
+        if not hasattr(a, "dtype"):
+            a = tf.cast(a, b.dtype)
+        if not hasattr(b, "dtype"):
+            b = tf.cast(b, a.dtype)
+        return tf.where(c, a, b)
+
+    def maximum(self, x: Any, v: Any) -> Any:
+        return self.tf.maximum(x, self._like(v, x))
+
+    def minimum(self, x: Any, v: Any) -> Any:
+        return self.tf.minimum(x, self._like(v, x))
+
+    def clip(self, x: Any, low: float, high: float) -> Any:
+        tf = self.tf
+        return tf.where(tf.math.is_nan(x), x, tf.clip_by_value(x, tf.cast(low, x.dtype), tf.cast(high, x.dtype)))
+
+    def trunc_mod(self, x: Any, modulus: int) -> Any:
+        tf = self.tf
+        t = tf.where(x < 0, tf.math.ceil(x), tf.math.floor(x))
+        return tf.truncatemod(t, tf.cast(modulus, x.dtype))
+
+    def abs(self, x: Any) -> Any:
+        return self.tf.abs(x)
+
+    def isnan(self, x: Any) -> Any:
+        return self.tf.math.is_nan(x)
+
+    def matmul(self, a: Any, b: Any) -> Any:
+        return self.tf.linalg.matmul(a, b)
+
+    def amax(self, x: Any, axis: Any, keepdims: bool) -> Any:
+        return self.tf.reduce_max(self.tf.abs(x), axis=axis, keepdims=keepdims)
+
+
+_BY_MODULE = {"numpy": NumpyOps, "dask": DaskOps, "jax": JaxOps, "jaxlib": JaxOps, "torch": TorchOps, "tensorflow": TensorflowOps}
+_CACHE: dict[type, Any] = {}
+
+
+def ops_of(x: Any) -> Any:
+    """The ops of ``x``'s framework (cached per array type)."""
+    cls = type(x)
+    ops = _CACHE.get(cls)
+    if ops is None:
+        factory = _BY_MODULE.get(cls.__module__.partition(".")[0])
+        if factory is None:
+            raise InvalidArgumentTypeError(
+                f"x of type {cls.__module__}.{cls.__qualname__} is not an array of numpy, jax, torch, "
+                "tensorflow or dask; pass a native array (or an arraylayer.Array of one)."
+            )
+        ops = _CACHE[cls] = factory()
+    return ops

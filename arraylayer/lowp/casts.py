@@ -1,0 +1,284 @@
+"""Casts between float16/bfloat16/float32/float64 and every low-precision format, with exactly
+ml_dtypes' bits on every backend.
+
+``encode(x, format)`` gives the codes (one per uint8 element) and ``decode(codes, format)`` the values
+back. The rule is ml_dtypes': round to nearest, ties to even; out of range as the format defines it
+(:mod:`.formats`: NaN, inf or saturation); ``saturate=True`` maps finite values beyond the largest
+and infinities to the largest finite value of that sign instead (NaN stays NaN). Integer formats
+wrap: a float is truncated toward zero and its low bits kept, NaN, inf and values outside int32 give 0.
+
+The portable encoder works on the int32 bit pattern of a float32 with the framework's own integer
+ops. float16 and bfloat16 are widened to float32 first (exact); float64 is rounded to float32
+first, because that is what ml_dtypes does (a float64 just below a tie of the format rounds up). Where a framework's native cast gives the same bits
+(``NATIVE_ENCODE``, measured by tests/test_lowp_casts.py) it is used instead, with a fix-up where
+only the out-of-range or NaN codes differ. The decoder is a gather from a table of 2**bits values.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidArgumentError, UnsupportedDtypeError
+from ._ops import ops_of
+from .formats import FORMATS, STATUS, Format, get_format
+
+__all__ = ["encode", "decode", "cast", "to_native", "format_of", "NATIVE_ENCODE", "NATIVE_DECODE"]
+
+_WIDE = ("float32", "float64")
+_NARROW = ("float16", "bfloat16")
+
+# (backend, format) -> how the framework's own cast is used for encoding: "direct" (its bits are
+# ml_dtypes'), "nan" (only NaN's code differs), "overflow" (it saturates where ml_dtypes gives NaN),
+# "cast" (its bits are ml_dtypes' but its arrays cannot be viewed as codes: used by cast() only).
+NATIVE_ENCODE: dict[tuple[str, str], str] = {
+    **{("numpy", n): "direct" for n in FORMATS if FORMATS[n].is_float},  # ml_dtypes itself
+    **{("jax", n): "direct" for n in FORMATS if n.startswith("float8")},
+    ("torch", "float8_e4m3fnuz"): "direct",
+    ("torch", "float8_e5m2fnuz"): "direct",
+    ("torch", "float8_e4m3fn"): "overflow",
+    ("torch", "float8_e5m2"): "nan",
+    # TensorFlow has no bitcast of its float8 arrays: its cast is used by cast() only
+    ("tensorflow", "float8_e4m3fn"): "cast",
+    ("tensorflow", "float8_e5m2"): "cast",
+}
+# (backend, format) whose own cast of a native low-precision array to a wider float gives
+# ml_dtypes' bits (NaN's sign included); other native arrays are decoded through their codes.
+NATIVE_DECODE = {("tensorflow", "float8_e4m3fn"), ("tensorflow", "float8_e5m2"),
+                 *(("numpy", n) for n in FORMATS if FORMATS[n].is_float)}
+
+
+def _unwrap(x: Any) -> tuple[Any, bool]:
+    from ..array import Array
+
+    return (x.native, True) if isinstance(x, Array) else (x, False)
+
+
+def _wrap(y: Any, wrapped: bool) -> Any:
+    if not wrapped:
+        return y
+    from ..array import Array
+
+    return Array(y)
+
+
+def encode(x: Any, format: str | Format, *, saturate: bool = False, native: bool = True) -> Any:
+    """The codes of ``x`` (float16/bfloat16/float32/float64; any integer dtype for int formats)
+    in ``format``: a uint8 array of ``x``'s shape, ml_dtypes' bits. ``native=False`` forces the
+    portable bit-manipulation path (the tests compare both)."""
+    f = get_format(format)
+    x, wrapped = _unwrap(x)
+    ops = ops_of(x)
+    if ops.name == "dask":
+        return _wrap(x.map_blocks(encode, f, saturate=saturate, native=native, dtype=np.uint8), wrapped)
+    source = ops.dtype_name(x)
+    if not f.is_float:
+        return _wrap(_encode_int(ops, x, source, f, saturate), wrapped)
+    _check_float(source, f, "x")
+    wide = x
+    if source != "float32":  # float16/bfloat16 exactly; float64 rounded once, as ml_dtypes does
+        x = ops.astype(x, "float32")
+    mode = NATIVE_ENCODE.get((ops.name, f.name)) if native else None
+    if mode not in (None, "cast") and not (saturate and ops.name == "jax"):  # XLA's clip flushes subnormals
+        codes = _encode_native(ops, x, f, saturate, mode)
+    else:
+        codes = _encode_portable(ops, x, f, saturate)
+    if source == "float64" and f.specials == "e8m0" and ops.name in ("jax", "tensorflow"):
+        codes = _below_float32_normals(ops, wide, codes)
+    return _wrap(codes, wrapped)
+
+
+def _below_float32_normals(ops: Any, x: Any, codes: Any) -> Any:
+    """float8_e8m0fnu codes of the positive float64 values below float32's smallest normal, which
+    XLA's and TensorFlow's float64 -> float32 conversion flushes to zero. ml_dtypes rounds them to
+    float32's subnormals, then gives code 1 (2**-126) above 2**-127 and code 0 (2**-127) below."""
+    tiny = (x > 0) & (x < 2.0**-126)
+    return ops.where(tiny & (x > 2.0**-127 + 2.0**-150), 1, ops.where(tiny, 0, codes))
+
+
+def _check_float(source: str, f: Format, name: str) -> None:
+    if source not in _WIDE and source not in _NARROW:
+        raise UnsupportedDtypeError(
+            f"{name} of dtype {source} cannot be encoded as {f.name}: pass float16, bfloat16, float32 or "
+            f"float64 (cast integers with astype first)."
+        )
+
+
+def _encode_portable(ops: Any, x: Any, f: Format, saturate: bool = False) -> Any:
+    """Round-to-nearest-even of a float32 array to ``f``'s codes, with integer ops only."""
+    bits = ops.float_bits(x)
+    a = bits & 0x7FFFFFFF  # |x| as bits
+    sign = ops.shr(bits, 31) & 1
+    exponent = ops.shr(a, 23)
+    sig = (a & 0x7FFFFF) + ops.shl(ops.minimum(exponent, 1), 23)  # with the implicit bit
+    te = ops.maximum(exponent, 1) + (f.bias - 127)  # the target's biased exponent if normal
+    # a shift of 25 leaves 0 whatever the remainder: larger ones are capped there
+    shift = ops.minimum(ops.maximum(1 - te, 0) + (23 - f.mantissa_bits), 25)
+    q = ops.shr(sig, shift)
+    rem = sig - ops.shl(q, shift)
+    half = ops.shl(shift * 0 + 1, shift - 1)
+    q = ops.where((rem > half) | ((rem == half) & ((q & 1) == 1)), q + 1, q)
+    code = ops.shl(ops.maximum(te, 1) - 1, f.mantissa_bits) + q  # carries into the exponent
+    nan, over = a > 0x7F800000, code > f.max_code  # inf is over
+    signed = code | ops.shl(sign, f.bits - 1)
+    kind = f.specials
+    big = f.max_code if saturate or kind == "finite" else f.inf_code if kind == "ieee" else f.nan_code
+    if kind in ("ieee", "fn"):
+        out = ops.where(over, big | ops.shl(sign, f.bits - 1), signed)
+        out = ops.where(nan, f.nan_code | ops.shl(sign, f.bits - 1), out)
+    elif kind == "fnuz":
+        out = ops.where(code == 0, code, signed)  # no negative zero
+        out = ops.where(over, big | ops.shl(sign, f.bits - 1), out)
+        out = ops.where(nan, f.nan_code, out)
+    elif kind == "e8m0":
+        out = ops.where(over, big, code)
+        out = ops.where(nan | (sign == 1) | (a == 0), f.nan_code, out)
+    else:  # finite: saturate; NaN becomes a zero of the opposite sign (ml_dtypes' rule)
+        out = ops.where(over, big | ops.shl(sign, f.bits - 1), signed)
+        out = ops.where(nan, ops.shl(1 - sign, f.bits - 1), out)
+    return ops.astype(out, "uint8")
+
+
+def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> Any:
+    """The framework's own cast, fixed up where its codes differ from ml_dtypes' (``mode``)."""
+    if saturate:
+        x = ops.clip(x, -f.max, f.max)
+    y = ops.astype(x, f.name)
+    codes = ops.codes_of(y)
+    if mode == "direct" or (mode == "overflow" and saturate):
+        return codes
+    torch = ops.torch
+    if mode == "nan":  # torch's NaN is S.11111.11, ml_dtypes' S.11111.10: flip the last bit
+        return codes ^ torch.isnan(x).view(torch.uint8)
+    # "overflow": torch saturates to S.1111.110 where ml_dtypes gives NaN, S.1111.111: set the last bit
+    step = 2.0 ** (_top_exponent(f) - f.mantissa_bits)  # the spacing of the top binade
+    midpoint = f.max + step / 2  # where rounding leaves the largest finite value (a tie goes to even)
+    beyond = torch.abs(x) >= midpoint if f.max_code & 1 else torch.abs(x) > midpoint
+    return codes | beyond.view(torch.uint8)
+
+
+def _top_exponent(f: Format) -> int:
+    return ((f.max_code & ~f.sign_bit) >> f.mantissa_bits) - f.bias
+
+
+def _encode_int(ops: Any, x: Any, source: str, f: Format, saturate: bool) -> Any:
+    mask = (1 << f.bits) - 1
+    if source.startswith(("int", "uint")):
+        if saturate:
+            x = ops.clip(x, int(f.min), int(f.max))
+        return ops.astype(x & mask, "uint8")
+    _check_float(source, f, "x")
+    if source in _NARROW:
+        x = ops.astype(x, "float32")
+    if saturate:
+        x = ops.clip(x, f.min, f.max)
+    inside = ops.abs(x) < 2.0**31  # False for NaN and inf: those, and values outside int32, give 0
+    wrapped = ops.trunc_mod(ops.where(inside, x, 0.0), 1 << f.bits)
+    return ops.astype(ops.astype(wrapped, "int32") & mask, "uint8")
+
+
+@cache
+def decode_table(format: str, dtype: str) -> np.ndarray:
+    """The value of every code of ``format`` as a NumPy array of ``dtype`` (2**bits entries), from
+    the format's fields (NaN codes decode to a quiet NaN with the code's sign)."""
+    f = FORMATS[format]
+    codes = range(1 << f.bits)
+    if not f.is_float:
+        values = np.array([c - (1 << f.bits) if f.signed and c & f.sign_bit else c for c in codes], np.int64)
+    else:
+        values = np.array([_decoded(f, c) for c in codes], np.float64)
+    if dtype == "bfloat16":
+        import ml_dtypes
+
+        return values.astype(np.float32).astype(ml_dtypes.bfloat16)
+    return values.astype(dtype)
+
+
+def _decoded(f: Format, code: int) -> float:
+    magnitude = code & ~f.sign_bit
+    negative = bool(code & f.sign_bit)
+    if code == f.nan_code or (f.specials == "ieee" and magnitude > f.inf_code) or (f.specials == "fn" and magnitude == f.nan_code):
+        return float(np.copysign(np.nan, -1.0 if negative else 1.0))
+    if f.specials == "ieee" and magnitude == f.inf_code:
+        return -np.inf if negative else np.inf
+    return f.value(code)
+
+
+_DECODE_TO = ("float16", "bfloat16", "float32", "float64")
+_INT_TO = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+
+
+def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32") -> Any:
+    """The values of ``codes`` (a uint8 array of codes of ``format``, or a native array of a
+    low-precision dtype, whose dtype names the format) as an array of ``dtype``: exact, with
+    ml_dtypes' bits (NaN codes give a quiet NaN of the code's sign)."""
+    codes, wrapped = _unwrap(codes)
+    ops = ops_of(codes)
+    if ops.name == "dask":
+        return _wrap(codes.map_blocks(decode, format, dtype, dtype=decode_table(get_format(format or codes.dtype.name).name, dtype).dtype), wrapped)
+    source = ops.dtype_name(codes)
+    if source in FORMATS:
+        if format is not None and get_format(format).name != source:
+            raise InvalidArgumentError(f"format={format!r} but the array's dtype is {source}: leave format out.")
+        if (ops.name, source) in NATIVE_DECODE and dtype in _DECODE_TO:
+            return _wrap(ops.astype(codes, dtype), wrapped)
+        format, codes = source, _native_codes(ops, codes, FORMATS[source])
+    elif source != "uint8" or format is None:
+        raise InvalidArgumentError(
+            f"decode() takes uint8 codes with their format (format=...) or a native low-precision array, "
+            f"not an array of dtype {source} with format={format!r}."
+        )
+    f = get_format(format)
+    allowed = _DECODE_TO + (_INT_TO if not f.is_float else ())
+    if dtype not in allowed:
+        raise InvalidArgumentError(f"dtype={dtype!r}: {f.name} decodes to one of {', '.join(allowed)}.")
+    table = ops.table((f.name, dtype), decode_table, codes)
+    return _wrap(ops.take(table, codes & ((1 << f.bits) - 1)), wrapped)
+
+
+def _native_codes(ops: Any, x: Any, f: Format) -> Any:
+    """The codes of a native low-precision array (TensorFlow has no bitcast for them: through float32)."""
+    if ops.name == "tensorflow":
+        return _encode_portable(ops, ops.astype(x, "float32"), f)
+    return ops.codes_of(x)
+
+
+def format_of(x: Any) -> str | None:
+    """The low-precision format of a native array's dtype, or None."""
+    x, _ = _unwrap(x)
+    name = ops_of(x).dtype_name(x)
+    return name if name in FORMATS else None
+
+
+def to_native(codes: Any, format: str | Format) -> Any:
+    """The codes as an array of the framework's own dtype for ``format``, where it stores it
+    (``STATUS`` "computed" or "stored"); UnsupportedDtypeError elsewhere (keep the uint8 codes)."""
+    f = get_format(format)
+    codes, _ = _unwrap(codes)
+    ops = ops_of(codes)
+    if STATUS[ops.name][f.name] not in ("computed", "stored"):
+        raise UnsupportedDtypeError(
+            f"{ops.name} cannot hold {f.name} arrays (status: {STATUS[ops.name][f.name]}); keep the uint8 codes "
+            f"and decode them with arraylayer.lowp.decode(codes, {f.name!r})."
+        )
+    if ops.name == "tensorflow":  # no bitcast: every value is exact in float32
+        return ops.astype(decode(codes, f), f.name)
+    return ops.from_codes(codes, f.name)
+
+
+def cast(x: Any, format: str | Format, *, saturate: bool = False) -> Any:
+    """``x`` in ``format``: an array of the framework's own dtype where it stores the format,
+    otherwise the uint8 codes (the format is then carried by the caller). arraylayer Arrays give
+    the uint8 codes as an Array (arraylayer's dtypes do not include these formats yet)."""
+    f = get_format(format)
+    x, wrapped = _unwrap(x)
+    if not wrapped and not saturate and NATIVE_ENCODE.get((ops_of(x).name, f.name)) in ("direct", "cast"):
+        if ops_of(x).dtype_name(x) == "float32":  # the framework's own cast, its bits ml_dtypes'
+            return ops_of(x).astype(x, f.name)
+    codes = encode(x, f, saturate=saturate)
+    if wrapped:
+        return _wrap(codes, wrapped)
+    status = STATUS[ops_of(codes).name][f.name]
+    return to_native(codes, f) if status in ("computed", "stored") else codes
