@@ -8,8 +8,9 @@ the framework's compiler is imported (at once if it already is), never importing
 - ``tensorflow``: AutoGraph is told to leave arraylayer's functions alone (no conversion,
   no warnings), and arraylayer's exceptions pass through it as themselves instead of
   being rewrapped as ``StagingError``.
-- ``torch._dynamo`` (imported by the first ``torch.compile``): the torch backend is loaded
-  and ``torch.Tensor`` classified, so Dynamo never meets the imports, entry points and
+- ``torch._dynamo`` (imported by the first ``torch.compile``, never by arraylayer): the
+  functions that read a setting are marked as constant results (read once per trace: Dynamo
+  cannot trace ``ContextVar.get``), the torch backend is loaded and ``torch.Tensor`` classified, so Dynamo never meets the imports, entry points and
   ``ContextVar`` reads of a first use, which it cannot trace; and a settings scope that a
   trace entered and did not leave (the trace stopped inside the ``with`` block) is left when
   trace attempt ends (``context.at_trace_end``; Dynamo abandons an attempt at a graph break
@@ -42,10 +43,12 @@ def _load_torch_for_dynamo() -> None:
     from torch._dynamo.output_graph import OutputGraph
     from torch._dynamo.symbolic_convert import InstructionTranslator
 
-    from ..context import at_trace_end
+    from ..context import SETTING_READERS, at_trace_end
     from ..registry import prepare_for_tracing
 
     torch = sys.modules["torch"]
+    for reader in SETTING_READERS:  # read at trace time, as constants (Dynamo cannot trace ContextVar.get)
+        torch.compiler.assume_constant_result(reader)
     prepare_for_tracing(torch.Tensor, torch.nn.Parameter)
     if not (hasattr(InstructionTranslator, "current_tx") and hasattr(OutputGraph, "add_cleanup_hook")):
         raise AttributeError("torch._dynamo has no per-attempt cleanup hooks")
