@@ -1,10 +1,12 @@
 """The operators of ``arraylayer.Array``: each is the arraylayer function of the same meaning.
 
 :data:`OPERATORS` is the table (method name, function, form); :func:`install` makes each
-method once and sets it on the class. A method is a closure over its function and that
-function's plan cache (``function.plans``, see ``arraylayer.api.elementwise``): two Arrays of
-one class and dtype take the cached kernel directly, with no second Python call.
-torch.compile's Dynamo follows these closures (it reads their cells as it reads globals).
+method once and sets it on the class. A method reads its function and that function's plan
+cache (``function.plans``, see ``arraylayer.api.elementwise``) from :data:`_OPERATIONS`, a
+module global keyed by the function's name (the Array class is the global ``_ARRAY``): two Arrays of one class and dtype take the cached
+kernel directly, with no second Python call. (A global, not closure cells: torch.compile's
+Dynamo gives the cells of an operator method no source, and would have to wrap every key of
+the plan cache, other frameworks' dtypes included, as constants, which it cannot.)
 """
 
 from __future__ import annotations
@@ -49,6 +51,10 @@ _PYTHON_SCALARS: Final = (bool, int, float, complex)
 _SCALAR_CLASSES: Final = frozenset(_PYTHON_SCALARS)
 _object_new: Final = object.__new__
 _NO_PLANS: Final[dict[Any, Any]] = {}
+#: function name -> (function, its plan cache), read by the operator methods.
+_OPERATIONS: Final[dict[str, tuple[Callable[..., Any], dict[type, dict[Any, Any]]]]] = {}
+#: the Array class, set by :func:`install` (a global for the same reason)
+_ARRAY: type = object
 
 # name -> (function, form): "binary", "reflected" (function(other, self)), "unary", or the
 # in-place symbol ("+=" ...: computed by the function, stored with self's dtype and shape).
@@ -111,17 +117,17 @@ def _no_modulo(modulo: Any) -> None:
                         "remainder(pow(x, y), m).")
 
 
-def _binary(cls: type, function: Callable[[Any, Any], Any], reflected: bool) -> Callable[..., Any]:
+def _binary(fn: str, reflected: bool) -> Callable[..., Any]:
     """``function(self, other)`` (``function(other, self)`` when reflected) on the native
     arrays, wrapped; NotImplemented for an operand that is neither an array nor a Python scalar."""
-    plans = getattr(function, "plans", _NO_PLANS)
 
     def method(self: Any, other: Any, /, modulo: Any = None) -> Any:
         if modulo is not None:
             _no_modulo(modulo)
+        function, plans = _OPERATIONS[fn]
         native = self._native
         kind = type(other)
-        if kind is cls:
+        if kind is _ARRAY:
             other = other._native
             kind = type(other)
         elif kind not in _SCALAR_CLASSES:
@@ -139,28 +145,27 @@ def _binary(cls: type, function: Callable[[Any, Any], Any], reflected: bool) -> 
                     result = run(other, native) if reflected else run(native, other)
                 except Exception:
                     result = function(other, native) if reflected else function(native, other)
-                array = _object_new(cls)
+                array = _object_new(_ARRAY)
                 array._native = result if result.__class__ is kind else zero_d(result)
                 return array
         result = function(other, native) if reflected else function(native, other)
-        array = _object_new(cls)
+        array = _object_new(_ARRAY)
         array._native = result if result.__class__ is native.__class__ else zero_d(result)
         return array
 
     return method
 
 
-def _unary(cls: type, function: Callable[[Any], Any]) -> Callable[..., Any]:
-    plans = function.plans  # type: ignore[attr-defined]
-
+def _unary(fn: str) -> Callable[..., Any]:
     def method(self: Any) -> Any:
+        function, plans = _OPERATIONS[fn]
         native = self._native
         try:
             run = plans[type(native)][native.dtype]
         except (AttributeError, KeyError):
             run = function
         result = run(native)
-        array = _object_new(cls)
+        array = _object_new(_ARRAY)
         array._native = result if result.__class__ is native.__class__ else zero_d(result)
         return array
 
@@ -180,13 +185,16 @@ def _inplace(function: Callable[[Any, Any], Any], symbol: str) -> Callable[..., 
 
 def install(cls: type) -> None:
     """Set every operator of :data:`OPERATORS` on ``cls`` (the Array class)."""
+    global _ARRAY
+    _ARRAY = cls
     for name, (function, form) in OPERATORS.items():
         fn = function.__name__
+        _OPERATIONS[fn] = (function, getattr(function, "plans", _NO_PLANS))
         if form in ("binary", "reflected"):
-            method = _binary(cls, function, form == "reflected")
+            method = _binary(fn, form == "reflected")
             doc = f"arraylayer.{fn}({'other, self' if form == 'reflected' else 'self, other'})"
         elif form == "unary":
-            method, doc = _unary(cls, function), f"arraylayer.{fn}(self)"
+            method, doc = _unary(fn), f"arraylayer.{fn}(self)"
         else:
             method = _inplace(function, form)
             doc = f"self {form} other: arraylayer.{fn}, keeping self's dtype and shape"
