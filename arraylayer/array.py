@@ -29,49 +29,21 @@ Limits, all the frameworks' own: with a native TensorFlow tensor on the left, co
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.machinery
-import importlib.util
 import math
 import operator
-import sys
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 from typing import Any, Final
 
 from . import indexing, indexing_dask
 from .api.dispatch import register_wrapper
-from .api.elementwise import (
-    abs,
-    add,
-    bitwise_and,
-    bitwise_invert,
-    bitwise_left_shift,
-    bitwise_or,
-    bitwise_right_shift,
-    bitwise_xor,
-    divide,
-    equal,
-    floor_divide,
-    greater,
-    greater_equal,
-    less,
-    less_equal,
-    multiply,
-    negative,
-    not_equal,
-    positive,
-    pow,
-    remainder,
-    subtract,
-)
-from .api.linear_algebra import matmul, matrix_transpose
+from .api.linear_algebra import matrix_transpose
+from .array_operators import install, operand, zero_d
 from .backend import Backend
 from .devices import canonical_device
 from .dtypes import Dtype
 from .errors import ArrayLayerError
-from .inplace import check_assignment, check_writeable, combine, torch_refused
+from .inplace import check_assignment, check_writeable, torch_refused
 from .layouts import shareable
 from .promotion import result_type
 from .registry import backend_of
@@ -86,7 +58,6 @@ _API_VERSIONS: Final = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 _DTYPE_OF: dict[type, Callable[[Any], Dtype]] = {}
 # backend name -> its Array namespace module, imported on first use
 _NAMESPACES: dict[str, ModuleType] = {}
-_PYTHON_SCALARS: Final = (bool, int, float, complex)
 # DLPack device types (dlpack.h) of arraylayer's device kinds, for backends without __dlpack_device__.
 _DLPACK_DEVICE_TYPE: Final = {"cpu": 1, "gpu": 2}
 
@@ -99,114 +70,6 @@ def _served_version() -> str:
 
 def _backend(native: Any) -> Backend:
     return backend_of(native)
-
-# -- the operators, generated once per operator ------------------------------------------------------
-
-_BINARY_SOURCE: Final = """
-def {name}(self, other, /{modulo}):
-    {check_modulo}native = self._native
-    cls = type(other)
-    if cls is Array:
-        other = other._native
-        cls = type(other)
-    elif cls not in _SCALAR_CLASSES:
-        other = _operand(other, native)
-        if other is NotImplemented:
-            return NotImplemented{planned}
-    result = {function}({arguments})
-    array = _object_new(Array)
-    array._native = result if result.__class__ is native.__class__ else _zero_d(result)
-    return array
-"""
-# The planned path of an elementwise function (two arrays of one class and dtype: its cached
-# kernel, see arraylayer.api.elementwise), taken here directly: no second Python call.
-_PLANNED_SOURCE: Final = """
-    if cls is type(native):
-        try:
-            dtype = native.dtype
-            run = {plans}[cls][dtype] if dtype is other.dtype else None
-        except (AttributeError, KeyError):
-            run = None
-        if run is not None:
-            try:  # free unless raised; then the public function raises arraylayer's error
-                result = run({arguments})
-            except Exception:
-                result = {function}({arguments})
-            array = _object_new(Array)
-            array._native = result if result.__class__ is cls else _zero_d(result)
-            return array"""
-_UNARY_SOURCE: Final = """
-def {name}(self):
-    native = self._native
-    try:
-        run = {plans}[type(native)][native.dtype]
-    except (AttributeError, KeyError):
-        run = {function}
-    result = run(native)
-    array = _object_new(Array)
-    array._native = result if result.__class__ is native.__class__ else _zero_d(result)
-    return array
-"""
-
-
-def _zero_d(result: Any) -> Any:
-    """A NumPy scalar (what NumPy's ufuncs give for 0-d arrays) as the 0-d array the standard
-    asks for; anything else as it is. Operators call it only when the result's class is not the
-    operand's, so the common path pays one identity check."""
-    numpy = sys.modules.get("numpy")
-    return numpy.asarray(result) if numpy is not None and isinstance(result, numpy.generic) else result
-
-
-def _generated(source: str, name: str, doc: str) -> Callable[..., Any]:
-    """A method compiled from ``source`` in this module's globals: the functions it calls are
-    module globals (no closure cells, which torch.compile's Dynamo could not give a source)."""
-    defined: dict[str, Any] = {}
-    exec(compile(source, f"<arraylayer.Array.{name}>", "exec"), globals(), defined)  # noqa: S102
-    method = defined[name]
-    method.__doc__ = doc
-    return method  # type: ignore[no-any-return]
-
-
-def _binary_method(function: Callable[[Any, Any], Any], name: str, reflected: bool = False,
-                   takes_modulo: bool = False) -> Callable[..., Any]:
-    """``Array.<name>``: ``function(self, other)`` (``function(other, self)`` when reflected) on
-    the native arrays, wrapped; NotImplemented for an operand that is neither an array nor a
-    Python scalar (so Python tries the other operand's method, then raises TypeError)."""
-    fn = function.__name__
-    arguments = "other, native" if reflected else "native, other"
-    planned = ""
-    if hasattr(function, "plans"):
-        globals()[f"_PLANS_{fn}"] = function.plans
-        planned = _PLANNED_SOURCE.format(plans=f"_PLANS_{fn}", arguments=arguments, function=fn)
-    source = _BINARY_SOURCE.format(
-        name=name, modulo=", modulo=None" if takes_modulo else "",
-        check_modulo="_no_modulo(modulo)\n    " if takes_modulo else "",
-        planned=planned, function=fn, arguments=arguments,
-    )
-    return _generated(source, name, f"arraylayer.{fn}({'other, self' if reflected else 'self, other'})")
-
-
-def _unary_method(function: Callable[[Any], Any], name: str) -> Callable[[Array], Array]:
-    fn = function.__name__
-    globals()[f"_PLANS_{fn}"] = function.plans  # type: ignore[attr-defined]
-    source = _UNARY_SOURCE.format(name=name, function=fn, plans=f"_PLANS_{fn}")
-    return _generated(source, name, f"arraylayer.{fn}(self)")
-
-
-def _inplace_method(function: Callable[[Any, Any], Any], symbol: str) -> Callable[[Array, Any], Any]:
-    def method(self: Array, other: Any, /) -> Any:
-        return _inplace(function, self, other, symbol)
-
-    method.__name__ = method.__qualname__ = f"__i{_INPLACE_NAMES[symbol]}__"
-    method.__doc__ = f"self {symbol} other: arraylayer.{function.__name__}, keeping self's dtype and shape"
-    return method
-
-
-_INPLACE_NAMES: Final = {"+=": "add", "-=": "sub", "*=": "mul", "/=": "truediv", "//=": "floordiv", "%=": "mod",
-                         "**=": "pow", "@=": "matmul", "&=": "and", "|=": "or", "^=": "xor", "<<=": "lshift",
-                         ">>=": "rshift"}
-_SCALAR_CLASSES: Final = frozenset(_PYTHON_SCALARS)
-_object_new: Final = object.__new__
 
 
 class Array:
@@ -320,7 +183,7 @@ class Array:
         the standard: ``arraylayer.round(x, decimals)``)."""
         from .api.extensions import round as round_
 
-        return _wrap(_zero_d(round_(self._native, decimals)))
+        return _wrap(zero_d(round_(self._native, decimals)))
 
     def to_device(self, device: str, /, *, stream: Any = None) -> Array:
         """The array on ``device`` (an arraylayer device string; ``self`` when already there)."""
@@ -485,7 +348,7 @@ class Array:
         key = _unwrap_key(key)
         standard = _STANDARD_GETITEM.get(_backend(native).name)
         result = native[key] if standard is None else standard(native, key)
-        return _wrap(result if result.__class__ is native.__class__ else _zero_d(result))
+        return _wrap(result if result.__class__ is native.__class__ else zero_d(result))
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
         """Assign ``value`` (an array, a NumPy scalar or a Python scalar, under arraylayer.inplace's
@@ -494,8 +357,8 @@ class Array:
         native = self._native
         backend = _backend(native)
         dtype = backend.dtype_of(native)
-        operand = _operand(value, native)
-        value = value if operand is NotImplemented else operand
+        converted = operand(value, native)
+        value = value if converted is NotImplemented else converted
         check_assignment(dtype, result_type(native, value), value, native)
         check_writeable(backend, native)
         value = backend.asarray(value, dtype)  # the value itself when it already is such an array
@@ -521,62 +384,10 @@ class Array:
         else:
             native[key] = value
 
-    # -- operators: each is arraylayer's function of the same meaning (generated once, see below) ----
-    # arithmetic
-    __add__ = _binary_method(add, "__add__")
-    __radd__ = _binary_method(add, "__radd__", reflected=True)
-    __iadd__ = _inplace_method(add, "+=")
-    __sub__ = _binary_method(subtract, "__sub__")
-    __rsub__ = _binary_method(subtract, "__rsub__", reflected=True)
-    __isub__ = _inplace_method(subtract, "-=")
-    __mul__ = _binary_method(multiply, "__mul__")
-    __rmul__ = _binary_method(multiply, "__rmul__", reflected=True)
-    __imul__ = _inplace_method(multiply, "*=")
-    __truediv__ = _binary_method(divide, "__truediv__")
-    __rtruediv__ = _binary_method(divide, "__rtruediv__", reflected=True)
-    __itruediv__ = _inplace_method(divide, "/=")
-    __floordiv__ = _binary_method(floor_divide, "__floordiv__")
-    __rfloordiv__ = _binary_method(floor_divide, "__rfloordiv__", reflected=True)
-    __ifloordiv__ = _inplace_method(floor_divide, "//=")
-    __mod__ = _binary_method(remainder, "__mod__")
-    __rmod__ = _binary_method(remainder, "__rmod__", reflected=True)
-    __imod__ = _inplace_method(remainder, "%=")
-    __pow__ = _binary_method(pow, "__pow__", takes_modulo=True)
-    __rpow__ = _binary_method(pow, "__rpow__", reflected=True, takes_modulo=True)
-    __ipow__ = _inplace_method(pow, "**=")
-    __matmul__ = _binary_method(matmul, "__matmul__")
-    __rmatmul__ = _binary_method(matmul, "__rmatmul__", reflected=True)
-    __imatmul__ = _inplace_method(matmul, "@=")
-    __neg__ = _unary_method(negative, "__neg__")
-    __pos__ = _unary_method(positive, "__pos__")
-    __abs__ = _unary_method(abs, "__abs__")
-    __invert__ = _unary_method(bitwise_invert, "__invert__")
-    # bitwise
-    __and__ = _binary_method(bitwise_and, "__and__")
-    __rand__ = _binary_method(bitwise_and, "__rand__", reflected=True)
-    __iand__ = _inplace_method(bitwise_and, "&=")
-    __or__ = _binary_method(bitwise_or, "__or__")
-    __ror__ = _binary_method(bitwise_or, "__ror__", reflected=True)
-    __ior__ = _inplace_method(bitwise_or, "|=")
-    __xor__ = _binary_method(bitwise_xor, "__xor__")
-    __rxor__ = _binary_method(bitwise_xor, "__rxor__", reflected=True)
-    __ixor__ = _inplace_method(bitwise_xor, "^=")
-    __lshift__ = _binary_method(bitwise_left_shift, "__lshift__")
-    __rlshift__ = _binary_method(bitwise_left_shift, "__rlshift__", reflected=True)
-    __ilshift__ = _inplace_method(bitwise_left_shift, "<<=")
-    __rshift__ = _binary_method(bitwise_right_shift, "__rshift__")
-    __rrshift__ = _binary_method(bitwise_right_shift, "__rrshift__", reflected=True)
-    __irshift__ = _inplace_method(bitwise_right_shift, ">>=")
-    # comparisons (Arrays of bool; the reflected forms are Python's swapped operators)
-    __eq__ = _binary_method(equal, "__eq__")  # type: ignore[assignment]
-    __ne__ = _binary_method(not_equal, "__ne__")  # type: ignore[assignment]
-    __lt__ = _binary_method(less, "__lt__")
-    __le__ = _binary_method(less_equal, "__le__")
-    __gt__ = _binary_method(greater, "__gt__")
-    __ge__ = _binary_method(greater_equal, "__ge__")
+    # the operators (a + b is arraylayer.add(a, b) ...) are set by array_operators.install, below
 
 
-# -- helpers of the operators -------------------------------------------------------------------------
+# -- wrapping and unwrapping -----------------------------------------------------------------------
 
 def _new(cls: type[Array], native: Any) -> Array:
     array = object.__new__(cls)
@@ -597,36 +408,6 @@ def _wrapper_of(cls: type[Array]) -> Callable[[Any], Array]:
 
 def _unwrap(array: Array) -> Any:
     return array._native
-
-
-def _operand(other: Any, native: Any) -> Any:
-    """The native form of an operator's other operand next to ``native``: a NumPy scalar as a 0-d
-    array of its dtype on ``native``'s backend (the rule on every backend); NotImplemented for what
-    is not an array or a Python scalar (so Python tries the other operand's method, then raises
-    TypeError)."""
-    if isinstance(other, Array):
-        return other._native
-    numpy = sys.modules.get("numpy")
-    if numpy is not None and isinstance(other, numpy.generic) and not isinstance(native, numpy.ndarray):
-        backend = _backend(native)
-        return backend.asarray(other, Dtype(other.dtype), backend.device_of(native))
-    if isinstance(other, _PYTHON_SCALARS) or (hasattr(other, "dtype") and hasattr(other, "shape")):
-        return other
-    return NotImplemented
-
-
-def _inplace(function: Callable[[Any, Any], Any], array: Array, other: Any, symbol: str) -> Any:
-    """``array`` after ``array <symbol>= other`` (arraylayer.inplace.combine)."""
-    native = _operand(other, array._native)
-    if native is NotImplemented:
-        return NotImplemented
-    array._native = combine(function, array._native, native, symbol)
-    return array
-
-
-def _no_modulo(modulo: Any) -> None:
-    if modulo is not None:
-        raise TypeError("pow() with a modulo is not defined for arrays; compute remainder(pow(x, y), m).")
 
 
 def _unwrap_key(key: Any) -> Any:
@@ -663,85 +444,4 @@ _STANDARD_GETITEM: dict[str, Callable[[Any, Any], Any]] = {
 
 
 register_wrapper(Array, _unwrap, _wrap)
-
-
-# -- JAX pytree registration, when (and only when) JAX is imported -----------------------------------
-
-def _register_jax_pytree() -> None:
-    """Make Array a JAX pytree node with the native array as its one child."""
-    from jax import tree_util
-
-    tree_util.register_pytree_node(Array, lambda a: ((a._native,), None), lambda _, children: _wrap(children[0]))
-
-
-class _AfterImport(importlib.abc.MetaPathFinder):
-    """A finder that runs ``callback`` right after module ``name`` has been imported by someone
-    else, and then removes itself from ``sys.meta_path``. It imports nothing itself."""
-
-    def __init__(self, name: str, callback: Callable[[], None]) -> None:
-        self.name = name
-        self.callback = callback
-        self._searching = False
-
-    def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
-                  ) -> importlib.machinery.ModuleSpec | None:
-        if fullname != self.name or self._searching:
-            return None
-        self._searching = True
-        try:
-            spec = importlib.util.find_spec(fullname)
-        finally:
-            self._searching = False
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        spec.loader = _CallbackLoader(spec.loader, self._imported)
-        return spec
-
-    def _imported(self) -> None:
-        if self in sys.meta_path:
-            sys.meta_path.remove(self)
-        try:
-            self.callback()
-        except Exception as error:  # noqa: BLE001 - never break the user's import of the framework
-            warnings.warn(f"arraylayer could not register arraylayer.Array with {self.name}: {error}",
-                          RuntimeWarning, stacklevel=2)
-
-
-class _CallbackLoader(importlib.abc.Loader):
-    """The real loader, followed by a callback once the module has executed."""
-
-    def __init__(self, loader: Any, callback: Callable[[], None]) -> None:
-        self._loader = loader
-        self._callback = callback
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
-        return self._loader.create_module(spec)  # type: ignore[no-any-return]
-
-    def exec_module(self, module: ModuleType) -> None:
-        if module.__spec__ is not None:  # the module runs with its real loader (resources, reloads)
-            module.__spec__.loader = self._loader
-        module.__loader__ = self._loader
-        self._loader.exec_module(module)
-        self._callback()
-
-    def __getattr__(self, name: str) -> Any:  # get_resource_reader, get_code, is_package ...
-        return getattr(self._loader, name)
-
-
-def _register_when_imported(name: str, callback: Callable[[], None]) -> None:
-    """Run ``callback`` now if ``name`` is imported, else right after it is imported."""
-    if name in sys.modules:
-        callback()
-    else:
-        sys.meta_path.insert(0, _AfterImport(name, callback))
-
-
-_register_when_imported("jax", _register_jax_pytree)
-
-
-def _register_einops_backend() -> None:
-    """Define arraylayer's einops backend (einops finds it among AbstractBackend's subclasses)."""
-    importlib.import_module("arraylayer.integrations.einops")
-
-
-_register_when_imported("einops", _register_einops_backend)
+install(Array)

@@ -1,4 +1,4 @@
-"""Core benchmarks: import cost, and the per-call cost of promotion.
+"""Core benchmarks: import cost, torch's first use, and the per-call cost of promotion.
 
 Prints a table (case, reference, arraylayer, ratio) and writes benchmarks/results/core.json.
 Each timing is the median of several repeats of many calls; references (NumPy's own
@@ -15,6 +15,7 @@ import subprocess
 import sys
 import timeit
 from pathlib import Path
+from typing import Final
 
 FRAMEWORKS = ("numpy", "ml_dtypes", "torch", "jax", "tensorflow")
 
@@ -33,6 +34,38 @@ def import_cost(repeats: int) -> dict[str, object]:
         times.append(float(seconds))
         loaded = eval(modules)  # a list literal printed by the child
     return {"median_s": statistics.median(times), "frameworks_imported": loaded}
+
+
+#: torch's own first use, then arraylayer's: each child prints the seconds of its steps.
+_TORCH_FIRST_USE: Final = {
+    "torch": "import torch; x = torch.ones(3); torch.add(x, x)",
+    "arraylayer": "import torch; x = torch.ones(3); torch.add(x, x); t1 = time.perf_counter(); "
+                  "import arraylayer as al; t2 = time.perf_counter(); al.set_backend('torch'); al.add(x, x)",
+}
+
+
+def torch_first_use(repeats: int) -> dict[str, object]:
+    """Seconds from a fresh interpreter to the first result: ``import torch`` and a first
+    ``torch.add``, against the same followed by ``import arraylayer`` and a first ``al.add``
+    (medians of interleaved runs; the split says how much is the import and how much the call),
+    and whether ``torch._dynamo`` was imported (it must not be, until the user compiles)."""
+    runs: dict[str, list[tuple[float, ...]]] = {name: [] for name in _TORCH_FIRST_USE}
+    dynamo = False
+    for _ in range(repeats):
+        for name, body in _TORCH_FIRST_USE.items():
+            code = ("import time, sys; t0 = time.perf_counter(); t1 = t2 = None; " + body +
+                    "; t3 = time.perf_counter(); print(t3 - t0, (t2 - t1) if t1 else 0.0, (t3 - t2) if t2 else 0.0, "
+                    "'torch._dynamo' in sys.modules)")
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+            *seconds, loaded = out.stdout.split()
+            runs[name].append(tuple(float(s) for s in seconds))
+            dynamo = dynamo or (name == "arraylayer" and loaded == "True")
+    total = {name: statistics.median(r[0] for r in rows) for name, rows in runs.items()}
+    return {"torch_s": total["torch"], "arraylayer_s": total["arraylayer"],
+            "extra_s": total["arraylayer"] - total["torch"],
+            "import_arraylayer_s": statistics.median(r[1] for r in runs["arraylayer"]),
+            "first_call_s": statistics.median(r[2] for r in runs["arraylayer"]),
+            "dynamo_imported": dynamo}
 
 
 def per_call_ns(stmt: str, setup_globals: dict, number: int, repeats: int) -> float:
@@ -76,6 +109,11 @@ def main() -> None:
         print(f"{row['case']:36} {row['reference_ns']:>11.1f} {row['arraylayer_ns']:>16.1f} {row['ratio']:>7.2f}")
     print(f"\nimport arraylayer: {imported['median_s'] * 1000:.1f} ms (median), "
           f"frameworks imported: {imported['frameworks_imported'] or 'none'}")
+    first = torch_first_use(3 if quick else 9)
+    print(f"torch's first use: import torch + torch.add {first['torch_s']:.3f} s; the same + import arraylayer "
+          f"+ al.add {first['arraylayer_s']:.3f} s (+{first['extra_s']:.3f} s: the import "
+          f"{first['import_arraylayer_s']:.3f} s, the first call {first['first_call_s']:.3f} s); "
+          f"torch._dynamo imported: {'YES' if first['dynamo_imported'] else 'no'}")
     target_ok = all(r["arraylayer_ns"] < 300 for r in rows if r["case"].startswith(("promote_types(Dtype",
                                                                                     "result_type(Dtype")))
     print(f"promote_types/result_type of two dtypes under 300 ns: {'yes' if target_ok else 'NO'}")
@@ -83,7 +121,8 @@ def main() -> None:
     out = Path(__file__).parent / "results" / "core.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({"python": sys.version.split()[0], "numpy": np.__version__,
-                               "promotion": rows, "import": imported}, indent=2) + "\n")
+                               "promotion": rows, "import": imported,
+                               "torch_first_use": first}, indent=2) + "\n")
     print(f"written: {out}")
 
 

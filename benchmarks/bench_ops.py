@@ -6,6 +6,9 @@ benchmarks/results/ops.json.
 Run: python benchmarks/bench_ops.py [--quick] [--backend NAME ...] [--only PREFIX ...] [--output PATH]
 (``--only "Array:"`` runs just the cases whose name starts so, and writes ops.partial.json.)
 
+The run and its cases are here; the timing is ``ops_timing.py``, each framework's native
+statements and allocation counters ``ops_frameworks.py``.
+
 How a case is timed. Each case is a native statement and an arraylayer statement that
 compute the same result from the same inputs; before timing, both run once and must give
 the same dtype and values. Both run as ``timeit`` loops of ``number`` calls (``number``
@@ -44,7 +47,6 @@ and compiled cases call ``block_until_ready()`` on both sides.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import math
 import os
@@ -53,15 +55,16 @@ import statistics
 import subprocess
 import sys
 import time
-import timeit
 import traceback
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_core import import_cost  # noqa: E402  (the `import arraylayer` measurement, reused)
+from ops_frameworks import ALLOCATIONS, NATIVES, Native, mlp_arraylayer  # noqa: E402
+from ops_timing import FULL, QUICK, Row, Settings, paired, timed_row  # noqa: E402
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -73,294 +76,6 @@ LARGE_TARGET = 1.02
 COMPILED_TARGET = 1.02
 IMPORT_TARGET_S = 0.1
 PROMOTION_TARGET_S = 300e-9
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Loop lengths and sizes: the full run, or --quick (a smoke test: figures not meaningful)."""
-
-    min_time: float  # seconds per timed loop, dispatch-sized cases
-    repeats: int  # interleaved pairs, dispatch-sized cases
-    large_sizes: tuple[int, ...]
-    large_min_time: float
-    large_repeats: int
-    mlp_width: int
-    mlp_repeats: int
-    import_repeats: int  # fresh interpreters per side, set_backend cases
-    import_arraylayer_repeats: int
-
-
-FULL = Settings(0.02, 21, (10**6, 10**7), 0.1, 15, 512, 15, 7, 15)
-QUICK = Settings(0.002, 5, (10**5,), 0.005, 3, 64, 3, 1, 3)
-
-
-@dataclass
-class Row:
-    """One line of the table. ``native``/``arraylayer`` are seconds per call (unit "s") or counts."""
-
-    backend: str
-    case: str
-    native: float | None
-    arraylayer: float | None
-    unit: str = "s"
-    ratio: float | None = None
-    target: str = ""
-    ok: bool | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-
-
-# -- timing ---------------------------------------------------------------------------------------
-def calibrate(timer: timeit.Timer, min_time: float) -> int:
-    """The number of calls that makes one loop of ``timer`` last about ``min_time``."""
-    number = 1
-    while True:
-        elapsed = timer.timeit(number)
-        if elapsed >= min_time / 10 or number >= 10**7:
-            return max(1, math.ceil(number * min_time / max(elapsed, 1e-9)))
-        number *= 10
-
-
-def paired(env: dict[str, Any], native: str, ours: str, min_time: float, repeats: int) -> dict[str, Any]:
-    """Interleaved timing of two statements: medians per call and the median paired ratio."""
-    t_native, t_ours = timeit.Timer(native, globals=env), timeit.Timer(ours, globals=env)
-    t_native.timeit(3)  # warm-up: plan caches, compiled-function caches, lazy imports
-    t_ours.timeit(3)
-    number = calibrate(t_native, min_time)
-    natives, ourss, ratios = [], [], []
-    for repeat in range(repeats):
-        if repeat % 2 == 0:
-            n = t_native.timeit(number)
-            o = t_ours.timeit(number)
-        else:
-            o = t_ours.timeit(number)
-            n = t_native.timeit(number)
-        natives.append(n / number)
-        ourss.append(o / number)
-        ratios.append(o / n)
-    quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
-    return {
-        "native_s": statistics.median(natives),
-        "arraylayer_s": statistics.median(ourss),
-        "ratio": statistics.median(ratios),
-        "ratio_iqr": [round(quartiles[0], 4), round(quartiles[2], 4)],
-        "number": number,
-        "repeats": repeats,
-    }
-
-
-def same_result(env: dict[str, Any], native: str, ours: str, tolerance: float = 1e-6) -> None:
-    """Both statements give the same dtype and values, or AssertionError saying how they differ."""
-    import numpy as np
-
-    from arraylayer import Dtype
-
-    want, got = eval(native, env), eval(ours, env)
-    assert Dtype(got.dtype) == Dtype(want.dtype), f"dtype: arraylayer {got.dtype}, native {want.dtype}"
-    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=tolerance, atol=tolerance)
-
-
-def timed_row(backend: str, case: str, env: dict[str, Any], native: str, ours: str, target: float,
-              min_time: float, repeats: int, tolerance: float = 1e-6) -> Row:
-    same_result(env, native, ours, tolerance)
-    timing = paired(env, native, ours, min_time, repeats)
-    return Row(backend, case, timing.pop("native_s"), timing.pop("arraylayer_s"), "s", timing["ratio"],
-               f"<= {target:.2f}x", timing["ratio"] <= target, {"native": native, "arraylayer": ours, **timing})
-
-
-# -- the frameworks, as the native statements need them ---------------------------------------------
-@dataclass
-class Native:
-    """One framework: its module names for the statements, how to make arrays, sync, compile."""
-
-    name: str
-    env: dict[str, Any]
-    add: str  # the framework's add, as a statement prefix
-    cast: str  # "{}" cast to float32
-    sync: str  # "{}" made to wait for the result (jax), else "{}"
-    array: Callable[[Any], Any]  # from a numpy array
-    mlp: Callable[..., Any]  # the model written natively
-    compile: Callable[[Callable[..., Any]], Callable[..., Any]] | None
-    compiler: str = ""
-
-
-def native_numpy() -> Native:
-    import numpy as np
-
-    return Native("numpy", {"np": np}, "np.add", "{}.astype(np.float32)", "{}", lambda x: x.copy(),
-                  lambda x, params: x, None)
-
-
-def native_jax() -> Native:
-    import jax
-    import jax.numpy as jnp
-
-    def mlp(x: Any, params: Any) -> Any:
-        for k, (w, b) in enumerate(params):
-            x = jnp.matmul(x, w) + b
-            if k < len(params) - 1:
-                x = jnp.maximum(x, 0.0)
-        return x
-
-    return Native("jax", {"jnp": jnp}, "jnp.add", "{}.astype(jnp.float32)", "{}.block_until_ready()",
-                  jnp.asarray, mlp, jax.jit, "jax.jit")
-
-
-def native_torch() -> Native:
-    import torch
-
-    def mlp(x: Any, params: Any) -> Any:
-        for k, (w, b) in enumerate(params):
-            x = torch.matmul(x, w) + b
-            if k < len(params) - 1:
-                x = torch.relu(x)
-        return x
-
-    return Native("torch", {"torch": torch}, "torch.add", "{}.to(torch.float32)", "{}",
-                  lambda x: torch.from_numpy(x.copy()), mlp, torch.compile, "torch.compile")
-
-
-def native_tensorflow() -> Native:
-    import tensorflow as tf
-
-    def mlp(x: Any, params: Any) -> Any:
-        for k, (w, b) in enumerate(params):
-            x = tf.matmul(x, w) + b
-            if k < len(params) - 1:
-                x = tf.nn.relu(x)
-        return x
-
-    return Native("tensorflow", {"tf": tf}, "tf.add", "tf.cast({}, tf.float32)", "{}", tf.constant, mlp,
-                  tf.function, "tf.function")
-
-
-NATIVES: dict[str, Callable[[], Native]] = {
-    "numpy": native_numpy, "jax": native_jax, "torch": native_torch, "tensorflow": native_tensorflow,
-}
-
-
-def mlp_arraylayer(x: Any, params: Any) -> Any:
-    """The model, written once: every backend runs this same function."""
-    import arraylayer as al
-
-    for k, (w, b) in enumerate(params):
-        x = al.add(al.matmul(x, w), b)
-        if k < len(params) - 1:
-            x = al.maximum(x, 0.0)
-    return x
-
-
-# -- allocations: one method per backend, each independent of machine speed -------------------------
-def allocations_numpy(fn: Callable[[Any, Any], Any], a: Any, b: Any) -> tuple[int, dict[str, Any]]:
-    """tracemalloc. NumPy's default allocator reports every array data buffer to tracemalloc
-    (PyTraceMalloc_Track), so the peak of traced memory during one call, with tracing started
-    just before it, is the memory the call allocated, temporaries included, the same on any
-    machine. Count = floor(peak / result bytes): a cast copy of an input would make it 2 (the
-    Python objects of one call are a few hundred bytes). The result must own its data."""
-    import tracemalloc
-
-    import numpy as np
-
-    fn(a, b)  # warm: plan caches filled, lazy imports done
-    gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        out = fn(a, b)
-        peak = tracemalloc.get_traced_memory()[1] - before
-    finally:
-        tracemalloc.stop()
-    owns = out.base is None and not np.shares_memory(out, a) and not np.shares_memory(out, b)
-    return peak // out.nbytes, {"peak_bytes": peak, "result_bytes": int(out.nbytes), "result_owns_data": owns}
-
-
-def allocations_torch(fn: Callable[[Any, Any], Any], a: Any, b: Any) -> tuple[int, dict[str, Any]]:
-    """A TorchDispatchMode logging every aten operator the call runs (casts, copies, the add
-    itself). An operator output whose storage is none of that operator's inputs' is a freshly
-    allocated array; the count of those is exact and independent of the allocator, the
-    thread count and the machine (a view shares its input's storage and is not counted)."""
-    import torch
-    from torch.utils._python_dispatch import TorchDispatchMode
-    from torch.utils._pytree import tree_flatten
-
-    class OperatorLog(TorchDispatchMode):
-        def __init__(self) -> None:
-            super().__init__()
-            self.fresh: list[tuple[str, int]] = []
-
-        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-            out = func(*args, **(kwargs or {}))
-            inputs = {t.untyped_storage().data_ptr() for t in tree_flatten((args, kwargs))[0]
-                      if isinstance(t, torch.Tensor)}
-            for t in tree_flatten(out)[0]:
-                if isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() not in inputs:
-                    self.fresh.append((str(func), t.untyped_storage().nbytes()))
-            return out
-
-    fn(a, b)
-    with OperatorLog() as log:
-        fn(a, b)
-    return len(log.fresh), {"fresh_outputs": log.fresh}
-
-
-def allocations_jax(fn: Callable[[Any, Any], Any], a: Any, b: Any) -> tuple[int, dict[str, Any]]:
-    """The call's jaxpr (``jax.make_jaxpr``): in eager mode every top-level equation is one
-    dispatch whose outputs are fresh device buffers, so their number is the count (a cast
-    would be a ``convert_element_type`` equation). Cross-checked at run time with
-    ``jax.live_arrays()``: holding the result, one call adds exactly one live buffer."""
-    import jax
-
-    jaxpr = jax.make_jaxpr(fn)(a, b).jaxpr
-    count = sum(len(eqn.outvars) for eqn in jaxpr.eqns)
-    fn(a, b).block_until_ready()
-    gc.collect()
-    gc.disable()
-    try:
-        live = len(jax.live_arrays())
-        out = fn(a, b)
-        live = len(jax.live_arrays()) - live
-    finally:
-        gc.enable()
-    del out
-    return count, {"equations": [str(eqn.primitive) for eqn in jaxpr.eqns], "live_buffers_added": live}
-
-
-def allocations_tensorflow(fn: Callable[[Any, Any], Any], a: Any, b: Any) -> tuple[int, dict[str, Any]]:
-    """TensorFlow's eager op callbacks (the hook tfdbg uses) see every operation the call
-    executes; each output of an eager operation is a freshly allocated tensor, so counting the
-    outputs is exact (a cast would be a ``Cast`` operation). Cross-checked with the CPU
-    allocator's own statistics (``get_memory_info``: peak minus current before the call;
-    bytes, rounded up by the allocator)."""
-    import tensorflow as tf
-    from tensorflow.python.framework import op_callbacks
-
-    seen: list[tuple[str, int]] = []
-
-    def callback(op_type: str, inputs: Any, attrs: Any, outputs: Any, op_name: Any = None, graph: Any = None) -> None:
-        seen.extend((op_type, int(o.shape.num_elements() or 0)) for o in outputs)
-
-    fn(a, b)
-    op_callbacks.add_op_callback(callback)
-    try:
-        fn(a, b)
-    finally:
-        op_callbacks.remove_op_callback(callback)
-    details: dict[str, Any] = {"outputs": seen}
-    try:
-        tf.config.experimental.reset_memory_stats("CPU:0")
-        before = tf.config.experimental.get_memory_info("CPU:0")["current"]
-        out = fn(a, b)
-        details["allocator_peak_bytes"] = tf.config.experimental.get_memory_info("CPU:0")["peak"] - before
-        details["result_bytes"] = int(out.shape.num_elements()) * out.dtype.size
-    except (ValueError, RuntimeError) as error:  # statistics not kept on this build
-        details["allocator_peak_bytes"] = f"unavailable: {error}"
-    return len(seen), details
-
-
-ALLOCATIONS: dict[str, Callable[..., tuple[int, dict[str, Any]]]] = {
-    "numpy": allocations_numpy, "jax": allocations_jax, "torch": allocations_torch,
-    "tensorflow": allocations_tensorflow,
-}
 
 
 # -- the cases ------------------------------------------------------------------------------------

@@ -265,3 +265,27 @@ def test_planned_calls_follow_the_policy_and_defaults_in_force(backend):
         assert dtype_name(backend, al.add(i8, 2.5)) == "float16"
     with pytest.raises(OverflowError):
         al.add(i8, 200)  # the int8 + Python int plan still checks the range
+
+
+def test_clear_plans_empties_every_cache_and_changes_no_result(backend):
+    """One plan cache per function, one invalidation rule: ``clear_plans`` forgets every plan
+    (same dtype, mixed dtypes, array with scalar, unary), and the calls that follow plan again
+    and give NumPy's values and dtypes."""
+    from arraylayer.api.elementwise import clear_plans
+
+    f32, i8 = make_array(backend, "float32", X1), make_array(backend, "int8", X1)
+    calls = {"same": lambda: al.add(f32, f32), "mixed": lambda: al.add(f32, i8),
+             "scalar": lambda: al.add(i8, 3), "unary": lambda: al.negative(f32)}
+    expected = {"same": np.add(np.float32(X1), np.float32(X1)), "mixed": np.add(np.float32(X1), np.int8(X1)),
+                "scalar": np.add(np.int8(X1), np.int8(3)), "unary": np.negative(np.float32(X1))}
+    for _ in range(2):  # planned, then from the caches
+        for name, call in calls.items():
+            result = call()
+            assert_close(to_numpy(backend, result), expected[name], dtype_name(backend, result), name)
+    assert any(al.add.plans.values()) and any(al.negative.plans.values())
+    clear_plans()
+    assert not al.add.plans and not al.negative.plans
+    for name, call in calls.items():
+        result = call()
+        assert dtype_name(backend, result) == str(expected[name].dtype)
+        assert_close(to_numpy(backend, result), expected[name], str(expected[name].dtype), name)

@@ -72,3 +72,27 @@ def test_first_call_inside_a_compiled_function(backend, order, tmp_path):
     assert result["autograph_messages"] == []
     assert "AutoGraph could not transform" not in out.stderr
     assert "StagingError" not in out.stderr
+
+
+_EAGER_SCRIPT = """
+import sys
+import arraylayer as al
+import torch
+al.set_backend("torch")
+x, i = torch.tensor([1.0, -2.0, 3.0]), torch.tensor([1, 2, 3], dtype=torch.int8)
+with al.dtype_promotion("standard"), al.use_default_dtypes(float="float32"):
+    results = [al.add(x, x), al.multiply(i, x), al.add(x, 2.5), al.exp(x), al.sum(x), al.matmul(x, x),
+               al.where(x > 0, x, 0.0), al.reshape(x, (3, 1)), al.zeros(3), al.asarray([1, 2]), al.asarray(x) + 1,
+               al.nn.relu(x), al.astype(i, al.float32), al.argsort(x)]
+print(sorted(m for m in sys.modules if m.startswith(("torch._dynamo", "torch._inductor"))))
+"""
+
+
+def test_eager_first_use_imports_no_compiler():
+    """torch's first use costs what torch costs: arraylayer imports nothing of torch.compile
+    (``torch._dynamo`` takes about a second to import) until the user compiles."""
+    pytest.importorskip("torch")
+    out = subprocess.run([sys.executable, "-c", _EAGER_SCRIPT], capture_output=True, text=True, timeout=300,
+                         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"

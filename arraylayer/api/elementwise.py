@@ -4,10 +4,11 @@ The table, :data:`UNARY` / :data:`BINARY` (which dtype kinds each function takes
 rule gives its computation dtype), lives in :mod:`arraylayer.function_rules`, where the
 support declarations read it too.
 
-The per-call path: when both inputs are arrays of one class and one dtype, and a call with
-them has already been planned, the public function is a dict look-up and the kernel call.
-Everything else (Python scalars, mixed dtypes, first calls) goes through :func:`_plan_binary`,
-which promotes under the active policy and casts only what differs.
+The per-call path: when a call with inputs of these classes and dtypes (or an array and a
+Python scalar of this class) has already been planned, the public function is one look-up in
+its plan cache and the kernel call (with a cast for mixed dtypes). First calls go through
+:func:`_plan_binary`, which promotes under the active policy, casts only what differs and
+stores the plan; :func:`clear_plans` says what a plan depends on and when the caches empty.
 """
 
 from __future__ import annotations
@@ -88,52 +89,58 @@ def _refuse_unbroadcastable(x1: Any, x2: Any) -> None:
         broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
 
 
-def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
-    """The public function for a binary row: fast paths, then the planning path.
+#: Every elementwise function's plan cache (see :func:`_binary`), for :func:`clear_plans`.
+_CACHES: Final[list[dict[type, dict[Any, Any]]]] = []
 
-    Two plan caches, filled by :func:`_plan_binary` only with context-independent plans:
-    ``same`` for two arrays of one class and dtype, ``with_scalar`` for an array and a
-    Python scalar under a given policy (the scalar becomes the array's dtype unchanged).
-    Both are keyed by array class first, so each inner dict holds one framework's dtype
-    objects only (torch.compile must hash every key of a dict it looks into).
+
+def clear_plans() -> None:
+    """Forget every stored plan: the one invalidation rule of the plan caches.
+
+    A plan is stored only when it depends on nothing outside its key (the array class, the
+    native dtypes, the policy's name, a Python scalar's class and side): never for a result
+    that involves a default dtype or a weak type, never while Dynamo traces. So changing a
+    setting (default dtypes, the policy in force, checked scalars) needs no invalidation: a
+    new policy is a new key, and the other settings are never part of a stored plan. What
+    can change under a key is what the process registers: a backend (for an array class), a
+    policy table, a support declaration; whoever changes one of those calls this function.
     """
-    same: dict[type, dict[Any, Callable[[Any, Any], Any]]] = {}
-    with_scalar: dict[type, dict[tuple[Any, ...], ScalarPlan]] = {}
-    mixed: dict[type, dict[tuple[Any, ...], MixedPlan]] = {}  # two arrays of one class, two dtypes
-    # the plans that need no check: the kernel (with a cast, for mixed) called on the arguments as given
-    scalar_runs: dict[type, dict[tuple[Any, ...], Callable[[Any, Any], Any]]] = {}
-    mixed_runs: dict[type, dict[tuple[Any, ...], Callable[[Any, Any], Any]]] = {}
-    caches = Plans(same, with_scalar, mixed, scalar_runs, mixed_runs)
+    for plans in _CACHES:
+        plans.clear()
+
+
+def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
+    """The public function for a binary row: one plan look-up, then the planning path.
+
+    One plan cache, ``plans``: array class -> key -> ``run(x1, x2)``, filled by
+    :func:`_plan_binary` (see :func:`clear_plans` for what it holds and when it is emptied).
+    The key says which case a plan serves:
+
+    * the native dtype: two arrays of one class and that dtype (also a wrapper class and its
+      arraylayer dtype, stored by ``call_wrapped_planned``; ``function.plans`` is this cache);
+    * ``(policy, dtype1, dtype2)``: two arrays of one class and two dtypes;
+    * ``(policy, dtype, scalar class, scalar first)``: an array and a Python scalar.
+
+    A plan whose case still needs a check (a scalar's range, JAX's weak types) does it and
+    takes the planning path when it fails. The class comes first, so each inner dict holds one
+    framework's dtype objects only (torch.compile must hash every key of a dict it looks into).
+    """
+    plans: dict[type, dict[Any, Callable[[Any, Any], Any]]] = {}
+    _CACHES.append(plans)
 
     def planned(x1: Any, x2: Any) -> Any:
         scalar_first = type(x1) in SCALAR_CLASSES
-        array, scalar = (x2, x1) if scalar_first else (x1, x2)
+        array = x2 if scalar_first else x1
+        scalar = x1 if scalar_first else x2
         if type(scalar) in SCALAR_CLASSES:
-            try:
-                key = (get_dtype_promotion(), array.dtype, type(scalar), scalar_first)
-                run = scalar_runs[type(array)].get(key)
-                plan = with_scalar[type(array)].get(key) if run is None else None
-            except (AttributeError, KeyError):
-                run = plan = None
+            try:  # [], not .get(cls, ...): under torch.compile, .get on an empty dict guards on its emptiness
+                run = plans[type(array)].get((get_dtype_promotion(), array.dtype, type(scalar), scalar_first))
+            except (AttributeError, KeyError):  # two Python scalars, or nothing planned for the class
+                run = None
             if run is not None:
                 return run(x1, x2)
-            if plan is not None and plan.admits(array, scalar):
-                value = plan.python_type(scalar)
-                return plan.run(value, array) if scalar_first else plan.run(array, value)
-        elif type(x1) is type(x2):
-            try:
-                mix = mixed[type(x1)][get_dtype_promotion(), x1.dtype, x2.dtype]
-            except (AttributeError, KeyError):
-                mix = None
-            if mix is not None and not (mix.weak_guard and (x1.weak_type or x2.weak_type)):
-                try:
-                    return mix.run(mix.cast1(x1), mix.cast2(x2))
-                except Exception:
-                    _refuse_unbroadcastable(x1, x2)
-                    raise
         if type(x1) in WRAPPERS or type(x2) in WRAPPERS:  # arraylayer.Array in, Array out
-            return call_wrapped_planned(function, same, x1, x2)
-        return _plan_binary(name, spec, caches, x1, x2)
+            return call_wrapped_planned(function, plans, x1, x2)
+        return _plan_binary(name, spec, plans, x1, x2)
 
     def function(x1: Array | complex, x2: Array | complex, /) -> Array:
         cls = type(x1)
@@ -141,9 +148,9 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
             try:
                 native = x1.dtype
                 if native is x2.dtype:
-                    run = same[cls][native]
+                    run = plans[cls][native]
                 else:  # .get: no exception where no plan can exist (JAX, weak results)
-                    run = mixed_runs.get(cls, _NO_PLANS).get((get_dtype_promotion(), native, x2.dtype))
+                    run = plans.get(cls, _NO_PLANS).get((get_dtype_promotion(), native, x2.dtype))
             except (AttributeError, KeyError):  # two Python scalars, or not planned yet
                 run = None
             if run is not None:
@@ -155,42 +162,8 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
         return planned(x1, x2)
 
     _describe(function, name, spec, "x1, x2")
-    function.plans = same  # type: ignore[attr-defined]  # for callers that unwrap first (see Plans.same)
+    function.plans = plans  # type: ignore[attr-defined]  # for callers that unwrap first (Array operators)
     return function
-
-
-class ScalarPlan(NamedTuple):
-    """How to run a binary kernel on an array of a dtype and a Python scalar of a class."""
-
-    run: Callable[[Any, Any], Any]
-    python_type: Callable[[Any], Any]  # the Python type of the kind, or half precision's rounding
-    low: int | None  # integer results: the range a Python int must fit
-    high: int | None
-    weak_guard: bool  # JAX: a weak-typed array takes the planning path
-
-    def admits(self, array: Any, scalar: Any) -> bool:
-        if self.weak_guard and array.weak_type:
-            return False
-        return self.low is None or self.low <= scalar <= self.high  # type: ignore[operator]
-
-
-class Plans(NamedTuple):
-    """The plan caches of one binary function (see :func:`_binary`)."""
-
-    same: dict[type, dict[Any, Any]]  # also ``function.plans``: class -> dtype -> run(x1, x2)
-    with_scalar: dict[type, dict[Any, Any]]
-    mixed: dict[type, dict[Any, Any]]
-    scalar_runs: dict[type, dict[Any, Any]]
-    mixed_runs: dict[type, dict[Any, Any]]
-
-
-class MixedPlan(NamedTuple):
-    """Two arrays of two dtypes: cast each (identity when it already has the computation dtype), run."""
-
-    run: Callable[[Any, Any], Any]
-    cast1: Callable[[Any], Any]
-    cast2: Callable[[Any], Any]
-    weak_guard: bool  # JAX: a weak-typed input takes the planning path
 
 
 def _identity(x: Any) -> Any:
@@ -200,11 +173,46 @@ def _identity(x: Any) -> Any:
 def _caster(backend: Any, source: Dtype, target: Dtype) -> Callable[[Any], Any]:
     if source is target:
         return _identity
-    return lambda x: backend.astype(x, target)
+    return backend.caster(target)  # type: ignore[no-any-return]
 
 
-def _plan_binary(name: str, spec: Spec, caches: Plans, x1: Any, x2: Any) -> Any:
-    same, with_scalar = caches.same, caches.with_scalar
+def _mixed_plan(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], backend: Any, run: Callable[..., Any],
+                cast1: Callable[[Any], Any], cast2: Callable[[Any], Any]) -> Callable[[Any, Any], Any]:
+    """Two arrays of two dtypes: cast the one that differs (or both), run; on JAX, a weak-typed
+    input takes the planning path (its result is not the table's)."""
+    direct = getattr(run, "arrays_only", run)  # see the kernel contract
+    if backend.weak_arrays:
+        def weak_checked(x1: Any, x2: Any) -> Any:
+            if x1.weak_type or x2.weak_type:
+                return _plan_binary(name, spec, plans, x1, x2)
+            return run(cast1(x1), cast2(x2))
+        return weak_checked
+    if cast1 is _identity:
+        return lambda x1, x2: direct(x1, cast2(x2))
+    if cast2 is _identity:
+        return lambda x1, x2: direct(cast1(x1), x2)
+    return lambda x1, x2: direct(cast1(x1), cast2(x2))
+
+
+def _scalar_plan(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], run: Callable[..., Any],
+                 python_type: Callable[[Any], Any], bounds: tuple[int | None, int | None], weak: bool,
+                 scalar_first: bool) -> Callable[[Any, Any], Any]:
+    """An array and a Python scalar: the scalar converted to the array's kind (half precision's
+    rounding included) after a range check for integer results; the planning path (and its
+    error) when it does not fit, or for a weak-typed JAX array."""
+    low, high = bounds
+
+    def checked(x1: Any, x2: Any) -> Any:
+        array, scalar = (x2, x1) if scalar_first else (x1, x2)
+        if (weak and array.weak_type) or (low is not None and not low <= scalar <= high):  # type: ignore[operator]
+            return _plan_binary(name, spec, plans, x1, x2)
+        value = python_type(scalar)
+        return run(value, array) if scalar_first else run(array, value)
+
+    return checked
+
+
+def _plan_binary(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], x1: Any, x2: Any) -> Any:
     backend = backend_of(x1, x2)
     dtype = _BOOL if spec.rule == "logical" else result_type(x1, x2)
     policy = current_policy()
@@ -223,48 +231,40 @@ def _plan_binary(name: str, spec: Spec, caches: Plans, x1: Any, x2: Any) -> Any:
         return result
     if a1 is x1 and a2 is x2 and type(x1) is type(x2) and backend.dtype_of(x1) is compute:
         direct = getattr(run, "arrays_only", run)  # see the kernel contract
-        same.setdefault(type(x1), {})[x1.dtype] = (
-            direct if not backend.weak_arrays else _strong_only(direct, name, spec, caches)
+        plans.setdefault(type(x1), {})[x1.dtype] = (
+            direct if not backend.weak_arrays else _strong_only(direct, name, spec, plans)
         )
     elif (first_is_array and isinstance(x2, arrays) and type(x1) is type(x2) and compute is dtype
           and not (backend.weak_arrays and (x1.weak_type or x2.weak_type))):  # a weak input's result is not the table's
         d1, d2 = backend.dtype_of(x1), backend.dtype_of(x2)
         if type(policy.table[d1][d2]) is Dtype:  # a strong result: no default dtype involved
-            key = (policy.name, x1.dtype, x2.dtype)
-            caches.mixed.setdefault(type(x1), {})[key] = MixedPlan(
-                run, _caster(backend, d1, compute), _caster(backend, d2, compute), backend.weak_arrays
-            )
-            if not backend.weak_arrays and (d1 is compute) is not (d2 is compute):
-                direct, cast = getattr(run, "arrays_only", run), backend.caster(compute)
-                caches.mixed_runs.setdefault(type(x1), {})[key] = (
-                    (lambda x1, x2: direct(cast(x1), x2)) if d2 is compute else (lambda x1, x2: direct(x1, cast(x2)))
-                )
+            plans.setdefault(type(x1), {})[policy.name, x1.dtype, x2.dtype] = _mixed_plan(
+                name, spec, plans, backend, run, _caster(backend, d1, compute), _caster(backend, d2, compute))
     elif (first_is_array and a1 is x1 and type(x2) in SCALAR_CLASSES) or (
         a2 is x2 and type(x1) in SCALAR_CLASSES and isinstance(x2, arrays)
     ):
         array, scalar = (x1, x2) if first_is_array else (x2, x1)
         if backend.dtype_of(array) is compute and not (backend.weak_arrays and array.weak_type):
-            bounds = (None, None)
+            bounds: tuple[int | None, int | None] = (None, None)
             if compute.is_integer and type(scalar) is int:
                 info = iinfo(compute)
                 bounds = (info.min, info.max)
-            key = (policy.name, array.dtype, type(scalar), not first_is_array)
             python_type = scalar_converter(compute)
-            runs, plans = caches.scalar_runs.setdefault(type(array), {}), with_scalar.setdefault(type(array), {})
-            if bounds == (None, None) and python_type is type(scalar) and not backend.weak_arrays:
-                runs[key] = run  # nothing to check, nothing to convert
-            else:
-                plans[key] = ScalarPlan(run, python_type, *bounds, backend.weak_arrays)
+            plans.setdefault(type(array), {})[policy.name, array.dtype, type(scalar), not first_is_array] = (
+                run if bounds == (None, None) and python_type is type(scalar) and not backend.weak_arrays
+                else _scalar_plan(name, spec, plans, run, python_type, bounds, backend.weak_arrays,
+                                  not first_is_array))
     return result
 
 
-def _strong_only(run: Callable[[Any, Any], Any], name: str, spec: Spec, caches: Plans) -> Callable[[Any, Any], Any]:
+def _strong_only(run: Callable[[Any, Any], Any], name: str, spec: Spec, plans: dict[type, dict[Any, Any]]
+                 ) -> Callable[[Any, Any], Any]:
     """A fast path for JAX: two weak-typed inputs make a weak result, which only the planning
     path materialises to the default dtype; everything else runs the kernel directly."""
 
     def guarded(x1: Any, x2: Any) -> Any:
         if x1.weak_type and x2.weak_type:
-            return _plan_binary(name, spec, caches, x1, x2)
+            return _plan_binary(name, spec, plans, x1, x2)
         return run(x1, x2)
 
     return guarded
@@ -279,6 +279,7 @@ def _dtypes_of(*xs: Any) -> tuple[str, ...]:
 def _unary(name: str, spec: Spec) -> Callable[[Any], Any]:
     """The public function for a unary row: fast path, then the planning path."""
     fast: dict[type, dict[Any, Callable[[Any], Any]]] = {}  # array class -> native dtype -> kernel
+    _CACHES.append(fast)
 
     def function(x: Array, /) -> Array:
         try:

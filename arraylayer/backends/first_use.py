@@ -1,4 +1,9 @@
-"""Getting ready for a compiler before it traces the first arraylayer call.
+"""What arraylayer does when a framework is imported: never importing one, it watches for
+their imports (a meta-path finder that wraps the real loader) and runs :data:`PREPARE`'s
+entry right after the module has executed, or at once if it already had.
+
+- ``jax`` and ``einops``: ``arraylayer.Array`` is registered with them (a JAX pytree node,
+  an einops backend; ``arraylayer.integrations``).
 
 The first arraylayer call in a process may happen inside ``jax.jit``, ``tf.function`` or
 ``torch.compile(fullgraph=True)``. JAX traces Python as it is, so nothing is needed there.
@@ -8,9 +13,11 @@ the framework's compiler is imported (at once if it already is), never importing
 - ``tensorflow``: AutoGraph is told to leave arraylayer's functions alone (no conversion,
   no warnings), and arraylayer's exceptions pass through it as themselves instead of
   being rewrapped as ``StagingError``.
-- ``torch._dynamo`` (imported by the first ``torch.compile``): the torch backend is loaded
-  and ``torch.Tensor`` classified, so Dynamo never meets the imports, entry points and
-  ``ContextVar`` reads of a first use, which it cannot trace; and a settings scope that a
+- ``torch._dynamo`` (imported by the first ``torch.compile``, never by arraylayer): the
+  functions that read a setting are marked as constant results (read once per trace: Dynamo
+  cannot trace ``ContextVar.get``), the torch backend is loaded and ``torch.Tensor``
+  classified, so Dynamo never meets the imports, entry points and ``ContextVar`` reads of a
+  first use, which it cannot trace; and a settings scope that a
   trace entered and did not leave (the trace stopped inside the ``with`` block) is left when
   trace attempt ends (``context.at_trace_end``; Dynamo abandons an attempt at a graph break
   and traces the frame again, which must not see the scope's value before the block).
@@ -20,6 +27,7 @@ Nothing here runs per call.
 
 from __future__ import annotations
 
+import importlib
 import importlib.abc
 import sys
 import warnings
@@ -42,10 +50,12 @@ def _load_torch_for_dynamo() -> None:
     from torch._dynamo.output_graph import OutputGraph
     from torch._dynamo.symbolic_convert import InstructionTranslator
 
-    from ..context import at_trace_end
+    from ..context import SETTING_READERS, at_trace_end
     from ..registry import prepare_for_tracing
 
     torch = sys.modules["torch"]
+    for reader in SETTING_READERS:  # read at trace time, as constants (Dynamo cannot trace ContextVar.get)
+        torch.compiler.assume_constant_result(reader)
     prepare_for_tracing(torch.Tensor, torch.nn.Parameter)
     if not (hasattr(InstructionTranslator, "current_tx") and hasattr(OutputGraph, "add_cleanup_hook")):
         raise AttributeError("torch._dynamo has no per-attempt cleanup hooks")
@@ -60,11 +70,26 @@ def _after_this_attempt(cleanup: Callable[[], None]) -> None:
     InstructionTranslator.current_tx().output.add_cleanup_hook(cleanup)
 
 
+def _integration(name: str) -> Callable[[], None]:
+    """Importing ``arraylayer.integrations.<name>``, which registers Array with its library."""
+
+    def register() -> None:
+        importlib.import_module(f"arraylayer.integrations.{name}")
+
+    return register
+
+
 #: module -> what to do once it is imported.
 PREPARE: Final[dict[str, Callable[[], None]]] = {
     "tensorflow": _leave_arraylayer_to_autograph,
     "torch._dynamo": _load_torch_for_dynamo,
+    "jax": _integration("jax_pytree"),
+    "einops": _integration("einops"),
 }
+
+
+_CONSEQUENCE: Final = {"tensorflow": "the first arraylayer call inside tf.function may fail to trace",
+                       "torch._dynamo": "the first arraylayer call inside torch.compile may fail to trace"}
 
 
 def _run(module: str) -> None:
@@ -72,7 +97,7 @@ def _run(module: str) -> None:
         PREPARE[module]()
     except Exception as error:  # a framework version without the hooks used: say so, never break its import
         warnings.warn(f"arraylayer could not prepare for {module} ({type(error).__name__}: {error}); "
-                      f"the first arraylayer call inside a compiled function may fail to trace.",
+                      f"{_CONSEQUENCE.get(module, 'arraylayer.Array will not work with it')}.",
                       RuntimeWarning, stacklevel=2)
 
 

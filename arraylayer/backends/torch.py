@@ -64,15 +64,14 @@ class TorchBackend(Backend):
         return (module.Tensor,)
 
     def load(self) -> Backend:
-        """Also tells torch.compile to read arraylayer's settings at trace time (Dynamo cannot
-        trace ``ContextVar.get``; without this every promotion would break the graph), and lets
-        the planning paths know when Dynamo traces them (see ``context.replaying``)."""
+        """Also lets the planning paths know when Dynamo traces them (see ``context.replaying``);
+        ``torch.compiler.is_compiling`` is a flag read, which imports nothing. What Dynamo itself
+        needs is done by ``first_use`` when ``torch._dynamo`` is imported (by the first
+        ``torch.compile``), so an eager first use never pays for importing it."""
         if self.module is None:
             super().load()
-            from ..context import SETTING_READERS, watch_replay
+            from ..context import watch_replay
 
-            for reader in SETTING_READERS:
-                self.module.compiler.assume_constant_result(reader)
             watch_replay(self.module.compiler.is_compiling)
         return self
 

@@ -1,2 +1,2 @@
-"""Integrations of ``arraylayer.Array`` with other libraries, each loaded only when its library
-is imported (see ``arraylayer.array._register_when_imported``): arraylayer never imports them."""
+"""Integrations of ``arraylayer.Array`` with other libraries, each module imported only right
+after its library is (see ``arraylayer.backends.first_use``): arraylayer never imports them."""

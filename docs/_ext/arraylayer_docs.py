@@ -276,7 +276,7 @@ def api_reference() -> str:
 # ---------------------------------------------------------------------------------------------
 def promotion_tables() -> str:
     import arraylayer as al
-    from arraylayer.cli import TABLE_CSS, promotion_table, render_html, render_text
+    from arraylayer.promotion_table import TABLE_CSS, promotion_table, render_html, render_text
 
     lines = [".. raw:: html", ""] + indented(f"<style>\n{TABLE_CSS}\n</style>") + [""]
     for policy in al.promotion_policies():
