@@ -30,6 +30,7 @@ INITS = {
 }
 
 
+@functools.cache  # the parameters are never changed in place; jax compiles each draw's shape once
 def init_on(backend: str, name: str, seed: int = 0) -> Any:
     with al.use_backend(backend):
         return INITS[name](al.random.key(seed))
@@ -130,7 +131,7 @@ def test_policy_casts_compute_and_output(backend, compute):
         y = layers.transformer_block.apply(params, x, heads=HEADS, policy=policy)
         inner = layers.mlp.apply(params["mlp"], x, policy=mp.Policy("float32", compute, compute))
     assert str(al.Dtype(y.dtype)) == "float32" and str(al.Dtype(inner.dtype)) == compute
-    assert al.tree_leaves(params)[0].dtype == al.tree_leaves(init_on(backend, "transformer_block"))[0].dtype
+    assert {str(al.Dtype(p.dtype)) for p in al.tree_leaves(params)} == {"float32"}  # the params stay as they are
     np.testing.assert_allclose(host(y), np_block(to_numpy(params), X), atol=0.15)
 
 
