@@ -121,8 +121,10 @@ from .api.dispatch import accepting_wrapped as _accepting_wrapped  # noqa: E402
 
 to_backend, dev, to_device = (_accepting_wrapped(f) for f in (to_backend, dev, to_device))
 # What models need: random (threefry keys), nn (activations, losses, convolution, pooling), optim
-# (optimizers over parameter trees), initializers. None of them imports a framework.
-from . import checkpoint, initializers, nn, optim, random, schedules, transforms  # noqa: E402, F401
+# (optimizers over parameter trees), initializers, schedules and transforms (learning rates, gradient
+# transformations), checkpoint (safetensors files), layers (init/apply pairs) and mixed_precision (dtype
+# policies, loss scaling). None of them imports a framework.
+from . import checkpoint, initializers, layers, mixed_precision, nn, optim, random, schedules, transforms  # noqa: E402, F401
 from .tree import tree_leaves, tree_map, tree_map_with_path, tree_paths  # noqa: E402
 
 # The dtypes every backend holds are plain attributes. The others (int64, uint16, uint32,
@@ -244,7 +246,8 @@ __all__ = [
     "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
     "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit", "checked_scalars", "set_checked_scalars",
     "use_checked_scalars",
-    "linalg", "fft", "random", "nn", "optim", "schedules", "transforms", "checkpoint", "initializers", "__array_api_version__", "__array_namespace_info__",
+    "linalg", "fft", "random", "nn", "optim", "schedules", "transforms", "checkpoint", "initializers", "layers",
+    "mixed_precision", "__array_api_version__", "__array_namespace_info__",
     "Array", "grad", "value_and_grad", "tree_map", "tree_leaves", "tree_map_with_path", "tree_paths", "UnsupportedOperationError", "GradientError",
     "function_supported_dtypes", "function_unsupported_dtypes", "UnverifiedVersionWarning",
     *sorted(_FUNCTIONS.keys() - {"can_cast", "finfo", "iinfo", "result_type", "__array_namespace_info__"}),

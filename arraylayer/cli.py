@@ -22,7 +22,7 @@ when the parser is built::
         "support": "arraylayer.support:COMMAND",     # the one line a new command adds
     }
 
-where ``arraylayer/support.py`` defines (importing ``Command`` from here)::
+where ``arraylayer/probe/commands.py`` defines (importing ``Command`` from here)::
 
     COMMAND = Command(
         name="support",
