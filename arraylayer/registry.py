@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final
 
@@ -44,6 +44,20 @@ _REGISTERED: dict[str, str | type[Backend]] = {
 _BUILT_IN: Final = frozenset(_REGISTERED)
 _INSTANCES: dict[str, Backend] = {}
 _entry_points_read = False
+# Called with no argument whenever what a stored plan relies on may have changed: a backend
+# registered (or replaced) at run time, or support declarations changed (support.clear_caches).
+_CHANGE_LISTENERS: list[Callable[[], None]] = []
+
+
+def on_registry_change(listener: Callable[[], None]) -> None:
+    """Call ``listener()`` whenever a backend is registered or support declarations change."""
+    _CHANGE_LISTENERS.append(listener)
+
+
+def registry_changed() -> None:
+    """Tell every listener (the element-wise plan caches) that registrations changed."""
+    for listener in _CHANGE_LISTENERS:
+        listener()
 
 
 def register_backend(name: str, target: str | type[Backend]) -> None:
@@ -72,6 +86,7 @@ def register_backend(name: str, target: str | type[Backend]) -> None:
         )
     _REGISTERED[name] = target
     _INSTANCES.pop(name, None)
+    registry_changed()
 
 
 def _read_entry_points() -> None:

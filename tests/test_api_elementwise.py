@@ -289,3 +289,25 @@ def test_clear_plans_empties_every_cache_and_changes_no_result(backend):
         result = call()
         assert dtype_name(backend, result) == str(expected[name].dtype)
         assert_close(to_numpy(backend, result), expected[name], str(expected[name].dtype), name)
+
+
+def test_registering_a_backend_or_clearing_support_forgets_the_plans(backend):
+    """The invalidation rule is wired: ``register_backend`` and ``support.clear_caches`` (what a
+    change of declarations calls) empty the plan caches, and the next call plans again."""
+    from arraylayer.registry import _REGISTERED, register_backend
+    from arraylayer.support import clear_caches
+
+    f32 = make_array(backend, "float32", X1)
+    al.add(f32, f32)
+    al.add(f32, f32)
+    assert al.add.plans
+    register_backend("replanned_backend_for_test", "arraylayer.backends.numpy:NumpyBackend")
+    try:
+        assert not al.add.plans
+    finally:
+        _REGISTERED.pop("replanned_backend_for_test")
+    al.add(f32, f32)
+    assert al.add.plans
+    clear_caches()
+    assert not al.add.plans
+    assert_close(to_numpy(backend, al.add(f32, f32)), np.add(np.float32(X1), np.float32(X1)), "float32", "add")

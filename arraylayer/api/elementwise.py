@@ -22,7 +22,7 @@ from ..dtypes import Dtype, as_dtype, iinfo
 from ..errors import TypePromotionError
 from ..function_rules import BINARY, KIND_LETTER, KIND_WORDS, UNARY, Spec
 from ..promotion import current_policy, get_dtype_promotion, result_type
-from ..registry import backend_of
+from ..registry import backend_of, on_registry_change
 from .arguments import broadcast_shapes
 from .dispatch import (
     PYTHON_SCALARS,
@@ -106,6 +106,9 @@ def clear_plans() -> None:
     """
     for plans in _CACHES:
         plans.clear()
+
+
+on_registry_change(clear_plans)  # register_backend and support.clear_caches call it
 
 
 def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:

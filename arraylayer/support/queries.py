@@ -154,8 +154,9 @@ def function_unsupported_dtypes(fn: Any, backend: Any = None) -> tuple[Dtype, ..
 
 def clear_caches() -> None:
     """Forget every computed answer (after changing a backend's declarations at run time)."""
-    from ..registry import backend_instances
+    from ..registry import backend_instances, registry_changed
 
     _ANSWERS.clear()
     for backend in backend_instances():
         backend.unsupported_cache.clear()
+    registry_changed()  # the element-wise plans were made under the old declarations
