@@ -14,7 +14,7 @@ stores the plan; :func:`clear_plans` says what a plan depends on and when the ca
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 from ..context import replaying
 from ..defaults import default_float_dtype
