@@ -23,6 +23,7 @@ from typing import Any, Final
 
 import arraylayer as al
 
+from . import dropout_masks, fused
 from .api import arguments
 from .api.dispatch import WRAPPERS
 from .dtypes import Dtype, as_dtype
@@ -69,6 +70,23 @@ def _kernels(x: Any) -> Any:
             f"to numpy, jax, torch or tensorflow first (arraylayer.to_backend(x, 'numpy'))."
         )
     return backend.nn_kernels
+
+
+def _fused(native: Any, dtype: Dtype, name: str) -> Any:
+    """The backend's fused kernel ``name`` (arraylayer/fused.py) for a float32/float64 native
+    array, or None: half precision and backends without one keep the composed form."""
+    if dtype not in _FUSED_DTYPES or 0 in tuple(native.shape):
+        return None
+    return fused.table(al.backend_of(native).name).get(name)
+
+
+def _fused_along(x: Any, dtype: Dtype, name: str, axis: Any) -> Any:
+    """softmax/log_softmax of x along one int ``axis`` by the fused kernel; None where there is none."""
+    native, rewrap = _native(x)
+    kernel = _fused(native, dtype, name)
+    if kernel is None or type(axis) is not int:  # tuples of axes (and bools) keep the composed form
+        return None
+    return rewrap(kernel(native, arguments.axis(axis, native.ndim)))
 
 
 def _creating_on(x: Any) -> Any:
@@ -134,11 +152,15 @@ def softplus(x: Any) -> Any:
 def gelu(x: Any, approximate: bool = False) -> Any:
     """x * Phi(x): exact with erf, or with ``approximate=True`` the tanh form
     0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
-    _floating(x, "gelu")
-    if arguments.flag(approximate, "approximate"):
+    dtype = _floating(x, "gelu")
+    approximate = arguments.flag(approximate, "approximate")
+    native, rewrap = _native(x)
+    kernel = _fused(native, dtype, "gelu")
+    if kernel is not None:
+        return rewrap(kernel(native, approximate))
+    if approximate:
         inner = al.multiply(al.add(x, al.multiply(al.multiply(al.square(x), x), 0.044715)), _SQRT_2_OVER_PI)
         return al.multiply(al.multiply(x, 0.5), al.add(al.tanh(inner), 1.0))
-    native, rewrap = _native(x)
     erf = _kernels(native).erf(al.multiply(native, 1.0 / math.sqrt(2.0)))
     return rewrap(al.multiply(al.multiply(native, 0.5), al.add(erf, 1.0)))
 
@@ -165,7 +187,10 @@ def log_softmax(x: Any, axis: int = -1) -> Any:
     """(x - max) - log(sum(exp(x - max))) along ``axis``: log-probabilities, stable for logits of any
     size. Not x - logsumexp(x): logsumexp rounded in the input's dtype loses the small log-sum when
     the logits are large (bfloat16 rounds 100 + log 2 to 100.5, which would make log(1/2) -0.5)."""
-    _floating(x, "log_softmax")
+    dtype = _floating(x, "log_softmax")
+    result = _fused_along(x, dtype, "log_softmax", axis)
+    if result is not None:
+        return result
     peak = al.max(x, axis=axis, keepdims=True)
     shifted = al.subtract(x, al.where(al.isfinite(peak), peak, 0.0))
     return al.subtract(shifted, al.log(al.sum(al.exp(shifted), axis=axis, keepdims=True)))
@@ -173,7 +198,10 @@ def log_softmax(x: Any, axis: int = -1) -> Any:
 
 def softmax(x: Any, axis: int = -1) -> Any:
     """exp(x) / sum(exp(x)) along ``axis``, shifted by the maximum (no overflow at logits of 100)."""
-    _floating(x, "softmax")
+    dtype = _floating(x, "softmax")
+    result = _fused_along(x, dtype, "softmax", axis)
+    if result is not None:
+        return result
     shifted = al.exp(al.subtract(x, al.max(x, axis=axis, keepdims=True)))
     return al.divide(shifted, al.sum(shifted, axis=axis, keepdims=True))
 
@@ -313,9 +341,20 @@ def mse(predictions: Any, targets: Any, reduction: str = "mean") -> Any:
 def layer_norm(x: Any, scale: Any = None, offset: Any = None, axis: int | tuple[int, ...] = -1,
                eps: float = 1e-5) -> Any:
     """(x - mean) / sqrt(var + eps) over ``axis``, then ``* scale + offset`` when given."""
-    _floating(x, "layer_norm")
+    dtype = _floating(x, "layer_norm")
     if not arguments.real_scalar(eps, "eps") >= 0:
         raise InvalidArgumentError(f"nn.layer_norm(eps={eps}): eps must be >= 0 (it keeps the division away from 0).")
+    native, rewrap = _native(x)
+    kernel = _fused(native, dtype, "layer_norm")
+    trailing = None if kernel is None else _trailing(axis, native.ndim)
+    if trailing is not None:
+        shape = tuple(native.shape[native.ndim - trailing:])
+        backend = al.backend_of(native)
+        if _fits(scale, backend, dtype, shape) and _fits(offset, backend, dtype, shape):
+            return rewrap(kernel(native, trailing, float(eps), _native(scale)[0], _native(offset)[0]))
+        y = rewrap(kernel(native, trailing, float(eps), None, None))
+        y = y if scale is None else al.multiply(y, scale)
+        return y if offset is None else al.add(y, offset)
     mean = al.mean(x, axis=axis, keepdims=True)
     centred = al.subtract(x, mean)
     variance = al.mean(al.square(centred), axis=axis, keepdims=True)
@@ -323,6 +362,24 @@ def layer_norm(x: Any, scale: Any = None, offset: Any = None, axis: int | tuple[
     if scale is not None:
         y = al.multiply(y, scale)
     return y if offset is None else al.add(y, offset)
+
+
+def _trailing(axis: Any, ndim: int) -> int | None:
+    """k when ``axis`` names the last k axes (in any order), else None."""
+    axes = arguments.axes(axis, ndim)
+    axes = (axes,) if type(axes) is int else axes
+    return len(axes) if axes and sorted(axes) == list(range(ndim - len(axes), ndim)) else None
+
+
+def _fits(p: Any, backend: Any, dtype: Dtype, shape: tuple[int, ...]) -> bool:
+    """Whether layer_norm's ``scale``/``offset`` p can go into the fused kernel: None, or an array of
+    x's backend and dtype of exactly the normalised axes' shape (anything else is broadcast and
+    promoted by arraylayer after the kernel)."""
+    if p is None:
+        return True
+    native = _native(p)[0]
+    return (hasattr(native, "dtype") and tuple(getattr(native, "shape", ())) == shape
+            and al.backend_of(native) is backend and as_dtype(native.dtype) == dtype)
 
 
 def dropout(key: Any, x: Any, rate: float, training: bool = True) -> Any:
@@ -336,8 +393,10 @@ def dropout(key: Any, x: Any, rate: float, training: bool = True) -> Any:
     if not arguments.flag(training, "training") or rate == 0.0:
         return x
     native, rewrap = _native(x)
-    with _creating_on(native):
-        keep = al.random.bernoulli(key, 1.0 - rate, tuple(native.shape))
+    keep = dropout_masks.keep(al.backend_of(native).name, _native(key)[0], native, 1.0 - rate)
+    if keep is None:
+        with _creating_on(native):
+            keep = al.random.bernoulli(key, 1.0 - rate, tuple(native.shape))
     return rewrap(al.where(keep, al.divide(native, 1.0 - rate), 0.0))
 
 

@@ -1,0 +1,106 @@
+"""nn.dropout's keep mask in eager code on the CPU, computed by NumPy in place: the same bits as
+``arraylayer.random.bernoulli(key, p, shape)``, several times faster there.
+
+``random`` runs threefry's ~110 integer operations through arraylayer, one array at a time (on
+PyTorch in int32, which needs a mask after every right shift). Here they run as NumPy uint32
+operations into preallocated tiles: the rotations are three operations, the key's words are
+Python ints, and the uniform's comparison becomes one comparison of the words. With
+p32 = float32(p) (the weak scalar ``p`` in bernoulli's float32 comparison):
+
+    m * 2**-23 < p32  <=>  m < ceil(p32 * 2**23) = t  <=>  (y0 ^ y1) < t * 2**9
+
+where m = (y0 ^ y1) >> 9 and t * 2**9 <= 2**32. Backends without an entry (JAX and TensorFlow
+compile threefry whole; dask), traced calls and other devices keep ``random.bernoulli``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, Final
+
+import numpy as np
+
+from .context import replaying
+
+__all__ = ["keep"]
+
+_ROTATIONS: Final = ((13, 15, 26, 6), (17, 29, 16, 24))
+_PARITY: Final = 0x1BD11BDA
+_MASK: Final = 0xFFFFFFFF
+_TILE: Final = 2**16
+_UNITS: Final = 2**23  # float32 uniforms are multiples of 2**-23 below 1
+
+
+def _read(key: Any) -> tuple[int, int] | None:
+    """The key's two words as Python ints, or None where they cannot be read here."""
+    try:
+        k0, k1 = (int(v) & _MASK for v in key.tolist())
+    except (RuntimeError, TypeError, ValueError):  # e.g. a key batched by torch.func.vmap
+        return None
+    return k0, k1
+
+
+def _threefry_into(out: np.ndarray, keys: tuple[int, int, int], first: int, threshold: int) -> None:
+    """out[:] = (y0 ^ y1) < threshold for the counters first, first + 1, ... (high words 0)."""
+    x1 = np.arange(first, first + out.size, dtype=np.uint32)
+    x1 += np.uint32(keys[1])
+    x0 = x1 + np.uint32(keys[0])  # the first round's x0 + x1, with x0 = 0 + keys[0]
+    spare = np.empty_like(x1)
+    steps = 0
+    for group in range(5):
+        for r in _ROTATIONS[group % 2]:
+            if steps:
+                np.add(x0, x1, out=x0)
+            steps += 1
+            np.left_shift(x1, np.uint32(r), out=spare)
+            np.right_shift(x1, np.uint32(32 - r), out=x1)
+            np.bitwise_or(x1, spare, out=x1)
+            np.bitwise_xor(x1, x0, out=x1)
+        np.add(x0, np.uint32(keys[(group + 1) % 3]), out=x0)
+        np.add(x1, np.uint32((keys[(group + 2) % 3] + group + 1) & _MASK), out=x1)
+    np.bitwise_xor(x0, x1, out=x0)
+    np.less(x0, np.uint32(threshold), out=out)
+
+
+def _mask(words: tuple[int, int], size: int, p: float) -> np.ndarray:
+    """Flat keep mask of ``size`` elements: bernoulli(key, p) computed tile by tile."""
+    k0, k1 = words
+    units = math.ceil(float(np.float32(p)) * _UNITS)
+    if units >= _UNITS:
+        return np.ones(size, dtype=bool)
+    keys = (k0, k1, k0 ^ k1 ^ _PARITY)
+    out = np.empty(size, dtype=bool)
+    for first in range(0, size, _TILE):
+        _threefry_into(out[first:first + _TILE], keys, first, units << 9)
+    return out
+
+
+def _numpy(key: Any, x: Any, p: float) -> Any:
+    if type(key) is not np.ndarray or key.shape != (2,) or key.dtype.kind not in "iu":
+        return None
+    words = _read(key)
+    return None if words is None else _mask(words, x.size, p).reshape(x.shape)
+
+
+def _torch(key: Any, x: Any, p: float) -> Any:
+    import torch
+
+    if (type(key) is not torch.Tensor or key.device.type != "cpu" or x.device.type != "cpu" or replaying()
+            or key.dtype.is_floating_point or key.dtype.is_complex or tuple(key.shape) != (2,)):
+        return None
+    words = _read(key)
+    return None if words is None else torch.from_numpy(_mask(words, x.numel(), p)).reshape(x.shape)
+
+
+#: the backends whose eager CPU masks come from here
+_MAKERS: Final[dict[str, Callable[[Any, Any, float], Any]]] = {"numpy": _numpy, "torch": _torch}
+
+
+def keep(backend: str, key: Any, x: Any, p: float) -> Any:
+    """A native bool array of x's shape, True with probability ``p`` exactly where
+    ``random.bernoulli(key, p, x.shape)`` is, or None (draw it with ``random.bernoulli``)."""
+    make = _MAKERS.get(backend)
+    if make is None or math.prod(x.shape) >= 2**32:
+        return None
+    return make(key, x, p)
