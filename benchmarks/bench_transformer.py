@@ -301,7 +301,10 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--tiny", action="store_true", help="a tiny model (a smoke run; results not written)")
     parser.add_argument("--threads", type=int, default=1, help="torch's intra-op threads (1: a shared machine)")
+    parser.add_argument("--quick", action="store_true", help="--tiny with one round of one step (nox -s bench -- --quick)")
     args = parser.parse_args()
+    if args.quick:
+        args.tiny, args.rounds, args.steps = True, 1, 1
     size = SIZES["tiny" if args.tiny else "default"]
     chosen = [c for c in args.cases.split(",") if importlib.util.find_spec(CASES[c].backend)]
     if any(CASES[c].backend == "torch" for c in chosen):
