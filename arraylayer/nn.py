@@ -45,7 +45,7 @@ _FUSED_DTYPES: Final = (Dtype("float32"), Dtype("float64"))
 def _floating(x: Any, function: str) -> Dtype:
     """x's dtype, which must be real floating."""
     dtype = as_dtype(x.dtype)
-    if dtype.kind != "float":
+    if dtype.category != "float":
         raise InvalidDtypeError(f"nn.{function} takes real floating arrays; got {dtype}. Cast first, e.g. "
                                 f"arraylayer.astype(x, 'float32').")
     return dtype
@@ -181,7 +181,7 @@ def one_hot(labels: Any, num_classes: int, dtype: Any = None) -> Any:
     """A trailing axis of ``num_classes`` with 1 at each label (integer labels; others get all 0).
     ``dtype``: None is the default float dtype."""
     kind = as_dtype(labels.dtype)
-    if kind.kind not in ("int", "uint"):
+    if kind.category not in ("int", "uint"):
         raise InvalidDtypeError(f"nn.one_hot takes integer labels; got {kind}.")
     count = arguments.count(num_classes, "num_classes")
     if count == 0:
@@ -219,7 +219,7 @@ def _labels_in_range(labels: Any, classes: int) -> Any:
     returned labels raise it then), not inside a compiler's trace (a silent loss of 0 or a
     framework's own error there)."""
     kind = as_dtype(labels.dtype)
-    if kind.kind not in ("int", "uint"):
+    if kind.category not in ("int", "uint"):
         raise InvalidDtypeError(f"nn.cross_entropy takes integer class labels; got {kind}.")
     return _in_range(labels, classes, _label_error)
 
@@ -301,7 +301,7 @@ def embedding(table: Any, ids: Any) -> Any:
     Ids outside [0, vocabulary) raise InvalidArgumentError (a negative id is no row): now where their
     values are known, when computed on dask."""
     kind = as_dtype(ids.dtype)
-    if kind.kind not in ("int", "uint"):
+    if kind.category not in ("int", "uint"):
         raise InvalidDtypeError(f"nn.embedding takes integer ids; got {kind}.")
     if table.ndim != 2:
         raise InvalidArgumentError(f"nn.embedding takes a 2-d table (vocabulary, features); got shape {tuple(table.shape)}.")
@@ -364,7 +364,7 @@ def conv2d(x: Any, kernel: Any, stride: Any = 1, padding: Any = "VALID", dilatio
     channels_last = _layout(data_format)
     strides, dilations = _pair(stride, "stride"), _pair(dilation, "dilation")
     dtype = al.result_type(x, kernel)
-    if dtype.kind != "float":
+    if dtype.category != "float":
         raise InvalidDtypeError(f"nn.conv2d takes real floating arrays; got {as_dtype(x.dtype)} and "
                                 f"{as_dtype(kernel.dtype)}.")
     native, rewrap = _native(x)

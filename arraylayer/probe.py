@@ -97,7 +97,7 @@ class Maker:
         self.reference = reference
 
     def values(self, name: str = "x", dtype: Dtype | None = None) -> list[Any]:
-        return _VALUES[name][_LETTER[(dtype or self.dtype).kind]]
+        return _VALUES[name][_LETTER[(dtype or self.dtype).category]]
 
     def array(self, name: str = "x", shape: tuple[int, ...] | None = None, dtype: str | None = None) -> Any:
         """Sample ``name`` as an array of the probed dtype (or of ``dtype``)."""
@@ -110,7 +110,7 @@ class Maker:
 
     def scalar(self, value: Any) -> Any:
         """A Python scalar of the dtype's kind (what the api layer passes beside an array)."""
-        return _PYTHON[self.dtype.kind](value)
+        return _PYTHON[self.dtype.category](value)
 
     def native(self) -> Any:
         return self._numpy_dtype(self._host_dtype(self.dtype)) if self.reference else \
@@ -210,17 +210,17 @@ def _cases() -> dict[str, Case]:
         cases[name] = Case(_binary("shift"))
     created = {"device": None}
     cases.update({
-        "clip": Case(lambda m: ((m.array(), m.scalar(0.75 if m.dtype.kind in ("float", "complex") else 2),
-                                 m.scalar(2.0 if m.dtype.kind in ("float", "complex") else 2)), {})),
+        "clip": Case(lambda m: ((m.array(), m.scalar(0.75 if m.dtype.category in ("float", "complex") else 2),
+                                 m.scalar(2.0 if m.dtype.category in ("float", "complex") else 2)), {})),
         # creation
         "zeros": Case(lambda m: (((2, 3),), {"dtype": m.native(), **created})),
         "ones": Case(lambda m: (((2, 3),), {"dtype": m.native(), **created})),
         "empty": Case(lambda m: (((2, 3),), {"dtype": m.native(), **created}), "same~"),
         "full": Case(lambda m: (((2,), m.scalar({"b": True, "i": 2, "f": 1.25, "c": 1.25 + 0.5j}[
-            _LETTER[m.dtype.kind]])), {"dtype": m.native(), **created})),
+            _LETTER[m.dtype.category]])), {"dtype": m.native(), **created})),
         "arange": Case(lambda m: ({"b": (0, 1, 1), "i": (1, 7, 2), "f": (0.5, 2.5, 0.5), "c": (0, 3, 1)}[
-            _LETTER[m.dtype.kind]], {"dtype": m.native(), **created})),
-        "linspace": Case(lambda m: ((0.0, 1.0 if m.dtype.kind != "complex" else 1 + 1j, 5),
+            _LETTER[m.dtype.category]], {"dtype": m.native(), **created})),
+        "linspace": Case(lambda m: ((0.0, 1.0 if m.dtype.category != "complex" else 1 + 1j, 5),
                                     {"dtype": m.native(), "endpoint": True, **created})),
         "eye": Case(lambda m: ((2, 3), {"k": 1, "dtype": m.native(), **created})),
         "meshgrid": Case(lambda m: ((m.array(), m.array("y")[:2]), {"indexing": "xy"}), "*same"),
@@ -370,7 +370,7 @@ def _check(backend: Any, spec: Any, actual: Any, reference: Any, dtype: Dtype, w
     want = _expected(spec, dtype)
     at = f" (result{where})" if where else ""
     if want is None:
-        if got.kind not in ("int", "uint"):
+        if got.category not in ("int", "uint"):
             raise _Mismatch(f"returns {got}{at}, expected an integer dtype")
     elif got != want:
         raise _Mismatch(f"returns {got}{at}, expected {want}")
@@ -395,7 +395,7 @@ def _check(backend: Any, spec: Any, actual: Any, reference: Any, dtype: Dtype, w
         if not np.allclose(values, expected.astype(wide), rtol=tol, atol=tol, equal_nan=True):
             raise _Mismatch(f"wrong values{where}: {values.ravel()[:6].tolist()}, NumPy "
                             f"{expected.astype(wide).ravel()[:6].tolist()}")
-    elif not np.array_equal(values.astype(expected.dtype) if got.kind == "bool" else values, expected):
+    elif not np.array_equal(values.astype(expected.dtype) if got.category == "bool" else values, expected):
         raise _Mismatch(f"wrong values{where}: {values.ravel()[:6].tolist()}, NumPy {expected.ravel()[:6].tolist()}")
     return values
 

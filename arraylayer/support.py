@@ -536,7 +536,7 @@ def kernel_dtype(rule: str, dtype: Dtype) -> Dtype:
     """The dtype a function of ``rule`` calls its kernels with for an input of ``dtype`` (under
     the default dtypes in force)."""
     if rule == "inexact":
-        if dtype.kind in ("bool", "int", "uint"):
+        if dtype.category in ("bool", "int", "uint"):
             from .defaults import default_float_dtype
 
             return default_float_dtype()
@@ -565,11 +565,11 @@ def kernel_domain(name: str) -> tuple[Dtype, ...]:
         if uses.rule == "accumulator":
             return all_dtypes
         for dtype in all_dtypes:
-            if _KIND_LETTER[dtype.kind] not in uses.kinds:
+            if _KIND_LETTER[dtype.category] not in uses.kinds:
                 continue
             if uses.rule == "logical":
                 reached.add(Dtype("bool"))
-            elif uses.rule == "inexact" and dtype.kind in ("bool", "int", "uint"):
+            elif uses.rule == "inexact" and dtype.category in ("bool", "int", "uint"):
                 reached.update(all_float_dtypes)  # the default float: any float dtype
             elif uses.rule == "complex":
                 reached.add(_COMPLEX_OF.get(dtype, dtype))
@@ -644,7 +644,7 @@ def dtype_support(
         if uses.rule == "independent":
             cells[dtype] = _SUPPORTED
             continue
-        if _KIND_LETTER[dtype.kind] not in uses.kinds:
+        if _KIND_LETTER[dtype.category] not in uses.kinds:
             takes = " or ".join(_KIND_WORDS[k] for k in uses.kinds)
             cells[dtype] = Cell("undefined", f"{name} is defined for {takes} input only")
             continue
