@@ -515,7 +515,7 @@ class BackendReport:
         """One sentence per distinct remedy, naming the invalid dtypes it applies to."""
         lines = []
         for template, dtypes in self.remedies.items():
-            names = ", ".join(dtypes)
+            names = ", ".join(map(str, dtypes))
             lines.append(template.replace("\0", names) if "\0" in template else f"{names}: {template}")
         return lines
 

@@ -87,7 +87,7 @@ def describe(value: Any) -> str:
     if isinstance(value, (bool, int, float, complex)) and not hasattr(value, "dtype"):
         return f"a Python {type(value).__name__} ({value!r})"
     dtype = backend_of(value).dtype_of(value)
-    return f"{'an' if dtype[0] in 'aeiou' else 'a'} {dtype} array"
+    return f"{'an' if dtype.name[0] in 'aeiou' else 'a'} {dtype} array"
 
 
 # -- storing the result, per backend ------------------------------------------------------------------

@@ -49,7 +49,7 @@ def unsupported_error(name: str, dtype: Dtype, backend: Backend) -> UnsupportedD
             f"Convert first with arraylayer.astype(x, dtype), the one function that takes {dtype} arrays there."
         )
     others = [d for d in backend.valid_dtypes() if d.category == dtype.category and d not in kernel_unsupported_dtypes(backend, name)]
-    hint = f"Cast to {' or '.join(others)} first, " if others else "Cast to a supported dtype first, "
+    hint = f"Cast to {' or '.join(map(str, others))} first, " if others else "Cast to a supported dtype first, "
     return UnsupportedDtypeError(
         f"{name} has no {dtype} kernel on the {backend.name} backend ({backend.framework} {backend.version}) "
         f"and no exact fallback. {hint}or use another backend (arraylayer.function_unsupported_dtypes("
