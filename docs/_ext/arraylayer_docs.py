@@ -88,6 +88,7 @@ API_SECTIONS = {
     "arraylayer.dtypes": "Dtypes",
     "arraylayer.promotion": "Type promotion",
     "arraylayer.defaults": "Default dtypes",
+    "arraylayer.inference": "Dtype inference",
     "arraylayer.registry": "Backends",
     "arraylayer.native": "Native dtypes",
     "arraylayer.devices": "Devices",
