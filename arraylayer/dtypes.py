@@ -114,9 +114,13 @@ class Dtype:
     def _make(cls, name: str) -> Dtype:
         self = object.__new__(cls)
         category, bits = CATALOGUE[name]
-        self.name, self.category, self.kind, self.bits = name, category, KIND_LETTER[category], bits
-        self.itemsize, self.char, self._hash = bits // 8, _CHAR[name], hash(name)
+        for attribute, value in (("name", name), ("category", category), ("kind", KIND_LETTER[category]),
+                                 ("bits", bits), ("itemsize", bits // 8), ("char", _CHAR[name]), ("_hash", hash(name))):
+            object.__setattr__(self, attribute, value)
         return self
+
+    def __setattr__(self, attribute: str, value: Any) -> None:
+        raise AttributeError(f"arraylayer.{self.name} is immutable: its {attribute!r} cannot be set.")
 
     def __eq__(self, other: object) -> bool:
         if other is self:
