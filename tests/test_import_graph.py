@@ -32,6 +32,8 @@ _FACE: Final = "imports the package face `arraylayer` (as al), which imports it:
 _SUPPORT: Final = "support reads the API's tables back while api/dispatch and api/statistical read support"
 
 #: Circles being removed on other branches: (importer, imported, the reason, the owner's branch).
+#: (array <-> integrations/einops, branch floor, is closed at run time by array.py's import hook,
+#: which names the module in a string: no import statement shows it here.)
 KNOWN_CYCLES: Final[list[tuple[str, str, str, str]]] = [
     ("arraylayer.support", "arraylayer.api.elementwise", _SUPPORT, "coresplit"),
     ("arraylayer.support", "arraylayer.api.fft", _SUPPORT, "coresplit"),
