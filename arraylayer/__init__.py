@@ -27,11 +27,9 @@ from .context import (
 )
 from .defaults import (
     default_complex_dtype,
-    default_dtype,
     default_float_dtype,
     default_int_dtype,
     default_uint_dtype,
-    infer_dtype,
     set_default_complex_dtype,
     set_default_float_dtype,
     set_default_int_dtype,
@@ -84,15 +82,15 @@ from .errors import (
     UnsupportedDtypeError,
     UnsupportedOperationError,
 )
+from .inference import infer_dtype
 from .interchange import dev, to_backend, to_device
-from .native import as_arraylayer_dtype, as_native_dtype
+from .native import as_arraylayer_dtype, as_native_dtype, default_dtype, promote_types_of_inputs
 from .promotion import (
     can_cast,
     dtype_promotion,
     get_dtype_promotion,
     lattice_result_type,
     promote_types,
-    promote_types_of_inputs,
     promotion_policies,
     result_type,
     set_dtype_promotion,

@@ -322,12 +322,12 @@ class Array:
         return bool(self._one_element("bool", ValueError))
 
     def __int__(self) -> int:
-        if self.dtype.kind == "complex":
+        if self.dtype.category == "complex":
             raise TypeError("int() of a complex array is undefined; take arraylayer.real or arraylayer.abs first.")
         return int(self._one_element("int"))
 
     def __float__(self) -> float:
-        if self.dtype.kind == "complex":
+        if self.dtype.category == "complex":
             raise TypeError("float() of a complex array is undefined; take arraylayer.real or arraylayer.abs first.")
         return float(self._one_element("float"))
 
@@ -335,7 +335,7 @@ class Array:
         return complex(self._one_element("complex"))
 
     def __index__(self) -> int:
-        if self.dtype.kind not in ("int", "uint"):
+        if self.dtype.category not in ("int", "uint"):
             raise TypeError(f"Only integer arrays are indices (__index__); this one is {self.dtype}.")
         return operator.index(self._one_element("an index"))
 

@@ -59,7 +59,7 @@ def _check(q: Any, k: Any, v: Any) -> Dtype:
         raise InvalidArgumentError(f"nn.dot_product_attention: shapes q {qs}, k {ks}, v {vs} do not fit: k and v "
                                    f"share (batch, S, heads), q and k share batch, heads and head_dim.")
     dtype = al.result_type(q, k, v)
-    if dtype.kind != "float":
+    if dtype.category != "float":
         raise InvalidDtypeError(f"nn.dot_product_attention takes real floating arrays; got {as_dtype(q.dtype)}, "
                                 f"{as_dtype(k.dtype)}, {as_dtype(v.dtype)}.")
     return dtype
@@ -98,7 +98,7 @@ def dot_product_attention(q: Any, k: Any, v: Any, *, mask: Any = None, causal: b
         return rewrap(fused(native, k, v, causal, scale))
     logits = al.multiply(al.matmul(al.permute_dims(native, (0, 2, 1, 3)), al.permute_dims(k, (0, 2, 3, 1))), scale)
     allowed = None if mask is None else nn._native(mask)[0]
-    if allowed is not None and as_dtype(allowed.dtype).kind != "bool":
+    if allowed is not None and as_dtype(allowed.dtype).category != "bool":
         raise InvalidDtypeError(f"nn.dot_product_attention(mask of dtype {as_dtype(allowed.dtype)}): the mask holds "
                                 f"booleans, True where a query may attend a key.")
     if causal:

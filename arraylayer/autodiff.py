@@ -148,7 +148,7 @@ def _differentiable(backend: Backend, leaf: Any, position: int) -> Any:
         return backend.asarray(leaf, default_float_dtype())
     if isinstance(leaf, backend.array_types):
         dtype = backend.dtype_of(leaf)
-        if dtype.kind == "float":
+        if dtype.category == "float":
             return leaf
         raise GradientError(
             f"grad differentiates real floating-point inputs only; argument {position} holds {_a(dtype)} array. "
@@ -202,7 +202,7 @@ class _Call:
                 f"backend; it returned {type(value).__name__}."
             )
         dtype = backend.dtype_of(value)
-        if dtype.kind != "float":
+        if dtype.category != "float":
             raise GradientError(
                 f"grad needs the function to return a real floating-point scalar; it returned {_a(dtype)} array. "
                 f"Return a float value (e.g. arraylayer.astype(loss, 'float32'))."

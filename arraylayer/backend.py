@@ -127,7 +127,7 @@ class Backend(ABC):
         """The error for a dtype this backend cannot hold, naming the remedy."""
         return UnsupportedDtypeError(
             f"{dtype} is not a valid dtype on the {self.name} backend ({self.framework} {self.version}). "
-            f"{self.remedy(dtype)} Valid dtypes here: {', '.join(self.valid_dtypes())}."
+            f"{self.remedy(dtype)} Valid dtypes here: {', '.join(map(str, self.valid_dtypes()))}."
         )
 
     def remedy(self, dtype: Dtype) -> str:

@@ -1,4 +1,4 @@
-"""Default dtypes, and inference of a function's ``dtype`` argument.
+"""Default dtypes.
 
 The four defaults (int32, uint32, float32 and complex64 out of the box) are
 :class:`~arraylayer.context.Setting` objects: ``set_default_*`` changes the
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from typing import Any, Final
+from typing import Final
 
 from .context import Setting, reads_setting
-from .dtypes import _ALIASES, Dtype, DtypeLike, as_dtype
+from .dtypes import ALIASES, Dtype, DtypeLike, as_dtype, set_default_resolver
 from .errors import InvalidDtypeError
 
 __all__ = [
@@ -29,18 +29,16 @@ __all__ = [
     "use_default_float_dtype",
     "use_default_complex_dtype",
     "use_default_dtypes",
-    "default_dtype",
-    "infer_dtype",
 ]
 
 
 def _of_kind(kind: str, setter: str):  # type: ignore[no-untyped-def]
     def validate(value: object) -> Dtype:
         dtype = as_dtype(value)
-        if dtype.kind != kind:
+        if dtype.category != kind:
             raise InvalidDtypeError(
                 f"{setter} needs a {_KIND_WORDS[kind]} dtype, got {dtype}; "
-                f"choose one of {', '.join(d for d in _ALIASES.values() if d.kind == kind)}."
+                f"choose one of {', '.join(d.name for d in ALIASES.values() if d.category == kind)}."
             )
         return dtype
 
@@ -83,22 +81,22 @@ def _default_complex_name() -> str:
 
 def default_int_dtype() -> Dtype:
     """The dtype a Python int becomes when nothing else decides (int32 unless changed)."""
-    return _ALIASES[_default_int_name()]
+    return ALIASES[_default_int_name()]
 
 
 def default_uint_dtype() -> Dtype:
     """The unsigned accumulator dtype of reductions (uint32 unless changed)."""
-    return _ALIASES[_default_uint_name()]
+    return ALIASES[_default_uint_name()]
 
 
 def default_float_dtype() -> Dtype:
     """The dtype a Python float becomes when nothing else decides (float32 unless changed)."""
-    return _ALIASES[_default_float_name()]
+    return ALIASES[_default_float_name()]
 
 
 def default_complex_dtype() -> Dtype:
     """The dtype a Python complex becomes when nothing else decides (complex64 unless changed)."""
-    return _ALIASES[_default_complex_name()]
+    return ALIASES[_default_complex_name()]
 
 
 def set_default_int_dtype(dtype: DtypeLike) -> Dtype:
@@ -164,85 +162,9 @@ def default_dtype_of_kind(pytype: type) -> Dtype:
     return _DEFAULT_OF_PYTYPE[pytype]()
 
 
-_DEFAULT_OF_PYTYPE: Final = {bool: lambda: _ALIASES["bool"], int: default_int_dtype, float: default_float_dtype,
+_DEFAULT_OF_PYTYPE: Final = {bool: lambda: ALIASES["bool"], int: default_int_dtype, float: default_float_dtype,
                               complex: default_complex_dtype}
+_DEFAULT_OF_CATEGORY: Final = {"int": default_int_dtype, "uint": default_uint_dtype, "float": default_float_dtype,
+                               "complex": default_complex_dtype}
 
-
-# Kind order used to pick the dtype of a mix of Python scalars: bool < int < float < complex.
-_SCALAR_RANK: Final = {bool: 0, int: 1, float: 2, complex: 3}
-_RANKED_TYPES: Final = (bool, int, float, complex)
-
-
-def _scan(item: Any, arrays: list[Any]) -> int:
-    """Highest scalar rank in ``item`` (nested lists/tuples walked); arrays are collected."""
-    rank = _SCALAR_RANK.get(type(item))
-    if rank is not None:
-        return rank
-    if isinstance(item, (list, tuple)):
-        return max((_scan(element, arrays) for element in item), default=-1)
-    if hasattr(item, "dtype"):
-        arrays.append(item)
-        return -1
-    # numpy scalars and other numbers that are subclasses of the Python types
-    for pytype in reversed(_RANKED_TYPES):
-        if isinstance(item, pytype):
-            return _SCALAR_RANK[pytype]
-    return -1
-
-
-def infer_dtype(dtype: DtypeLike | None, *items: Any) -> Dtype:
-    """The dtype a function should produce, in the order Ivy's "Data Types" notes give.
-
-    1. ``dtype``, when given;
-    2. else the dtype of the array arguments among ``items`` (joined on the lattice
-       when there are several);
-    3. else the default dtype of the highest kind among the *relevant* Python scalars
-       in ``items`` (nested lists and tuples are walked): bool, then int, float, complex;
-    4. else the default float dtype.
-
-    Call it inline, ``dtype = infer_dtype(dtype, fill_value)``; with a ``dtype``
-    already given it is one dict look-up. Each item must be None (ignored), a Python number,
-    an array, or a rectangular nested list/tuple of those: anything else (a str, bytes, a dict,
-    a set, an arbitrary object, a ragged list) raises InvalidArgumentTypeError or
-    InvalidArgumentError instead of being read as "no information" (float32).
-    """
-    for index, item in enumerate(items):
-        if item is not None:
-            from .api.arguments import array_like
-
-            array_like(item, f"items[{index}]" if len(items) > 1 else "item")
-    return _infer_dtype(dtype, *items)
-
-
-def _infer_dtype(dtype: DtypeLike | None, *items: Any) -> Dtype:
-    """:func:`infer_dtype` without checking ``items`` (for callers that check them, or pass
-    arguments their own checks see next)."""
-    if dtype is not None:
-        try:
-            return _ALIASES[dtype]
-        except (KeyError, TypeError):
-            return as_dtype(dtype)
-    arrays: list[Any] = []
-    rank = -1
-    for item in items:  # a loop, not max() over a generator: torch.compile traces this one
-        rank = max(rank, _scan(item, arrays))
-    if arrays:
-        from .promotion import lattice_join_of_arrays
-
-        return lattice_join_of_arrays(arrays)
-    if rank < 0:
-        return default_float_dtype()
-    return default_dtype_of_kind(_RANKED_TYPES[rank])
-
-
-def default_dtype(dtype: DtypeLike | None = None, item: Any = None, as_native: bool = False) -> Any:
-    """The dtype to use for a call, as :func:`infer_dtype` decides it from one ``item``.
-
-    With ``as_native=True`` the active backend's native dtype object is returned.
-    """
-    result = infer_dtype(dtype) if item is None else infer_dtype(dtype, item)
-    if as_native:
-        from .native import as_native_dtype
-
-        return as_native_dtype(result)
-    return result
+set_default_resolver(lambda category: _DEFAULT_OF_CATEGORY[category]())

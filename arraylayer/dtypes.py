@@ -1,18 +1,22 @@
 """The dtype catalogue: :class:`Dtype`, the fifteen dtypes, kind queries, the ``all_*`` tuples, finfo/iinfo.
 
-A :class:`Dtype` is a ``str`` (``arraylayer.float32 == "float32"``), so it hashes and
-compares as its name and can be used as a dict key anywhere. There is exactly one
-instance per dtype: ``Dtype("float32") is arraylayer.float32``.
+A :class:`Dtype` is an object equal to its name (``arraylayer.float32 == "float32"``) that
+hashes as its name, so a dict keyed by Dtypes is found by names and the other way round.
+There is exactly one instance per dtype: ``Dtype("float32") is arraylayer.float32``.
 
 Native dtype objects (``numpy.float32``, ``torch.int8``, ``tf.uint8``, ``jnp.bfloat16``)
 are accepted wherever a dtype is, and resolved once: the first resolution of an
 object is cached, so later look-ups are a single dict hit. No framework is imported
-here; an object is only inspected if the caller already holds it.
+here (NumPy only inside :attr:`Dtype.numpy_dtype`); an object is only inspected if the
+caller already holds it. Nothing of arraylayer is imported but its errors: the Python
+types ``int``, ``float`` and ``complex`` resolve through the resolver that
+:mod:`arraylayer.defaults` installs (:func:`set_default_resolver`).
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Union
 
@@ -41,7 +45,7 @@ __all__ = [
     "IInfo",
 ]
 
-# name -> (kind, bits). The order is the canonical order of every tuple below.
+# name -> (category, bits). The order is the canonical order of every tuple below.
 CATALOGUE: Final[dict[str, tuple[str, int]]] = {
     "bool": ("bool", 8),
     "int8": ("int", 8),
@@ -60,91 +64,175 @@ CATALOGUE: Final[dict[str, tuple[str, int]]] = {
     "complex128": ("complex", 128),
 }
 
+#: NumPy's one-letter kind of each category. The letter says what the values mean, also where
+#: ml_dtypes' own answer differs (it says 'V' for bfloat16): every real floating type is 'f'.
+KIND_LETTER: Final[dict[str, str]] = {"bool": "b", "int": "i", "uint": "u", "float": "f", "complex": "c"}
+
+#: NumPy's (and ml_dtypes') type character of each dtype, as ``numpy.dtype(name).char`` gives it.
+_CHAR: Final[dict[str, str]] = {
+    "bool": "?", "int8": "b", "int16": "h", "int32": "i", "int64": "l", "uint8": "B", "uint16": "H",
+    "uint32": "I", "uint64": "L", "bfloat16": "E", "float16": "e", "float32": "f", "float64": "d",
+    "complex64": "F", "complex128": "D",
+}
+
 # Modules whose dtype objects may be inspected by name. Anything else must be
 # registered explicitly with :func:`register_dtype_alias` (third-party backends do).
 _KNOWN_NATIVE_MODULES: Final = ("numpy", "ml_dtypes", "jax", "jaxlib", "torch", "tensorflow")
 
 
-class Dtype(str):
-    """One of arraylayer's fifteen dtypes; a ``str`` equal to its name.
+class Dtype:
+    """One of arraylayer's fifteen dtypes: an object equal to its name, one instance per dtype.
 
     ``Dtype(x)`` accepts a dtype name (``"float32"``), another Dtype, a native dtype
     object of NumPy, JAX, PyTorch or TensorFlow, or one of the Python types ``bool``,
     ``int``, ``float`` and ``complex`` (which give the current default dtype of that
     kind). Anything else raises :class:`~arraylayer.InvalidDtypeError`, which lists
     the valid names and suggests the nearest one.
+
+    ``kind`` is NumPy's one-letter code (``'b'``, ``'i'``, ``'u'``, ``'f'``, ``'c'``) of what the
+    values mean; ``category`` is arraylayer's word for it (``"bool"``, ``"int"``, ``"uint"``,
+    ``"float"``, ``"complex"``). ``numpy.dtype(d)`` works on NumPy 2.4 and later; ``d.numpy_dtype``
+    on any NumPy.
     """
 
-    __slots__ = ()
+    __slots__ = ("name", "category", "kind", "bits", "itemsize", "char", "_hash")
+
+    name: str
+    category: str
+    kind: str
+    bits: int
+    itemsize: int
+    char: str
 
     def __new__(cls, value: Any) -> Dtype:
         try:
-            return _ALIASES[value]
+            return ALIASES[value]
         except (KeyError, TypeError):
-            return _resolve(value)
+            return resolve(value)
+
+    @classmethod
+    def _make(cls, name: str) -> Dtype:
+        self = object.__new__(cls)
+        category, bits = CATALOGUE[name]
+        for attribute, value in (("name", name), ("category", category), ("kind", KIND_LETTER[category]),
+                                 ("bits", bits), ("itemsize", bits // 8), ("char", _CHAR[name]), ("_hash", hash(name))):
+            object.__setattr__(self, attribute, value)
+        return self
+
+    def __setattr__(self, attribute: str, value: Any) -> None:
+        raise AttributeError(f"arraylayer.{self.name} is immutable: its {attribute!r} cannot be set.")
+
+    def __eq__(self, other: object) -> bool:
+        if other is self:
+            return True
+        if isinstance(other, str):
+            return other == self.name
+        if other.__class__ is Dtype:
+            return False
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"arraylayer.{self.name}"
+
+    def __format__(self, spec: str) -> str:
+        return format(self.name, spec)
+
+    def __reduce__(self) -> tuple[type[Dtype], tuple[str]]:
+        return (Dtype, (self.name,))
+
+    def __copy__(self) -> Dtype:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Dtype:
+        return self
 
     @property
-    def kind(self) -> str:
-        """``"bool"``, ``"int"`` (signed), ``"uint"``, ``"float"`` or ``"complex"``."""
-        return CATALOGUE[self][0]
+    def numpy_dtype(self) -> Any:
+        """This dtype as a ``numpy.dtype`` (bfloat16 through ml_dtypes); imports NumPy."""
+        import numpy as np
 
-    @property
-    def bits(self) -> int:
-        """Storage width in bits (8 for bool, 128 for complex128)."""
-        return CATALOGUE[self][1]
+        if self.name == "bfloat16":
+            import ml_dtypes
 
-    @property
-    def itemsize(self) -> int:
-        """Storage width in bytes."""
-        return CATALOGUE[self][1] // 8
+            return np.dtype(ml_dtypes.bfloat16)
+        return np.dtype(self.name)
+
+    # NumPy 2.4 and later read this in ``numpy.dtype(d)`` (and so in ``numpy.dtype == d``).
+    __numpy_dtype__ = numpy_dtype
 
     @property
     def is_bool(self) -> bool:
-        return CATALOGUE[self][0] == "bool"
+        return self.category == "bool"
 
     @property
     def is_integer(self) -> bool:
         """True for signed and unsigned integers (not bool)."""
-        return CATALOGUE[self][0] in ("int", "uint")
+        return self.category in ("int", "uint")
 
     @property
     def is_signed_integer(self) -> bool:
-        return CATALOGUE[self][0] == "int"
+        return self.category == "int"
 
     @property
     def is_unsigned(self) -> bool:
-        return CATALOGUE[self][0] == "uint"
+        return self.category == "uint"
 
     @property
     def is_floating(self) -> bool:
         """True for real floating-point dtypes, bfloat16 included."""
-        return CATALOGUE[self][0] == "float"
+        return self.category == "float"
 
     @property
     def is_complex(self) -> bool:
-        return CATALOGUE[self][0] == "complex"
+        return self.category == "complex"
 
     @property
     def is_numeric(self) -> bool:
         """True for every dtype but bool."""
-        return CATALOGUE[self][0] != "bool"
-
-    def __repr__(self) -> str:
-        return f"arraylayer.{str(self)}"
-
-    def __reduce__(self) -> tuple[type[Dtype], tuple[str]]:
-        return (Dtype, (str(self),))
+        return self.category != "bool"
 
 
 DtypeLike = Union[Dtype, str, type, Any]
 """Anything :class:`Dtype` accepts: a name, a Dtype, a native dtype object, or bool/int/float/complex."""
 
 # The one instance of each dtype, in canonical order.
-_CANONICAL: Final[dict[str, Dtype]] = {name: str.__new__(Dtype, name) for name in CATALOGUE}
+CANONICAL: Final[dict[str, Dtype]] = {name: Dtype._make(name) for name in CATALOGUE}
 
 # Everything already known to resolve to a Dtype, keyed by the object itself. Plain
 # strings hit the Dtype entries because a Dtype hashes and compares as its name.
-_ALIASES: dict[Any, Dtype] = dict(_CANONICAL)
+ALIASES: dict[Any, Dtype] = dict(CANONICAL)
+
+# Called as listener(native, dtype) for every new alias: the promotion tables add
+# the alias as a key so that native dtypes are a single look-up there too.
+_alias_listeners: list[Callable[[Any, Dtype], None]] = []
+
+# category ("int", "uint", "float", "complex") -> its current default dtype (set by arraylayer.defaults).
+_default_resolver: list[Callable[[str], Dtype]] = []
+
+
+def add_alias_listener(listener: Callable[[Any, Dtype], None]) -> None:
+    """Call ``listener(native, dtype)`` for every alias registered from now on."""
+    _alias_listeners.append(listener)
+
+
+def set_default_resolver(resolver: Callable[[str], Dtype]) -> None:
+    """Install ``resolver(category)``, the current default dtype of ``"int"``, ``"uint"``, ``"float"``
+    or ``"complex"``: the Python types ``int``, ``float`` and ``complex`` resolve through it."""
+    _default_resolver[:] = [resolver]
+
+
+def _default_of(category: str) -> Dtype:
+    return _default_resolver[0](category)  # arraylayer/__init__ imports defaults, which installs it
 
 
 def register_dtype_alias(native: Any, dtype: DtypeLike) -> None:
@@ -165,7 +253,7 @@ def register_dtype_alias(native: Any, dtype: DtypeLike) -> None:
             f"register_dtype_alias(native={native!r:.60}, ...): native must be a framework's dtype object "
             f"(such as numpy.dtype('float32') or torch.float32), not a {type(native).__qualname__}."
         )
-    if isinstance(native, str) or any(native is python_type for python_type in (bool, int, float, complex)):
+    if isinstance(native, (str, Dtype)) or any(native is python_type for python_type in (bool, int, float, complex)):
         raise InvalidDtypeError(
             f"register_dtype_alias(native={native!r}, ...): dtype names and the Python types bool, int, "
             "float and complex have fixed meanings and cannot be aliased. Register a framework's dtype "
@@ -176,7 +264,7 @@ def register_dtype_alias(native: Any, dtype: DtypeLike) -> None:
         # Such a key would turn the Python value 3 into a dtype, so it is never stored.
         if native == hash(native):
             return
-        known = _ALIASES.get(native)
+        known = ALIASES.get(native)
     except TypeError:  # unhashable
         return
     if known is not None and known is not target:
@@ -184,14 +272,9 @@ def register_dtype_alias(native: Any, dtype: DtypeLike) -> None:
             f"register_dtype_alias(native={native!r}, dtype={str(target)!r}): {native!r} already means "
             f"{known}; an alias cannot change its meaning."
         )
-    _ALIASES[native] = target
-    for listener in _ALIAS_LISTENERS:
+    ALIASES[native] = target
+    for listener in _alias_listeners:
         listener(native, target)
-
-
-# Called as listener(native, dtype) for every new alias: the promotion tables add
-# the alias as a key so that native dtypes are a single look-up there too.
-_ALIAS_LISTENERS: list[Any] = []
 
 
 def _native_name(value: Any) -> str | None:
@@ -217,20 +300,18 @@ def _native_name(value: Any) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _resolve(value: Any) -> Dtype:
+def resolve(value: Any) -> Dtype:
     """Slow path of :class:`Dtype`: Python types, native objects, and the error."""
     if value is bool:
-        return _CANONICAL["bool"]
+        return CANONICAL["bool"]
     if value is int or value is float or value is complex:
-        from .defaults import default_dtype_of_kind
-
-        return default_dtype_of_kind(value)
+        return _default_of(_SCALAR_KINDS[value])
     if isinstance(value, str):
         raise _invalid(value)
     name = _native_name(value)
-    if name is None or name not in _CANONICAL:
+    if name is None or name not in CANONICAL:
         raise _invalid(value)
-    dtype = _CANONICAL[name]
+    dtype = CANONICAL[name]
     try:
         register_dtype_alias(value, dtype)
     except TypeError:
@@ -250,15 +331,13 @@ def _invalid(value: Any) -> InvalidDtypeError:
     import difflib
 
     shown = repr(value)
-    names = list(_CANONICAL)
+    names = list(CANONICAL)
     candidate = str(value).rsplit(".", 1)[-1] if isinstance(value, (str, type)) or hasattr(value, "name") else ""
     if isinstance(value, type):
         candidate = value.__name__
     if candidate.lower() in ("int", "uint", "float", "complex"):  # a kind: its default dtype, not the nearest name
-        from . import defaults
-
         kind = candidate.lower()
-        default = getattr(defaults, f"default_{kind}_dtype")()
+        default = _default_of(kind)
         also = "" if kind == "uint" else f"; the Python type {kind} gives it too"
         suggestion = f" Did you mean {str(default)!r} (the default {kind} dtype{also})?"
     else:
@@ -280,16 +359,16 @@ def _invalid(value: Any) -> InvalidDtypeError:
 def as_dtype(value: DtypeLike) -> Dtype:
     """Resolve any dtype-like value to its :class:`Dtype` (same rules as ``Dtype(value)``)."""
     try:
-        return _ALIASES[value]
+        return ALIASES[value]
     except (KeyError, TypeError):
-        return _resolve(value)
+        return resolve(value)
 
 
 def _by_kind(*kinds: str) -> tuple[Dtype, ...]:
-    return tuple(d for name, d in _CANONICAL.items() if CATALOGUE[name][0] in kinds)
+    return tuple(d for name, d in CANONICAL.items() if CATALOGUE[name][0] in kinds)
 
 
-all_dtypes: Final[tuple[Dtype, ...]] = tuple(_CANONICAL.values())
+all_dtypes: Final[tuple[Dtype, ...]] = tuple(CANONICAL.values())
 all_numeric_dtypes: Final = _by_kind("int", "uint", "float", "complex")
 all_int_dtypes: Final = _by_kind("int", "uint")
 all_uint_dtypes: Final = _by_kind("uint")
@@ -308,7 +387,7 @@ def _kind_of(x: Any) -> str:
         return _SCALAR_KINDS[x]
     if not isinstance(x, (str, type)) and hasattr(x, "dtype"):
         x = x.dtype
-    return as_dtype(x).kind
+    return as_dtype(x).category
 
 
 def is_bool_dtype(x: Any) -> bool:
@@ -392,13 +471,13 @@ def _float_limits(name: str, mantissa: int, exponent: int) -> FInfo:
     bias = 2 ** (exponent - 1) - 1
     largest = (2.0 - 2.0**-mantissa) * 2.0**bias
     return FInfo(bits=CATALOGUE[name][1], eps=2.0**-mantissa, max=largest, min=-largest,
-                 smallest_normal=2.0 ** (1 - bias), dtype=_CANONICAL[name])
+                 smallest_normal=2.0 ** (1 - bias), dtype=CANONICAL[name])
 
 
 def _int_limits(name: str) -> IInfo:
     kind, bits = CATALOGUE[name]
     low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if kind == "int" else (0, 2**bits - 1)
-    return IInfo(bits=bits, max=high, min=low, dtype=_CANONICAL[name])
+    return IInfo(bits=bits, max=high, min=low, dtype=CANONICAL[name])
 
 
 # Built once at import, in plain Python (no ml_dtypes, no numpy): finfo and iinfo are then a dict

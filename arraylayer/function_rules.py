@@ -118,10 +118,10 @@ def accumulator_dtype(dtype: Dtype, requested: DtypeLike | None) -> Dtype:
     """The dtype ``sum``/``prod``/``cumulative_*``/``trace`` compute and return in."""
     if requested is not None:
         return as_dtype(requested)
-    if dtype.kind in ("bool", "int"):
+    if dtype.category in ("bool", "int"):
         default = default_int_dtype()
-        return default if dtype.kind == "bool" or dtype.bits < default.bits else dtype
-    if dtype.kind == "uint":
+        return default if dtype.category == "bool" or dtype.bits < default.bits else dtype
+    if dtype.category == "uint":
         default = default_uint_dtype()
         return default if dtype.bits < default.bits else dtype
     return dtype

@@ -28,7 +28,7 @@ _ROUNDING_KINDS: Final = frozenset({"float", "complex"})
 def storable(target: Dtype, combined: Dtype) -> bool:
     """Whether a value whose promotion with a ``target`` array gives ``combined`` may be stored in
     that array: the same dtype, or a float/complex dtype of the target's kind (rounding only)."""
-    return combined is target or (combined.kind == target.kind and target.kind in _ROUNDING_KINDS)
+    return combined is target or (combined.category == target.category and target.category in _ROUNDING_KINDS)
 
 
 def combine(function: Callable[[Any, Any], Any], before: Any, other: Any, symbol: str) -> Any:
@@ -87,7 +87,7 @@ def describe(value: Any) -> str:
     if isinstance(value, (bool, int, float, complex)) and not hasattr(value, "dtype"):
         return f"a Python {type(value).__name__} ({value!r})"
     dtype = backend_of(value).dtype_of(value)
-    return f"{'an' if dtype[0] in 'aeiou' else 'a'} {dtype} array"
+    return f"{'an' if dtype.name[0] in 'aeiou' else 'a'} {dtype} array"
 
 
 # -- storing the result, per backend ------------------------------------------------------------------

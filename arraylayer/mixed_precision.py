@@ -44,7 +44,7 @@ def _floating_dtype(value: Any, parameter: str) -> Dtype:
 def _cast(tree: Any, dtype: Dtype) -> Any:
     """Every floating leaf of ``tree`` as ``dtype`` (integer and bool leaves as they are)."""
     def cast(x: Any) -> Any:
-        if not hasattr(x, "dtype") or as_dtype(x.dtype).kind != "float" or as_dtype(x.dtype) == dtype:
+        if not hasattr(x, "dtype") or as_dtype(x.dtype).category != "float" or as_dtype(x.dtype) == dtype:
             return x
         return al.astype(x, dtype)
 

@@ -47,7 +47,7 @@ _FUSED_DTYPES: Final = (Dtype("float32"), Dtype("float64"))
 def _floating(x: Any, function: str) -> Dtype:
     """x's dtype, which must be real floating."""
     dtype = as_dtype(x.dtype)
-    if dtype.kind != "float":
+    if dtype.category != "float":
         raise InvalidDtypeError(f"nn.{function} takes real floating arrays; got {dtype}. Cast first, e.g. "
                                 f"arraylayer.astype(x, 'float32').")
     return dtype
@@ -210,7 +210,7 @@ def one_hot(labels: Any, num_classes: int, dtype: Any = None) -> Any:
     """A trailing axis of ``num_classes`` with 1 at each label (integer labels; others get all 0).
     ``dtype``: None is the default float dtype."""
     kind = as_dtype(labels.dtype)
-    if kind.kind not in ("int", "uint"):
+    if kind.category not in ("int", "uint"):
         raise InvalidDtypeError(f"nn.one_hot takes integer labels; got {kind}.")
     count = arguments.count(num_classes, "num_classes")
     if count == 0:
@@ -273,12 +273,12 @@ def _counted(labels: Any, ignore_index: Any, mask: Any) -> tuple[Any, Any]:
         if isinstance(ignore_index, bool) or not isinstance(ignore_index, int):
             raise InvalidArgumentError(f"nn.cross_entropy(ignore_index={ignore_index!r}): pass an int label "
                                        f"(e.g. -100) or None.")
-        if as_dtype(labels.dtype).kind not in ("int", "uint"):
+        if as_dtype(labels.dtype).category not in ("int", "uint"):
             raise InvalidDtypeError(f"nn.cross_entropy takes integer class labels; got {as_dtype(labels.dtype)}.")
         counted = al.not_equal(labels, ignore_index)
         labels = al.where(counted, labels, 0)
     if mask is not None:
-        if not hasattr(mask, "dtype") or as_dtype(mask.dtype).kind != "bool" or tuple(mask.shape) != tuple(labels.shape):
+        if not hasattr(mask, "dtype") or as_dtype(mask.dtype).category != "bool" or tuple(mask.shape) != tuple(labels.shape):
             raise InvalidArgumentError(f"nn.cross_entropy(mask=...): the mask must be a boolean array of the labels' "
                                        f"shape {tuple(labels.shape)}; got {getattr(mask, 'dtype', type(mask))} of shape "
                                        f"{tuple(getattr(mask, 'shape', ()))}.")
@@ -292,7 +292,7 @@ def _labels_in_range(labels: Any, classes: int) -> Any:
     returned labels raise it then), not inside a compiler's trace (a silent loss of 0 or a
     framework's own error there)."""
     kind = as_dtype(labels.dtype)
-    if kind.kind not in ("int", "uint"):
+    if kind.category not in ("int", "uint"):
         raise InvalidDtypeError(f"nn.cross_entropy takes integer class labels; got {kind}.")
     return _in_range(labels, classes, _label_error)
 
@@ -405,7 +405,7 @@ def embedding(table: Any, ids: Any) -> Any:
     Ids outside [0, vocabulary) raise InvalidArgumentError (a negative id is no row): now where their
     values are known, when computed on dask."""
     kind = as_dtype(ids.dtype)
-    if kind.kind not in ("int", "uint"):
+    if kind.category not in ("int", "uint"):
         raise InvalidDtypeError(f"nn.embedding takes integer ids; got {kind}.")
     if table.ndim != 2:
         raise InvalidArgumentError(f"nn.embedding takes a 2-d table (vocabulary, features); got shape {tuple(table.shape)}.")
@@ -468,7 +468,7 @@ def conv2d(x: Any, kernel: Any, stride: Any = 1, padding: Any = "VALID", dilatio
     channels_last = _layout(data_format)
     strides, dilations = _pair(stride, "stride"), _pair(dilation, "dilation")
     dtype = al.result_type(x, kernel)
-    if dtype.kind != "float":
+    if dtype.category != "float":
         raise InvalidDtypeError(f"nn.conv2d takes real floating arrays; got {as_dtype(x.dtype)} and "
                                 f"{as_dtype(kernel.dtype)}.")
     native, rewrap = _native(x)

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, Final, Union
 
 from . import defaults
-from .dtypes import _ALIAS_LISTENERS, _CANONICAL, Dtype
+from .dtypes import CANONICAL, Dtype, add_alias_listener, as_dtype
 from .errors import TypePromotionError
 from .lattice import CODES, STANDARD_LATTICE, STRICT_LATTICE, join_table, upper_sets
 
@@ -37,8 +37,6 @@ def key_name(key: Any) -> str:
     """How a key reads in a message: ``int8`` (for a native dtype too), or ``Python int (weak)``."""
     if key.__class__ is type and key in _SCALAR_NAMES:
         return _SCALAR_NAMES[key]
-    from .dtypes import as_dtype
-
     try:
         return str(as_dtype(key))
     except TypeError:
@@ -107,12 +105,12 @@ class Policy:
 
 def _key(code: str) -> Key:
     target = CODES[code]
-    return target if isinstance(target, type) else _CANONICAL[target]
+    return target if isinstance(target, type) else CANONICAL[target]
 
 
 def _with_bool_alias(table: dict[Any, dict[Any, Cell]]) -> dict[Any, dict[Any, Cell]]:
     """Under the lattice a Python bool is simply the bool dtype (it is not weak)."""
-    dtype_bool = _CANONICAL["bool"]
+    dtype_bool = CANONICAL["bool"]
     table[bool] = table[dtype_bool]
     for row in table.values():
         row[bool] = row[dtype_bool]
@@ -134,7 +132,7 @@ def _lattice_castable(lattice: dict[str, tuple[str, ...]]) -> dict[Any, frozense
     result: dict[Any, frozenset[Dtype]] = {}
     for code, above in upper_sets(lattice).items():
         result[_key(code)] = frozenset(_key(c) for c in above if not isinstance(CODES[c], type))
-    result[bool] = result[_CANONICAL["bool"]]
+    result[bool] = result[CANONICAL["bool"]]
     return result
 
 
@@ -232,46 +230,46 @@ def parse_table(text: str) -> dict[tuple[str, str], str]:
 
 def _paddle_table() -> dict[Any, dict[Any, Cell]]:
     def dtype(code: str) -> Dtype:
-        return _CANONICAL[_PADDLE_CODES[code]]
+        return CANONICAL[_PADDLE_CODES[code]]
 
     refused = Failure(
         "paddle",
         "tensor with tensor promotes only floating-point with floating-point and complex with any dtype",
     )
-    table: dict[Any, dict[Any, Cell]] = {d: {} for d in _CANONICAL.values()}
+    table: dict[Any, dict[Any, Cell]] = {d: {} for d in CANONICAL.values()}
     for (a, b), cell in parse_table(_PADDLE_TENSOR_TENSOR).items():
         table[dtype(a)][dtype(b)] = dtype(a) if a == b else (refused if cell == "-" else dtype(cell))
     # Paddle has no uint16/32/64: give them the rules of its other integers (same dtype only,
     # or with complex), symmetrically.
     for name, like in _PADDLE_INTEGER_LIKE.items():
-        me, twin = _CANONICAL[name], _CANONICAL[like]
-        for other in _CANONICAL.values():
+        me, twin = CANONICAL[name], CANONICAL[like]
+        for other in CANONICAL.values():
             cell = me if other == me else (table[twin][other] if other.is_complex else refused)
             table[me][other] = table[other][me] = cell
     for (a, scalar), cell in parse_table(_PADDLE_TENSOR_SCALAR).items():
         table[dtype(a)][_PADDLE_SCALARS[scalar]] = dtype(cell)
     for name, like in _PADDLE_INTEGER_LIKE.items():
-        me, twin = _CANONICAL[name], _CANONICAL[like]
+        me, twin = CANONICAL[name], CANONICAL[like]
         for scalar in _PADDLE_SCALARS.values():
             result = table[twin][scalar]
             table[me][scalar] = me if result == twin else result
     # Scalars: symmetric to the tensor-scalar cells; scalar with scalar is the higher kind, weak.
     scalars = list(_PADDLE_SCALARS.values())
     for rank_a, a in enumerate(scalars):
-        table[a] = {d: table[d][a] for d in _CANONICAL.values()}
+        table[a] = {d: table[d][a] for d in CANONICAL.values()}
         for rank_b, b in enumerate(scalars):
             table[a][b] = scalars[max(rank_a, rank_b)]
     return table
 
 
 def _paddle_weak() -> dict[type, Callable[[], Dtype]]:
-    return {pytype: (lambda d=_CANONICAL[name]: d) for pytype, name in _PADDLE_SCALAR_DEFAULTS.items()}
+    return {pytype: (lambda d=CANONICAL[name]: d) for pytype, name in _PADDLE_SCALAR_DEFAULTS.items()}
 
 
 def _castable_from_table(table: dict[Any, dict[Any, Cell]]) -> dict[Any, frozenset[Dtype]]:
     """``a`` casts safely to ``b`` when this policy promotes the pair to ``b``."""
     return {
-        a: frozenset(b for b in _CANONICAL.values() if row.get(b) is b)
+        a: frozenset(b for b in CANONICAL.values() if row.get(b) is b)
         for a, row in table.items()
     }
 
@@ -313,4 +311,4 @@ def _on_alias(native: Any, dtype: Dtype) -> None:
         policy.add_alias(native, dtype)
 
 
-_ALIAS_LISTENERS.append(_on_alias)
+add_alias_listener(_on_alias)

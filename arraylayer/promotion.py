@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import Any, Final, NamedTuple
 
 from .context import Setting, checked_scalars, reads_setting
-from .dtypes import _ALIASES, Dtype, DtypeLike, _resolve, as_dtype, did_you_mean, iinfo
+from .dtypes import ALIASES, Dtype, DtypeLike, as_dtype, did_you_mean, iinfo, resolve
 from .errors import InvalidDtypeError, ScalarOverflowError
 from .policies import POLICIES, Failure, Policy
 
@@ -23,7 +23,6 @@ __all__ = [
     "result_type",
     "lattice_result_type",
     "can_cast",
-    "promote_types_of_inputs",
     "set_dtype_promotion",
     "get_dtype_promotion",
     "dtype_promotion",
@@ -94,9 +93,9 @@ def _dtype_key(x: Any) -> Any:
             f"Expected a dtype, got an array of dtype {x.dtype}; use arraylayer.result_type for arrays."
         )
     try:
-        return _ALIASES[x]
+        return ALIASES[x]
     except (KeyError, TypeError):
-        return _resolve(x)
+        return resolve(x)
 
 
 _SCALAR_KEYS: Final = {bool: bool, int: int, float: float, complex: complex}
@@ -113,9 +112,9 @@ def _arg_key(x: Any) -> Any:
     if not isinstance(x, (str, type)):
         native = getattr(x, "dtype", None)
         if native is not None:  # an array (or a NumPy scalar)
-            dtype = _ALIASES.get(native) or as_dtype(native)
+            dtype = ALIASES.get(native) or as_dtype(native)
             if getattr(x, "weak_type", False):
-                return _WEAK_KEY_OF_KIND.get(dtype.kind, dtype)
+                return _WEAK_KEY_OF_KIND.get(dtype.category, dtype)
             return dtype
         if isinstance(x, _PYTHON_SCALARS):  # int/float subclasses (IntEnum, ...) are Python scalars too
             return next(t for t in reversed(_PYTHON_SCALARS) if isinstance(x, t))
@@ -270,16 +269,3 @@ def can_cast(from_: Any, to: DtypeLike) -> bool:
 def lattice_join_of_arrays(arrays: list[Any]) -> Dtype:
     """The standard lattice's join of the arrays' dtypes (used to infer creation dtypes)."""
     return _fold(POLICIES["standard"], tuple(arrays))[0]
-
-
-def promote_types_of_inputs(x1: Any, x2: Any) -> tuple[Any, Any]:
-    """Both inputs converted to their promoted dtype, as arrays of their backend.
-
-    Arrays are cast only when their dtype differs; Python scalars become strongly typed
-    0-d arrays of the other input's backend (of the active backend when both are scalars).
-    Raises TypePromotionError, ScalarOverflowError or BackendMismatchError as result_type
-    and backend_of do.
-    """
-    from .native import convert_inputs
-
-    return convert_inputs(result_type(x1, x2), x1, x2)  # type: ignore[return-value]

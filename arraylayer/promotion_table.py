@@ -64,7 +64,7 @@ class TableCell:
         """The seed's short code of the result (``i2``, ``f*`` for a weak float), None if refused."""
         if self.result is None:
             return None
-        return _WEAK_CODE_OF_KIND[self.result.kind] if self.weak else _short_codes()[str(self.result)]
+        return _WEAK_CODE_OF_KIND[self.result.category] if self.weak else _short_codes()[str(self.result)]
 
     @property
     def differs(self) -> bool:

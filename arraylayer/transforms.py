@@ -49,7 +49,7 @@ def hyper(value: Any, parameter: str, *, low: float = 0.0, high: float = float("
     can pass a new value per step without retracing. Its value may be unknown (traced): only its
     shape and dtype are checked."""
     if hasattr(value, "dtype") and hasattr(value, "shape"):
-        if tuple(value.shape) != () or al.Dtype(value.dtype).kind not in _REAL_KINDS:
+        if tuple(value.shape) != () or al.Dtype(value.dtype).category not in _REAL_KINDS:
             raise InvalidArgumentError(f"{parameter}: an array hyper-parameter must be 0-d and real, got shape "
                                        f"{tuple(value.shape)} and dtype {al.Dtype(value.dtype)}; pass a 0-d float "
                                        f"array or a Python float.")

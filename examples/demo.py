@@ -27,7 +27,7 @@ def main() -> None:
     for name in al.installed_backends():
         with al.use_backend(name) as backend:
             x = al.asarray([1, 2.5])
-            invalid = ", ".join(al.invalid_dtypes) or "none"
+            invalid = ", ".join(map(str, al.invalid_dtypes)) or "none"
             print(f"  {name:<11} {backend.version:<14} asarray([1, 2.5]) -> {backend.dtype_of(x)} on "
                   f"{al.dev(x)}; invalid dtypes: {invalid}")
     with al.dtype_promotion("paddle"):

@@ -250,10 +250,10 @@ def test_info_tells_the_truth(backend):
     assert set(dtypes) == {str(d) for d in standard}
     assert all(dtypes[name] is getattr(xp, name) for name in dtypes)
     assert all(hasattr(xp, name) == (name in b.valid_dtypes()) for name in ("bfloat16", "float16"))
-    assert set(info.dtypes(kind="real floating")) == {str(d) for d in standard if d.kind == "float"}
-    assert set(info.dtypes(kind="integral")) == {str(d) for d in b.valid_dtypes() if d.kind in ("int", "uint")}
+    assert set(info.dtypes(kind="real floating")) == {str(d) for d in standard if d.category == "float"}
+    assert set(info.dtypes(kind="integral")) == {str(d) for d in b.valid_dtypes() if d.category in ("int", "uint")}
     assert set(info.dtypes(kind=("bool", "complex floating"))) == {
-        str(d) for d in b.valid_dtypes() if d.kind in ("bool", "complex")}
+        str(d) for d in b.valid_dtypes() if d.category in ("bool", "complex")}
     for kind, dtype in info.default_dtypes().items():
         assert dtype is getattr(xp, str(dtype)), kind
         assert xp.zeros(1, dtype=dtype).dtype is dtype

@@ -625,7 +625,7 @@ def check_extreme(name: str, dtype: str, index: int, first: bool) -> list[Failur
     extreme scalar ``EXTREMES[index]`` (array first when ``first``). Backends that cannot hold
     ``dtype`` are left out."""
     scalar = EXTREMES[index]
-    array = ("A", dtype, SAMPLES[al.Dtype(dtype).kind])
+    array = ("A", dtype, SAMPLES[al.Dtype(dtype).category])
     f = FUNCTIONS[name]
     args = [array, scalar] if first else [scalar, array]
     call = f"{name}({', '.join(repr(a) if a is scalar else dtype + ' array' for a in args)})"

@@ -63,7 +63,7 @@ def test_table_standard_cells_are_arraylayer_promotion(capsys):
     # every cell is what arraylayer itself says
     for (a, b), cell in grid.items():
         dtype, weak = al.lattice_result_type(CODES[a], CODES[b])
-        expected = {"int": "i*", "float": "f*", "complex": "c*"}[dtype.kind] if weak else SHORT[dtype]
+        expected = {"int": "i*", "float": "f*", "complex": "c*"}[dtype.category] if weak else SHORT[dtype]
         assert cell.strip("[]") == expected, (a, b)
 
 

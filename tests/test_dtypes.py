@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import pickle
 
 import ml_dtypes
@@ -18,10 +19,48 @@ def test_fifteen_dtypes_are_attributes_and_singletons():
     assert [str(d) for d in al.all_dtypes] == NAMES
     for name in NAMES:
         dtype = getattr(al, name)
-        assert isinstance(dtype, al.Dtype) and isinstance(dtype, str)
-        assert dtype == name and hash(dtype) == hash(name)
+        assert isinstance(dtype, al.Dtype) and not isinstance(dtype, str)
+        assert dtype == name and name == dtype and hash(dtype) == hash(name)
         assert al.Dtype(name) is dtype
         assert pickle.loads(pickle.dumps(dtype)) is dtype
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_dtype_is_an_object_equal_to_its_name(name):
+    dtype = getattr(al, name)
+    other = next(n for n in NAMES if n != name)
+    assert not (dtype != name) and dtype != other and other != dtype and dtype != getattr(al, other)
+    assert {name: 1}[dtype] == 1 and {dtype: 2}[name] == 2  # tables keyed either way keep working
+    assert dtype in NAMES and name in al.all_dtypes
+    assert (dtype == 3) is False and dtype != None  # noqa: E711 - other types are not equal
+    assert str(dtype) == name and repr(dtype) == f"arraylayer.{name}" and dtype.name == name
+    assert f"{dtype:>12}|" == f"{name:>12}|" and "{}".format(dtype) == name  # noqa: UP032
+    assert copy.copy(dtype) is dtype and copy.deepcopy([dtype])[0] is dtype
+    assert not hasattr(dtype, "dtype")  # "has .dtype" means "is an array" throughout arraylayer
+    for attribute in ("kind", "name", "whatever"):  # one instance shared by everything: immutable
+        with pytest.raises(AttributeError):
+            setattr(dtype, attribute, "x")
+    assert dtype.name == name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_kind_letter_itemsize_and_char_match_numpy(name):
+    dtype = getattr(al, name)
+    native = np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
+    # NumPy's letter by meaning: ml_dtypes says 'V' for bfloat16, arraylayer 'f' (a real floating type)
+    assert dtype.kind == ("f" if name == "bfloat16" else native.kind)
+    assert dtype.itemsize == native.itemsize and dtype.char == native.char
+    assert dtype.category == {"b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex"}[dtype.kind]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_conversion_to_numpy_dtype(name):
+    dtype = getattr(al, name)
+    native = np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
+    assert dtype.numpy_dtype == native and type(dtype.numpy_dtype) is type(native)
+    assert np.dtype(dtype) == native  # NumPy 2.4 reads __numpy_dtype__
+    assert native == dtype and dtype == native  # through NumPy's own comparison
+    assert np.zeros(2, dtype=dtype).dtype == native
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -83,7 +122,7 @@ def test_an_array_is_not_a_dtype():
 )
 def test_kind_and_width(name, kind, bits):
     dtype = al.Dtype(name)
-    assert dtype.kind == kind and dtype.bits == bits and dtype.itemsize == bits // 8
+    assert dtype.category == kind and dtype.bits == bits and dtype.itemsize == bits // 8
     assert al.dtype_bits(dtype) == bits
     native = np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else np.dtype(name)
     assert dtype.itemsize == native.itemsize

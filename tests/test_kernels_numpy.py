@@ -70,7 +70,7 @@ _H3 = ([[4, 1, 0.5], [1, 3, 0.25], [0.5, 0.25, 2]], [[0, 0.5, 0], [-0.5, 0, 0.25
 
 
 def kind(dtype: str) -> str:
-    return al.Dtype(dtype).kind
+    return al.Dtype(dtype).category
 
 
 def arr(dtype: str, domain: str = "any", shape: tuple[int, ...] = (2, 3)) -> np.ndarray:

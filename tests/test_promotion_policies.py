@@ -54,7 +54,7 @@ def raises_naming(a, b, call, *words):
 def kind_class(d: al.Dtype) -> str:
     """The Array API standard's categories that promote among themselves."""
     return {"bool": "bool", "int": "integer", "uint": "integer", "float": "floating",
-            "complex": "floating"}[d.kind]
+            "complex": "floating"}[d.category]
 
 
 def _real_bits(d: al.Dtype) -> int:
@@ -69,9 +69,9 @@ def array_api_spec(a: al.Dtype, b: al.Dtype) -> al.Dtype | None:
     if kind_class(a) != kind_class(b):
         return None
     if kind_class(a) == "integer":
-        if a.kind == b.kind:
+        if a.category == b.category:
             return a if a.bits > b.bits else b
-        signed, unsigned = (a, b) if a.kind == "int" else (b, a)
+        signed, unsigned = (a, b) if a.category == "int" else (b, a)
         if signed.bits > unsigned.bits:
             return signed
         return al.Dtype(f"int{2 * unsigned.bits}") if unsigned.bits < 64 else None
@@ -166,7 +166,7 @@ STRICT_SCALAR_KINDS = {int: {"int", "uint", "float", "complex"}, float: {"float"
 @pytest.mark.parametrize("scalar", [int, float, complex], ids=lambda t: t.__name__)
 @pytest.mark.parametrize("d", DTYPES, ids=str)
 def test_strict_weak_scalars_allowed_only_into_a_fitting_kind(d, scalar):
-    allowed = d.kind in STRICT_SCALAR_KINDS[scalar]
+    allowed = d.category in STRICT_SCALAR_KINDS[scalar]
     with al.dtype_promotion("strict"):
         for call in (lambda: al.promote_types(d, scalar), lambda: al.promote_types(scalar, d),
                      lambda: al.result_type(array(d), SCALAR_VALUES[scalar]),

@@ -50,7 +50,7 @@ def any_outcome(call):
 def as_key(result: tuple[al.Dtype, bool]):
     """A (dtype, is_weak) result as a table key: a weak result is the Python type of its kind."""
     dtype, weak = result
-    return KIND_OF_WEAK[dtype.kind] if weak else dtype
+    return KIND_OF_WEAK[dtype.category] if weak else dtype
 
 
 def join(a, b):

@@ -94,7 +94,7 @@ def nested_shape(items: Any, parameter: str) -> tuple[int, ...]:
 def no_narrowing(obj: Any, dtype: Any, parameter: str = "obj") -> None:
     """No Python scalar in ``obj`` (nested lists walked) may lose its value in ``dtype``: 1.5 into
     an integer dtype, 2 into bool, 1j into a real dtype. ``astype`` is the explicit cast."""
-    rank = _KIND_RANK[dtype.kind]
+    rank = _KIND_RANK[dtype.category]
     for value in _leaves(obj):
         value_rank = _SCALAR_RANK.get(value.__class__)
         if value_rank is None or value_rank <= rank:

@@ -9,10 +9,10 @@ import math
 from collections.abc import Sequence
 from typing import Any, Final
 
-from ..defaults import _infer_dtype
 from ..devices import canonical_device, default_device
 from ..dtypes import Dtype, DtypeLike, as_dtype
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError, TypePromotionError
+from ..inference import infer_dtype_unchecked
 from ..interchange import to_backend
 from ..promotion import check_ints_fit, result_type
 from ..registry import backend_of, chosen_backend
@@ -58,7 +58,7 @@ def asarray(
     chosen = chosen_backend()
     if chosen is not None and chosen is not backend and isinstance(obj, backend.array_types):
         obj, backend = to_backend(obj, chosen.name), chosen
-    resolved = _infer_dtype(dtype, obj)
+    resolved = infer_dtype_unchecked(dtype, obj)
     if resolved.is_integer:
         check_ints_fit((obj,), resolved)
     if not hasattr(obj, "dtype"):
@@ -107,7 +107,7 @@ def _check_fill(value: Any, dtype: Dtype, what: str) -> None:
             raise arguments.InvalidArgumentTypeError(
                 f"{what}={value!r} ({type(value).__name__}) must be a Python number (bool, int, float, complex).")
         return
-    if rank > _RANK[dtype.kind] and not (rank == 1 and dtype.kind == "bool" and value in (0, 1)):
+    if rank > _RANK[dtype.category] and not (rank == 1 and dtype.category == "bool" and value in (0, 1)):
         raise TypePromotionError(
             f"{what} {value!r} cannot be held by {dtype} without losing its value; pass a dtype of its "
             f"kind (or leave dtype=None), or convert the value yourself."
@@ -118,7 +118,7 @@ def _check_fill(value: Any, dtype: Dtype, what: str) -> None:
 
 def _exact(value: Any, dtype: Dtype) -> Any:
     """A Python int fill value for a float dtype as a float (torch cannot convert 2**70)."""
-    return float(value) if value.__class__ is int and dtype.kind in ("float", "complex") else value
+    return float(value) if value.__class__ is int and dtype.category in ("float", "complex") else value
 
 
 def _shape(shape: Shape) -> tuple[int, ...]:
@@ -127,7 +127,7 @@ def _shape(shape: Shape) -> tuple[int, ...]:
 
 def _filled(name: str, shape: Shape, dtype: DtypeLike | None, device: str | None, chunks: Any) -> Array:
     backend = backend_of()
-    resolved = _infer_dtype(dtype)
+    resolved = infer_dtype_unchecked(dtype)
     checked = _shape(shape)
     return kernel(backend, name, resolved)(
         checked, dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device)),
@@ -157,7 +157,7 @@ def full(shape: Shape, fill_value: bool | int | float | complex, *, dtype: Dtype
     value's kind (``full(s, 1)``: default int; ``full(s, 1.0)``: default float). A value that
     ``dtype`` cannot hold (1.5 into int32, 300 into int8) raises instead of truncating."""
     backend = backend_of()
-    resolved = _infer_dtype(dtype, fill_value)
+    resolved = infer_dtype_unchecked(dtype, fill_value)
     _check_fill(fill_value, resolved, "fill_value")
     checked = _shape(shape)
     return kernel(backend, "full", resolved)(
@@ -216,7 +216,7 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
             arguments.real_scalar(value, name)
             if not math.isfinite(value):
                 raise InvalidArgumentError(f"arange needs finite bounds, got {name}={value!r}.")
-    resolved = _infer_dtype(dtype, start, stop, step)
+    resolved = infer_dtype_unchecked(dtype, start, stop, step)
     for value in (start, stop, step):
         if value is not None:
             _check_fill(value, resolved, "arange bound")
@@ -247,8 +247,8 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
             arguments.real_scalar(value, name)
     arguments.flag(endpoint, "endpoint")
     start, stop = (float(v) if v.__class__ is int else v for v in (start, stop))
-    resolved = _infer_dtype(dtype, start, stop, 1.0)
-    if resolved.kind not in ("float", "complex"):
+    resolved = infer_dtype_unchecked(dtype, start, stop, 1.0)
+    if resolved.category not in ("float", "complex"):
         raise TypePromotionError(f"linspace makes floating-point arrays; {resolved} cannot hold its steps. "
                                  f"Pass a float or complex dtype.")
     for value in (start, stop):
@@ -265,7 +265,7 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DtypeLi
         device: str | None = None, chunks: Any = None) -> Array:
     """A 2-d array with ones on the k-th diagonal (default float dtype unless given)."""
     backend = backend_of()
-    resolved = _infer_dtype(dtype)
+    resolved = infer_dtype_unchecked(dtype)
     rows = arguments.count(n_rows, "n_rows")
     cols = rows if n_cols is None else arguments.count(n_cols, "n_cols")
     arguments.shape((rows, cols))

@@ -40,7 +40,7 @@ def astype(x: Array, dtype: DtypeLike, /, *, copy: bool = True, device: str | No
     backend, x, source = array_input(x)
     target = as_dtype(dtype)
     arguments.flag(copy, "copy")
-    if source.kind == "complex" and target.kind != "complex" and target.kind != "bool":
+    if source.category == "complex" and target.category != "complex" and target.category != "bool":
         raise TypePromotionError(
             f"astype from {source} to {target} would drop the imaginary part; take arraylayer.real(x) "
             f"or arraylayer.abs(x) first."
@@ -61,7 +61,7 @@ def isdtype(dtype: DtypeLike, kind: str | DtypeLike | tuple[str | DtypeLike, ...
     if isinstance(kind, tuple):
         return any(isdtype(resolved, k) for k in kind)
     if isinstance(kind, str) and not isinstance(kind, Dtype) and kind in _KINDS:
-        return resolved.kind in _KINDS[kind]
+        return resolved.category in _KINDS[kind]
     try:
         return resolved is as_dtype(kind)
     except InvalidDtypeError:

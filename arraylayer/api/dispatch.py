@@ -23,9 +23,10 @@ from typing import Any, Final
 
 from ..backend import Backend
 from ..context import replaying
-from ..defaults import _infer_dtype, default_int_dtype
+from ..defaults import default_int_dtype
 from ..dtypes import Dtype, as_dtype
 from ..errors import UnsupportedDtypeError
+from ..inference import infer_dtype_unchecked
 from ..promotion import result_type
 from ..registry import backend_of
 from ..support import kernel_unsupported_dtypes, stored_only_dtypes
@@ -47,8 +48,8 @@ def unsupported_error(name: str, dtype: Dtype, backend: Backend) -> UnsupportedD
             f"{name} cannot compute on {dtype} arrays on the {backend.name} backend: {backend.remedy(dtype)} "
             f"Convert first with arraylayer.astype(x, dtype), the one function that takes {dtype} arrays there."
         )
-    others = [d for d in backend.valid_dtypes() if d.kind == dtype.kind and d not in kernel_unsupported_dtypes(backend, name)]
-    hint = f"Cast to {' or '.join(others)} first, " if others else "Cast to a supported dtype first, "
+    others = [d for d in backend.valid_dtypes() if d.category == dtype.category and d not in kernel_unsupported_dtypes(backend, name)]
+    hint = f"Cast to {' or '.join(map(str, others))} first, " if others else "Cast to a supported dtype first, "
     return UnsupportedDtypeError(
         f"{name} has no {dtype} kernel on the {backend.name} backend ({backend.framework} {backend.version}) "
         f"and no exact fallback. {hint}or use another backend (arraylayer.function_unsupported_dtypes("
@@ -109,7 +110,7 @@ def array_input(x: Any) -> tuple[Backend, Any, Dtype]:
     become arrays of their inferred dtype), and its dtype."""
     backend = backend_of(x)
     if not isinstance(x, backend.array_types):
-        x = backend.asarray(x, _infer_dtype(None, x))
+        x = backend.asarray(x, infer_dtype_unchecked(None, x))
     return backend, x, backend.dtype_of(x)
 
 

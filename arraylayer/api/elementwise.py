@@ -52,9 +52,9 @@ def _compute_dtype(name: str, spec: Spec, dtype: Dtype, inputs: tuple[Any, ...])
     """The dtype the kernel runs in, or the error for a kind the function does not take."""
     if spec.rule == "logical":
         return _BOOL
-    if _KIND_LETTER[dtype.kind] not in spec.kinds:
+    if _KIND_LETTER[dtype.category] not in spec.kinds:
         raise not_defined(name, _dtypes_of(*inputs), _takes(spec.kinds))
-    if spec.rule == "inexact" and dtype.kind in ("bool", "int", "uint"):
+    if spec.rule == "inexact" and dtype.category in ("bool", "int", "uint"):
         return default_float_dtype()
     return dtype
 
@@ -70,7 +70,7 @@ def _check_paddle_scope(name: str, spec: Spec, x1: Any, x2: Any, dtype: Dtype) -
         return
     if spec.paddle in ("", "scalar"):
         raise _paddle_error(name, "tensor-tensor")
-    if spec.paddle == "logic" and dtype.kind == "complex":
+    if spec.paddle == "logic" and dtype.category == "complex":
         raise _paddle_error(name, "complex")
 
 

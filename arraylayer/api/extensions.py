@@ -53,7 +53,7 @@ _PAD_MODES: Final = ("constant", "edge", "reflect", "symmetric", "wrap")
 def _filled(x: Array, value: float) -> Array:
     """x with its NaNs replaced by ``value`` (x itself for dtypes that hold no NaN)."""
     _, x, dtype = array_input(x)
-    if dtype.kind not in ("float", "complex"):
+    if dtype.category not in ("float", "complex"):
         return x
     return searching.where(elementwise.isnan(x), value, x)
 
@@ -91,10 +91,10 @@ def _inexact(name: str, x: Array, complex_ok: bool, dtype: DtypeLike | None = No
         return x, found
     wanted = as_dtype(dtype)
     kinds = ("float", "complex") if complex_ok else ("float",)
-    if wanted.kind not in kinds or (found.kind == "complex" and wanted.kind != "complex"):
+    if wanted.category not in kinds or (found.category == "complex" and wanted.category != "complex"):
         raise TypePromotionError(
             f"{name} dtype={dtype!r}: {name} of {found} values computes in a "
-            f"{'complex' if found.kind == 'complex' else ' or '.join(kinds)} dtype; pass one such as "
+            f"{'complex' if found.category == 'complex' else ' or '.join(kinds)} dtype; pass one such as "
             f"dtype={str(found)!r}, or omit dtype.")
     return data_types.astype(x, wanted, copy=False), wanted
 
@@ -110,7 +110,7 @@ def _ddof(name: str, correction: int | float | None, ddof: int | float | None) -
 
 def _count(x: Array, dtype: Dtype, axis: Axis, keepdims: bool) -> Array:
     """The number of x's non-NaN values along ``axis``, in the real dtype of ``dtype``."""
-    counted = dtype if dtype.kind == "float" else Dtype("float32" if dtype.bits == 64 else "float64")
+    counted = dtype if dtype.category == "float" else Dtype("float32" if dtype.bits == 64 else "float64")
     present = elementwise.logical_not(elementwise.isnan(x))
     return statistical.sum(present, axis=axis, dtype=counted, keepdims=keepdims)
 
@@ -162,7 +162,7 @@ def nanstd(x: Array, /, *, axis: Axis = None, dtype: DtypeLike | None = None, co
 def _nan_extreme(name: str, x: Array, axis: Axis, keepdims: bool, filler: float) -> Array:
     _, x, dtype = array_input(x)
     reduce = statistical.max if name == "nanmax" else statistical.min
-    if dtype.kind != "float":  # complex is refused by max/min; other kinds hold no NaN
+    if dtype.category != "float":  # complex is refused by max/min; other kinds hold no NaN
         return reduce(x, axis=axis, keepdims=keepdims)
     nan = elementwise.isnan(x)
     found = reduce(searching.where(nan, filler, x), axis=axis, keepdims=keepdims)
@@ -182,7 +182,7 @@ def nanmin(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
 def _nan_arg_extreme(name: str, x: Array, axis: int | None, keepdims: bool, filler: float) -> Array:
     _, x, dtype = array_input(x)
     find = searching.argmax if name == "nanargmax" else searching.argmin
-    if dtype.kind != "float":
+    if dtype.category != "float":
         return find(x, axis=axis, keepdims=keepdims)
     nan = elementwise.isnan(x)
     found = find(searching.where(nan, filler, x), axis=axis, keepdims=keepdims)
@@ -315,13 +315,13 @@ def round(x: Array, /, decimals: int = 0) -> Array:  # noqa: A001
     if decimals == 0:
         return elementwise.round(x)
     _, x, dtype = array_input(x)
-    if dtype.kind == "bool":
+    if dtype.category == "bool":
         return elementwise.round(x)  # the standard's error
-    if dtype.kind == "complex":
+    if dtype.category == "complex":
         real = round(elementwise.real(x), decimals)  # the two parts rounded apart, as NumPy does
         imag = round(elementwise.imag(x), decimals)
         return elementwise.add(real, elementwise.multiply(imag, 1j))
-    if dtype.kind == "float":
+    if dtype.category == "float":
         if decimals > 0:
             return elementwise.divide(elementwise.round(elementwise.multiply(x, 10.0 ** decimals)), 10.0 ** decimals)
         return elementwise.multiply(elementwise.round(elementwise.divide(x, 10.0 ** -decimals)), 10.0 ** -decimals)

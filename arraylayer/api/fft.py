@@ -75,13 +75,13 @@ def _input(name: str, x: Array, kinds: tuple[str, ...]) -> tuple[Any, Array, Dty
     """x, checked to be of a kind the transform takes; real input of a complex transform cast
     to the complex dtype of its precision (half precision: the float dtype, refused by the kernel)."""
     backend, x, dtype = array_input(x)
-    if dtype.kind not in kinds:
+    if dtype.category not in kinds:
         takes = "complex floating-point arrays" if kinds == ("complex",) else (
             "real floating-point arrays" if kinds == ("float",) else "floating-point arrays")
         raise not_defined(f"fft.{name}", (dtype,), takes)
     if len(x.shape) == 0:
         raise InvalidArgumentError(f"fft.{name} needs an array of at least one dimension, got a 0-d array.")
-    if "complex" in kinds and dtype.kind == "float" and str(dtype) in _COMPLEX_OF:
+    if "complex" in kinds and dtype.category == "float" and str(dtype) in _COMPLEX_OF:
         dtype = _COMPLEX_OF[str(dtype)]
         x = backend.astype(x, dtype)
     return backend, x, dtype
@@ -195,7 +195,7 @@ def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "ba
 
 def _frequencies(name: str, n: int, d: float, dtype: DtypeLike | None, device: Any, ints: list[int]) -> Array:
     resolved = default_float_dtype() if dtype is None else as_dtype(dtype)
-    if resolved.kind != "float":
+    if resolved.category != "float":
         raise not_defined(f"fft.{name}", (resolved,), "a real floating-point dtype")
     d = arguments.real_scalar(d, f"fft.{name}: d")
     if not math.isfinite(d) or d == 0:

@@ -18,10 +18,10 @@ def _indices(name: str, x: Array, indices: Any) -> tuple[Any, Array, Any, Array]
     backend = backend_of(x, indices)
     _, x, dtype = array_input(x)
     if not isinstance(indices, backend.array_types):
-        from ..defaults import _infer_dtype
+        from ..inference import infer_dtype_unchecked
 
-        indices = as_array(backend, indices, _infer_dtype(None, indices))
-    kind = backend.dtype_of(indices).kind
+        indices = as_array(backend, indices, infer_dtype_unchecked(None, indices))
+    kind = backend.dtype_of(indices).category
     if kind not in ("int", "uint"):
         raise not_defined(name, (backend.dtype_of(indices),), "integer index arrays as indices")
     return backend, x, dtype, indices

@@ -62,9 +62,9 @@ class SVDResult(NamedTuple):
 def _floating(name: str, x: Array, *, matrix: bool = True) -> tuple[Any, Array, Dtype]:
     """x in a floating dtype (integers: the default float; bool refused); matrices need 2 dims."""
     backend, x, dtype = array_input(x)
-    if dtype.kind == "bool":
+    if dtype.category == "bool":
         raise not_defined(f"linalg.{name}", (dtype,), "floating-point (or integer) arrays")
-    if dtype.kind in ("int", "uint"):
+    if dtype.category in ("int", "uint"):
         dtype = default_float_dtype()
         x = backend.astype(x, dtype)
     if matrix and len(x.shape) < 2:
@@ -173,9 +173,9 @@ def slogdet(x: Array, /) -> SlogdetResult:
 def solve(x1: Array, x2: Array, /) -> Array:
     """The solution of x1 @ result = x2, in the promoted floating dtype."""
     backend, dtype, (a1, a2) = promoted_inputs(x1, x2)
-    if dtype.kind == "bool":
+    if dtype.category == "bool":
         raise not_defined("linalg.solve", (dtype,), "floating-point (or integer) arrays")
-    if dtype.kind in ("int", "uint"):
+    if dtype.category in ("int", "uint"):
         dtype = default_float_dtype()
         a1, a2 = backend.astype(a1, dtype), backend.astype(a2, dtype)
     if len(a1.shape) < 2 or a1.shape[-1] != a1.shape[-2]:
@@ -246,9 +246,9 @@ def matrix_power(x: Array, n: int, /) -> Array:
     n = arguments.integer(n, "n")
     if abs(n) > 2**31:
         raise InvalidArgumentError(f"linalg.matrix_power needs |n| <= 2**31, got {n}.")
-    if dtype.kind == "bool":
+    if dtype.category == "bool":
         raise not_defined("linalg.matrix_power", (dtype,), "numeric arrays")
-    if n < 0 and dtype.kind in ("int", "uint"):
+    if n < 0 and dtype.category in ("int", "uint"):
         raise not_defined("linalg.matrix_power with n < 0", (dtype,), "floating-point arrays")
     if len(x.shape) < 2 or x.shape[-1] != x.shape[-2]:
         raise InvalidArgumentError(f"linalg.matrix_power needs square matrices, got shape {tuple(x.shape)}.")

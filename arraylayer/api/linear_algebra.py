@@ -20,7 +20,7 @@ _NUMERIC: Final = frozenset({"int", "uint", "float", "complex"})
 def numeric_pair(name: str, x1: Array, x2: Array) -> tuple[Any, Dtype, Array, Array]:
     """Backend, promoted numeric dtype, and both operands cast to it."""
     backend, dtype, (a1, a2) = promoted_inputs(x1, x2)
-    if dtype.kind not in _NUMERIC:
+    if dtype.category not in _NUMERIC:
         raise not_defined(name, (dtype,), "numeric arrays")
     return backend, dtype, a1, a2
 

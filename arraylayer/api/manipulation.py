@@ -137,9 +137,9 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
         repeats = operator.index(repeats)  # a NumPy integer counts as the Python int it holds
     if hasattr(repeats, "dtype") or isinstance(repeats, (list, tuple)):
         owner, repeats, kind = array_input(repeats)
-        if len(repeats.shape) == 0 and kind.kind in ("int", "uint"):  # a 0-d count: one count for all
+        if len(repeats.shape) == 0 and kind.category in ("int", "uint"):  # a 0-d count: one count for all
             repeats = owner.kernels["reshape"](repeats, (1,), copy=None)
-        if kind.kind not in ("int", "uint") or len(repeats.shape) != 1 or repeats.shape[0] not in (1, length):
+        if kind.category not in ("int", "uint") or len(repeats.shape) != 1 or repeats.shape[0] not in (1, length):
             raise InvalidArgumentError(f"repeats must be an int or a 1-d integer array of length 1 or {length}; "
                                        f"got {kind} of shape {tuple(repeats.shape)}.")
         if backend.chunked:  # lazy values: NumPy's repeat checks them when the graph runs

@@ -53,4 +53,4 @@ _ROUNDING: Final[dict[str, Callable[[Any], float]]] = {"float16": _float16, "bfl
 def scalar_converter(dtype: Dtype) -> Callable[[Any], Any]:
     """How a Python scalar beside an array of ``dtype`` enters the kernel: the Python type of
     the dtype's kind (``float`` for float32), or, for half precision, rounding to the dtype."""
-    return _ROUNDING.get(str(dtype)) or PYTHON_TYPE_OF_KIND[dtype.kind]
+    return _ROUNDING.get(str(dtype)) or PYTHON_TYPE_OF_KIND[dtype.category]

@@ -20,7 +20,7 @@ __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "wher
 
 def _real(name: str, x: Array) -> tuple[Any, Array, Dtype]:
     backend, x, dtype = array_input(x)
-    if dtype.kind == "complex":
+    if dtype.category == "complex":
         raise not_defined(name, (dtype,), "real-valued arrays (complex numbers have no order)")
     return backend, x, dtype
 
@@ -65,13 +65,13 @@ def searchsorted(x1: Array, x2: Array, /, *, side: str = "left", sorter: Array |
     if side not in ("left", "right"):
         raise InvalidArgumentError(f"searchsorted side must be 'left' or 'right', got {side!r}.")
     backend, dtype, (x1, x2) = promoted_inputs(x1, x2)
-    if dtype.kind == "complex":
+    if dtype.category == "complex":
         raise not_defined("searchsorted", (dtype,), "real-valued arrays")
     if len(x1.shape) != 1:
         raise InvalidArgumentError(f"searchsorted needs a 1-d x1, got shape {tuple(x1.shape)}.")
     if sorter is not None:
         _, sorter, kind = array_input(sorter)
-        if kind.kind not in ("int", "uint") or tuple(sorter.shape) != tuple(x1.shape):
+        if kind.category not in ("int", "uint") or tuple(sorter.shape) != tuple(x1.shape):
             raise InvalidArgumentError(f"sorter must be an integer array of x1's shape {tuple(x1.shape)}, got {kind} "
                                        f"of shape {tuple(sorter.shape)}.")
         sorter = arguments.indices_in_bounds(backend, sorter, x1.shape[0], "sorter")

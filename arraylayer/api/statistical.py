@@ -35,7 +35,7 @@ def _accumulate(name: str, x: Array, axis: Any, dtype: DtypeLike | None, **optio
     accumulator = accumulator_dtype(source, dtype)
     if dtype is None and accumulator not in backend.valid_dtypes() and accumulator not in stored_only_dtypes(backend):
         raise UnsupportedDtypeError(
-            f"{name} of {source} accumulates in {accumulator} (the default {accumulator.kind} dtype), which the "
+            f"{name} of {source} accumulates in {accumulator} (the default {accumulator.category} dtype), which the "
             f"{backend.name} backend cannot hold here: {backend.remedy(accumulator)} Pass dtype= explicitly "
             f"(e.g. dtype='int64'), or change the default with arraylayer.use_default_uint_dtype / "
             f"use_default_int_dtype."
@@ -88,7 +88,7 @@ def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: DtypeLike | 
 
 def _extreme(name: str, x: Array, axis: Axis, keepdims: bool) -> Array:
     backend, x, dtype = array_input(x)
-    if dtype.kind == "complex":
+    if dtype.category == "complex":
         raise not_defined(name, (dtype,), "real-valued arrays (complex numbers have no order)")
     axis = arguments.axes(axis, len(x.shape))
     arguments.flag(keepdims, "keepdims")
@@ -110,9 +110,9 @@ def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # 
 def _floating(name: str, x: Array, complex_ok: bool) -> tuple[Any, Array, Dtype]:
     """x in its floating dtype: integer/bool input in the default float."""
     backend, x, dtype = array_input(x)
-    if dtype.kind == "complex" and not complex_ok:
+    if dtype.category == "complex" and not complex_ok:
         raise not_defined(name, (dtype,), "real-valued arrays")
-    if dtype.kind in ("bool", "int", "uint"):
+    if dtype.category in ("bool", "int", "uint"):
         dtype = default_float_dtype()
         x = backend.astype(x, dtype)
     return backend, x, dtype

@@ -20,7 +20,11 @@ the framework's compiler is imported (at once if it already is), never importing
   first use, which it cannot trace; and a settings scope that a
   trace entered and did not leave (the trace stopped inside the ``with`` block) is left when
   trace attempt ends (``context.at_trace_end``; Dynamo abandons an attempt at a graph break
-  and traces the frame again, which must not see the scope's value before the block).
+  and traces the frame again, which must not see the scope's value before the block); and
+  :class:`~arraylayer.Dtype` is made one of Dynamo's constant types (as ``torch.dtype`` is), so
+  its comparisons, hashes and attributes are evaluated while tracing instead of breaking the graph,
+  ``Dtype(...)`` of constants is folded as ``torch.device(...)`` is, and its repr
+  (``arraylayer.float32``) is readable in Dynamo's guards as ``torch.float32`` is.
 
 Nothing here runs per call.
 """
@@ -47,11 +51,20 @@ def _leave_arraylayer_to_autograph() -> None:
 
 
 def _load_torch_for_dynamo() -> None:
+    from torch._dynamo.guards import _get_closure_vars
     from torch._dynamo.output_graph import OutputGraph
     from torch._dynamo.symbolic_convert import InstructionTranslator
+    from torch._dynamo.utils import common_constant_types
+    from torch._dynamo.variables.user_defined import UserDefinedClassVariable
 
     from ..context import SETTING_READERS, at_trace_end
+    from ..dtypes import Dtype
     from ..registry import prepare_for_tracing
+
+    common_constant_types.add(Dtype)  # immutable, one instance per dtype: Dynamo's own advice for such types
+    UserDefinedClassVariable._constant_fold_classes().add(Dtype)  # Dtype("int32") is a constant
+    package = __name__.partition(".")[0]
+    _get_closure_vars()[package] = sys.modules[package]  # guards name dict keys by repr: arraylayer.float32
 
     torch = sys.modules["torch"]
     for reader in SETTING_READERS:  # read at trace time, as constants (Dynamo cannot trace ContextVar.get)

@@ -53,7 +53,7 @@ class TorchBackend(Backend):
         import ml_dtypes
         import numpy as np
 
-        natives = {d: getattr(module, d) for d in all_dtypes if isinstance(getattr(module, d, None), module.dtype)}
+        natives = {d: getattr(module, d.name) for d in all_dtypes if isinstance(getattr(module, d.name, None), module.dtype)}
         self._from_native = {native: d for d, native in natives.items()}
         self._valid = tuple(d for d in natives if d not in _PROBED or _computes(module, natives[d]))
         self._numpy_dtypes = {d: np.dtype(ml_dtypes.bfloat16 if d == "bfloat16" else str(d)) for d in all_dtypes}

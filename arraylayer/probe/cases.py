@@ -57,7 +57,7 @@ class Maker:
         self.reference = reference
 
     def values(self, name: str = "x", dtype: Dtype | None = None) -> list[Any]:
-        return _VALUES[name][_LETTER[(dtype or self.dtype).kind]]
+        return _VALUES[name][_LETTER[(dtype or self.dtype).category]]
 
     def array(self, name: str = "x", shape: tuple[int, ...] | None = None, dtype: str | None = None) -> Any:
         """Sample ``name`` as an array of the probed dtype (or of ``dtype``)."""
@@ -70,7 +70,7 @@ class Maker:
 
     def scalar(self, value: Any) -> Any:
         """A Python scalar of the dtype's kind (what the api layer passes beside an array)."""
-        return _PYTHON[self.dtype.kind](value)
+        return _PYTHON[self.dtype.category](value)
 
     def native(self) -> Any:
         return self._numpy_dtype(self._host_dtype(self.dtype)) if self.reference else \
@@ -163,17 +163,17 @@ def _cases() -> dict[str, Case]:
         cases[name] = Case(_binary("shift" if name in _SHIFTS else "y"), _RESULT_OF_RULE.get(spec.rule, "same"))
     created = {"device": None}
     cases.update({
-        "clip": Case(lambda m: ((m.array(), m.scalar(0.75 if m.dtype.kind in ("float", "complex") else 2),
-                                 m.scalar(2.0 if m.dtype.kind in ("float", "complex") else 2)), {})),
+        "clip": Case(lambda m: ((m.array(), m.scalar(0.75 if m.dtype.category in ("float", "complex") else 2),
+                                 m.scalar(2.0 if m.dtype.category in ("float", "complex") else 2)), {})),
         # creation
         "zeros": Case(lambda m: (((2, 3),), {"dtype": m.native(), **created})),
         "ones": Case(lambda m: (((2, 3),), {"dtype": m.native(), **created})),
         "empty": Case(lambda m: (((2, 3),), {"dtype": m.native(), **created}), "same~"),
         "full": Case(lambda m: (((2,), m.scalar({"b": True, "i": 2, "f": 1.25, "c": 1.25 + 0.5j}[
-            _LETTER[m.dtype.kind]])), {"dtype": m.native(), **created})),
+            _LETTER[m.dtype.category]])), {"dtype": m.native(), **created})),
         "arange": Case(lambda m: ({"b": (0, 1, 1), "i": (1, 7, 2), "f": (0.5, 2.5, 0.5), "c": (0, 3, 1)}[
-            _LETTER[m.dtype.kind]], {"dtype": m.native(), **created})),
-        "linspace": Case(lambda m: ((0.0, 1.0 if m.dtype.kind != "complex" else 1 + 1j, 5),
+            _LETTER[m.dtype.category]], {"dtype": m.native(), **created})),
+        "linspace": Case(lambda m: ((0.0, 1.0 if m.dtype.category != "complex" else 1 + 1j, 5),
                                     {"dtype": m.native(), "endpoint": True, **created})),
         "eye": Case(lambda m: ((2, 3), {"k": 1, "dtype": m.native(), **created})),
         "meshgrid": Case(lambda m: ((m.array(), m.array("y")[:2]), {"indexing": "xy"}), "*same"),

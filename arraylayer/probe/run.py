@@ -71,7 +71,7 @@ def _check(backend: Any, spec: Any, actual: Any, reference: Any, dtype: Dtype, w
     want = _expected(spec, dtype)
     at = f" (result{where})" if where else ""
     if want is None:
-        if got.kind not in ("int", "uint"):
+        if got.category not in ("int", "uint"):
             raise _Mismatch(f"returns {got}{at}, expected an integer dtype")
     elif got != want:
         raise _Mismatch(f"returns {got}{at}, expected {want}")

@@ -82,7 +82,7 @@ def dtype_support(
         if uses.rule == "independent":
             cells[dtype] = _SUPPORTED
             continue
-        if KIND_LETTER[dtype.kind] not in uses.kinds:
+        if KIND_LETTER[dtype.category] not in uses.kinds:
             takes = " or ".join(KIND_WORDS[k] for k in uses.kinds)
             cells[dtype] = Cell("undefined", f"{name} is defined for {takes} input only")
             continue

@@ -226,7 +226,7 @@ def kernel_dtype(rule: str, dtype: Dtype) -> Dtype:
     """The dtype a function of ``rule`` calls its kernels with for an input of ``dtype`` (under
     the default dtypes in force)."""
     if rule == "inexact":
-        if dtype.kind in ("bool", "int", "uint"):
+        if dtype.category in ("bool", "int", "uint"):
             return default_float_dtype()
         return dtype
     if rule == "complex":
@@ -251,11 +251,11 @@ def kernel_domain(name: str) -> tuple[Dtype, ...]:
         if uses.rule == "accumulator":
             return all_dtypes
         for dtype in all_dtypes:
-            if KIND_LETTER[dtype.kind] not in uses.kinds:
+            if KIND_LETTER[dtype.category] not in uses.kinds:
                 continue
             if uses.rule == "logical":
                 reached.add(Dtype("bool"))
-            elif uses.rule == "inexact" and dtype.kind in ("bool", "int", "uint"):
+            elif uses.rule == "inexact" and dtype.category in ("bool", "int", "uint"):
                 reached.update(all_float_dtypes)  # the default float: any float dtype
             elif uses.rule == "complex":
                 reached.add(_COMPLEX_OF.get(dtype, dtype))

@@ -88,6 +88,7 @@ API_SECTIONS = {
     "arraylayer.dtypes": "Dtypes",
     "arraylayer.promotion": "Type promotion",
     "arraylayer.defaults": "Default dtypes",
+    "arraylayer.inference": "Dtype inference",
     "arraylayer.registry": "Backends",
     "arraylayer.native": "Native dtypes",
     "arraylayer.devices": "Devices",
@@ -233,7 +234,7 @@ def api_reference() -> str:
     rows = []
     for dtype in al.all_dtypes:
         where = "backend-dependent" if str(dtype) in backend_dependent else "always"
-        rows.append([literal(f"arraylayer.{dtype}"), dtype.kind, str(dtype.bits), where])
+        rows.append([literal(f"arraylayer.{dtype}"), dtype.category, str(dtype.bits), where])
     lines += list_table(["name", "kind", "bits", "attribute"], rows, widths="30 20 10 40")
     unexpected = [d for d in dtypes if d not in {str(x) for x in al.all_dtypes}]
     if unexpected:
@@ -337,7 +338,7 @@ def _kind(code: str) -> str:
     from arraylayer.lattice import CODES
 
     target = CODES[code]
-    return "weak" if isinstance(target, type) else Dtype(target).kind
+    return "weak" if isinstance(target, type) else Dtype(target).category
 
 
 def lattice_positions(lattice: dict[str, tuple[str, ...]]) -> dict[str, tuple[float, float]]:

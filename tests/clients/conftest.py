@@ -100,8 +100,6 @@ class Client:
 PENDING = {
     "dask-lengths": "issue 20: dask unknown lengths: a dask Array whose length is nan (after unique, boolean "
                     "masks, nonzero) cannot be sliced, sorted or taken along that axis",
-    "dtype-kind": "issue 21: Dtype.kind is 'float', not NumPy's 'f': xarray's idxmin/idxmax test "
-                  "dtype.kind in 'cfO' and skip their all-NaN handling, so the result keeps the integer coordinate",
 }
 
 

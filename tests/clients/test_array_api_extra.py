@@ -76,10 +76,7 @@ _AT_IMMUTABLE = ("array-api-extra 0.11.5 at[] updates immutable arrays functiona
                  "it copies with xp.asarray and assumes the copy is writeable (_at.py), which a tf.Tensor never is")
 _NUNIQUE_JAX = ("array-api-extra 0.11.5 nunique calls xp.unique_counts(x, size=...) whenever x is a JAX array "
                 "(_set.py), assuming the xp= given is jax.numpy; size= is not in the standard")
-_LAZY_DTYPE = ("array-api-extra 0.11.5 lazy_apply (_lib/_lazy.py) takes any dtype that is a collections.abc.Sequence "
-               "for one dtype per output and raises 'Got single shape but multiple dtypes'; arraylayer's dtypes are "
-               "str subclasses, so Sequences; the standard asks dtypes for __eq__ only")
-ARRAY_CLIENT_BUGS: dict[tuple[str, str], str] = {("lazy_apply", "*"): _LAZY_DTYPE}
+ARRAY_CLIENT_BUGS: dict[tuple[str, str], str] = {}
 NATIVE_CLIENT_BUGS: dict[tuple[str, str], str] = {
     **{(name, "tensorflow"): _NO_TF for name in ("create_diagonal", "pad", "isclose", "apply_where")},
     **{(name, "tensorflow"): _AT_IMMUTABLE for name in ("at-set", "at-add-mask", "at-multiply", "at-min")},

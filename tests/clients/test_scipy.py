@@ -191,10 +191,6 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...], dict[str, Any
 }
 
 # Cases that fail because of SciPy itself, per (case, client or "*"), with the reason.
-_LAZY_DTYPE = ("SciPy 1.17.1's vendored array-api-extra lazy_apply (scipy/_lib/array_api_extra/_lib/_lazy.py) "
-               "takes any dtype that is a collections.abc.Sequence for one dtype per output and raises 'Got single "
-               "shape but multiple dtypes'; arraylayer's dtypes are str subclasses, so Sequences; the standard asks "
-               "dtypes for __eq__ only (cluster.hierarchy.linkage and spatial.distance pass dtype=X.dtype)")
 _OA_VIEWS = ("SciPy 1.17.1 oaconvolve (signal/_signaltools.py) adds the overlaps with `ret_overpart += overpart` "
              "into a slice of `ret` and relies on that writing through a view; JAX, TensorFlow and dask have no views "
              "(SciPy's own table skips jax.numpy and xfails dask.array, 'wrong answer')")
@@ -205,8 +201,11 @@ _SOS_READONLY = ("SciPy 1.17.1 signal.sosfilt hands np.asarray of a JAX array (a
                  "jax.numpy arrays too")
 _SPLINE_F64 = ("JAX with x64 off has no float64: SciPy 1.17.1 make_interp_spline asks float64 for its compiled "
                "B-spline routine, use_narrow_64bit narrows the request to float32, and the C routine takes float64 only")
+_LINKAGE_F64 = ("JAX with x64 off has no float64: SciPy 1.17.1 cluster.hierarchy.linkage hands the float32 data to its "
+                "compiled routine, which takes float64 only ('Buffer dtype mismatch, expected 'const double' but got "
+                "'float'')")
 CLIENT_BUGS: dict[tuple[str, str], str] = {
-    ("cluster.hierarchy.linkage", "*"): _LAZY_DTYPE,
+    ("cluster.hierarchy.linkage", "jax32"): _LINKAGE_F64,
     **dict.fromkeys([("signal.oaconvolve", name) for name in ("jax", "jax32", "tensorflow", "dask")], _OA_VIEWS),
     ("interpolate.RBFInterpolator", "*"): _RBF_VIEW,
     ("signal.sosfilt", "jax"): _SOS_READONLY,
