@@ -21,7 +21,7 @@ from ..errors import InvalidArgumentError
 from . import arguments
 from .dispatch import array_input, index_result, kernel, native_dtype, not_defined, promoted_inputs
 from .linear_algebra import matmul, matrix_transpose, numeric_pair, tensordot, vecdot
-from .statistical import accumulator_dtype
+from .statistical import accumulator_dtype, accumulator_native
 
 Array = Any
 
@@ -285,4 +285,5 @@ def trace(x: Array, /, *, offset: int = 0, dtype: DtypeLike | None = None) -> Ar
     if len(x.shape) < 2:
         raise InvalidArgumentError(f"linalg.trace needs at least 2 dimensions, got {len(x.shape)}.")
     accumulator = accumulator_dtype(source, dtype)
-    return kernel(backend, "trace", accumulator)(x, offset=_offset(x, offset), dtype=native_dtype(backend, accumulator))
+    run = kernel(backend, "trace", accumulator)
+    return run(x, offset=_offset(x, offset), dtype=accumulator_native(backend, accumulator))
