@@ -232,6 +232,8 @@ class Array:
             if not backend.chunked:  # TensorFlow tensors export through a function
                 return backend.module.experimental.dlpack.to_dlpack(native)
             producer = backend.to_numpy(native).__dlpack__  # dask: computed, as an export asks for memory
+        if max_version is not None and max_version[0] < 1:  # a DLPack 0.x consumer: the legacy capsule,
+            max_version = None  # every producer's default (JAX refuses to be asked below 0.5)
         options = {key: value for key, value in (("stream", stream), ("max_version", max_version),
                                                  ("dl_device", dl_device), ("copy", copy)) if value is not None}
         return producer(**options)

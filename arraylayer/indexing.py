@@ -197,10 +197,24 @@ def torch_key(key: Any) -> Any:
     return _torch_part(key)
 
 
+def _torch_empty_mask(x: Any, key: Any) -> Any:
+    """A sole boolean mask with an axis of length 0 where ``x``'s is not (the standard and NumPy
+    take it: it selects nothing) as the all-False mask of ``x``'s leading axes, which torch takes;
+    any other key as it is (torch's IndexError for mismatched shapes is NumPy's)."""
+    dims = getattr(key, "ndim", 0)  # a tuple, int or slice key has none: the fast way out
+    if not dims or 0 not in key.shape or dims > x.ndim or str(key.dtype) not in ("torch.bool", "bool"):
+        return key
+    if any(k not in (n, 0) for k, n in zip(key.shape, x.shape)):
+        return key
+    import numpy
+
+    return numpy.zeros(tuple(x.shape[:dims]), dtype=bool)  # a NumPy mask torch takes, on any device
+
+
 def torch_getitem(x: Any, key: Any) -> Any:
     """torch indexing, plus negative slice steps (gathered from NumPy's positions), NumPy
     scalar keys, unsigned and read-only index arrays."""
-    key = torch_key(key)
+    key = _torch_empty_mask(x, torch_key(key))
     if not _reversing(key):
         return x[key]
     import torch
@@ -212,7 +226,7 @@ def torch_getitem(x: Any, key: Any) -> Any:
 
 def torch_set(x: Any, key: Any, value: Any) -> None:
     """``x[key] = value`` in place, negative slice steps included."""
-    key = torch_key(key)
+    key = _torch_empty_mask(x, torch_key(key))
     if not _reversing(key):
         x[key] = value
         return

@@ -9,6 +9,8 @@ indexed axes, with out-of-bounds indices raising OutOfBoundsIndexError when the 
 
 from __future__ import annotations
 
+import math
+
 from typing import Any, Final
 
 from .errors import unknown_lengths_error
@@ -259,10 +261,20 @@ def _masked(x: Any, key: Any) -> Any:
     """``x[mask]`` with a dask mask, dask's own; a mask over some of x's leading axes (which dask
     refuses) as a 1-d mask of those axes flattened."""
     mask = key[0] if key.__class__ is tuple and len(key) == 1 else key
+    if _selects_nothing(x, mask):  # dask refuses a mask axis of length 0 where x's is longer
+        return x.reshape((math.prod(x.shape[:mask.ndim]), *x.shape[mask.ndim:]))[:0]
     if not (_is_dask(mask) and 1 < mask.ndim < x.ndim):
         return _dask_native(x, key)
     _check_mask_shapes(tuple(x.shape), mask)
     return x.reshape((-1, *x.shape[mask.ndim:]))[mask.reshape(-1)]
+
+
+def _selects_nothing(x: Any, mask: Any) -> bool:
+    """Whether ``mask`` is a sole mask with an axis of length 0, each axis of x's length or 0 (the
+    standard and NumPy take it: it selects nothing)."""
+    shape = getattr(mask, "shape", ())
+    return (_is_mask(mask) and 0 in shape and mask.ndim <= x.ndim and _known(*x.shape)
+            and all(k in (n, 0) for k, n in zip(shape, x.shape)))
 
 
 def _dask_native(x: Any, key: Any) -> Any:
@@ -283,6 +295,8 @@ def dask_set(x: Any, key: Any, value: Any) -> Any:
     positions :func:`dask_getitem` selects from a lazy grid of flat positions."""
     import numpy as np
 
+    if _selects_nothing(x, key[0] if key.__class__ is tuple and len(key) == 1 else key):
+        return x
     if is_basic(key):
         check_integer_bounds(x.shape, key)
         return _assigned(x, _canonical_slices(tuple(x.shape), key), value)

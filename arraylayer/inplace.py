@@ -93,6 +93,8 @@ def describe(value: Any) -> str:
 # -- storing the result, per backend ------------------------------------------------------------------
 
 def _into_numpy(backend: Backend, before: Any, result: Any, dtype: Dtype) -> Any:
+    if not isinstance(before, backend.module.ndarray):  # a NumPy scalar (a 0-d result): no buffer to write
+        return _rebind(backend, before, result, dtype)
     check_writeable(backend, before)
     before[...] = result  # a cast the rule allowed: rounding within float or complex
     return before

@@ -234,6 +234,23 @@ def test_matmul_family_promotes(backend):
                                np.cross([1, 2, 3], [0, 0, 1]))
 
 
+
+def test_cross_broadcasts_all_but_the_compute_axis(backend):
+    """linalg.cross broadcasts the other axes (a (4, 3) with a (1, 4, 3), as the suite draws), a
+    negative axis counts from the end of both; a non-negative one needs one rank."""
+    a_host = np.arange(12, dtype=np.float32).reshape(4, 3) - 5
+    b_host = (np.arange(12, dtype=np.float32).reshape(1, 4, 3) % 5)[..., ::-1].copy()
+    a, b = make_array(backend, "float32", a_host), make_array(backend, "float32", b_host)
+    np.testing.assert_array_equal(to_numpy(backend, al.linalg.cross(a, b)), np.cross(a_host, b_host))
+    np.testing.assert_array_equal(to_numpy(backend, al.linalg.cross(b, a, axis=-1)), np.cross(b_host, a_host))
+    c_host, d_host = a_host.T.copy(), b_host[0].T.copy()
+    c, d = make_array(backend, "float32", c_host), make_array(backend, "float32", d_host)
+    np.testing.assert_array_equal(to_numpy(backend, al.linalg.cross(c, d, axis=0)), np.cross(c_host, d_host, axis=0))
+    with pytest.raises(al.InvalidArgumentError, match="negative axis"):
+        al.linalg.cross(a, b, axis=1)
+    with pytest.raises(al.InvalidArgumentError, match="3 elements"):
+        al.linalg.cross(make_array(backend, "float32", b_host[..., :2]), make_array(backend, "float32", a_host[..., :2]))
+
 def test_linalg_extension_against_numpy(backend):
     host = np.array([[4.0, 1.0], [1.0, 3.0]], dtype=np.float32)
     x = make_array(backend, "float32", host)

@@ -181,6 +181,20 @@ def test_a_byte_swapped_array_key_alone_matches_numpy(backend):
     np.testing.assert_array_equal(np.asarray(x), expected)
 
 
+
+@pytest.mark.parametrize("shape", [(0,), (0, 0), (2, 0), (0, 3), (2, 3, 0), (0, 0, 4)], ids=str)
+def test_a_mask_with_an_axis_of_length_0_selects_nothing(backend, shape):
+    """A sole mask whose axes are x's lengths or 0 selects nothing, as the standard and NumPy say
+    (torch and dask refuse it with their own IndexError); a length of neither stays an IndexError."""
+    mask = np.zeros(shape, dtype=bool)
+    with al.use_backend(backend):
+        x = al.Array(al.asarray(BASE.copy()))
+        np.testing.assert_array_equal(np.asarray(x[al.Array(mask)]), BASE[mask])
+        x[al.Array(mask)] = -1.0
+        np.testing.assert_array_equal(np.asarray(x), BASE)
+        with pytest.raises(IndexError):
+            x[al.Array(np.zeros((3, 0), dtype=bool))]
+
 def test_mask_transposed_matches_numpy(backend):
     mask = (np.arange(12).reshape(4, 3) % 3 == 0).T  # Fortran-ordered (3, 4) mask over axes 1 and 2
     with al.use_backend(backend):

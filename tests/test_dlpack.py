@@ -40,6 +40,18 @@ def test_dlpack_options_accepted(backend, options):
         assert type(capsule).__name__ == "PyCapsule"
 
 
+
+@pytest.mark.parametrize("max_version", [(0, 0), (0, 5), (2, 0)], ids=str)
+def test_any_max_version_gets_a_capsule(backend, max_version):
+    """The standard lets a producer answer max_version with a capsule of another version; a DLPack
+    0.x consumer gets the legacy, unversioned capsule it reads (JAX alone refuses to be asked for
+    less than 0.5)."""
+    with al.use_backend(backend):
+        capsule = al.Array(al.asarray(SOURCE)).__dlpack__(max_version=max_version)
+    assert type(capsule).__name__ == "PyCapsule"
+    if max_version[0] == 0:
+        assert '"dltensor"' in repr(capsule), capsule
+
 def test_dlpack_to_another_device_is_buffer_error(backend):
     with al.use_backend(backend):
         x = al.Array(al.asarray(SOURCE))

@@ -328,3 +328,16 @@ def test_scipy_tanhsinh_multiplies_arrays_by_numpy_scalars(backend, request):
     got = integrate.tanhsinh(al.exp, lower, upper).integral
     assert isinstance(got, Array) and got.dtype == "float64"
     np.testing.assert_allclose(host(got), np.e - 1, rtol=1e-14)
+
+
+def test_inplace_on_a_0d_result_held_as_a_numpy_scalar(backend):
+    """A 0-d result (NumPy gives a scalar, np.bool_, for 0-d input) takes ``|=`` and ``+=`` like any
+    Array: the new value, NumPy's (the official suite's helpers do this)."""
+    with al.use_backend(backend):
+        x = al.Array(al.asarray(1.5 + 0j))
+        mask = al.isnan(x)
+        mask |= al.isnan(x) == al.isnan(x)
+        total = al.abs(x)
+        total += 1.0
+    assert bool(np.asarray(mask)) is True
+    assert float(np.asarray(total)) == 2.5

@@ -21,7 +21,7 @@ from ..errors import InvalidArgumentError
 from . import arguments
 from .dispatch import array_input, index_result, kernel, native_dtype, not_defined, promoted_inputs
 from .linear_algebra import matmul, matrix_transpose, numeric_pair, tensordot, vecdot
-from .statistical import accumulator_dtype
+from .statistical import accumulator_dtype, accumulator_native
 
 Array = Any
 
@@ -221,13 +221,22 @@ def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepd
 
 
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
-    """The cross product of 3-element vectors along ``axis``, in the promoted dtype."""
+    """The cross product of 3-element vectors along ``axis``, in the promoted dtype. The other axes
+    broadcast (the standard's rule: the compute axis does not); ``axis`` counts from the end, so a
+    non-negative one needs inputs of one rank."""
     backend, dtype, a1, a2 = numeric_pair("cross", x1, x2)
-    if len(a1.shape) != len(a2.shape) or not a1.shape:
-        raise InvalidArgumentError(f"linalg.cross needs arrays of one rank, got {tuple(a1.shape)} and {tuple(a2.shape)}.")
-    axis = arguments.axis(axis, len(a1.shape))
+    rank = min(len(a1.shape), len(a2.shape))
+    if not rank:
+        raise InvalidArgumentError("linalg.cross needs arrays of at least one dimension.")
+    axis = arguments.integer(axis, "axis")
+    if axis >= 0 and len(a1.shape) != len(a2.shape):
+        raise InvalidArgumentError(f"linalg.cross with axis={axis} needs arrays of one rank, got "
+                                   f"{tuple(a1.shape)} and {tuple(a2.shape)}: pass a negative axis.")
+    counted = len(a1.shape) if axis >= 0 else rank  # a negative axis must fall within both
+    axis = arguments.axis(axis, counted) - counted
     if a1.shape[axis] != 3 or a2.shape[axis] != 3:
         raise InvalidArgumentError("linalg.cross needs vectors of 3 elements along axis.")
+    arguments.broadcast_shapes(tuple(a1.shape), tuple(a2.shape))
     return kernel(backend, "cross", dtype)(a1, a2, axis=axis)
 
 
@@ -276,4 +285,5 @@ def trace(x: Array, /, *, offset: int = 0, dtype: DtypeLike | None = None) -> Ar
     if len(x.shape) < 2:
         raise InvalidArgumentError(f"linalg.trace needs at least 2 dimensions, got {len(x.shape)}.")
     accumulator = accumulator_dtype(source, dtype)
-    return kernel(backend, "trace", accumulator)(x, offset=_offset(x, offset), dtype=native_dtype(backend, accumulator))
+    run = kernel(backend, "trace", accumulator)
+    return run(x, offset=_offset(x, offset), dtype=accumulator_native(backend, accumulator))

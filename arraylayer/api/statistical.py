@@ -41,13 +41,18 @@ def _accumulate(name: str, x: Array, axis: Any, dtype: DtypeLike | None, **optio
             f"use_default_int_dtype."
         )
     run = kernel(backend, name, accumulator)
+    return run(x, axis=axis, dtype=accumulator_native(backend, accumulator), **options)
+
+
+def accumulator_native(backend: Any, accumulator: Dtype) -> Any:
+    """The native dtype of ``accumulator``, once :func:`kernel` has found a kernel for it: a dtype the
+    backend stores only (torch's uint32) has one where the kernel computes it by an exact route."""
     try:
-        native = native_dtype(backend, accumulator)
+        return native_dtype(backend, accumulator)
     except UnsupportedDtypeError:
         if accumulator not in stored_only_dtypes(backend):
             raise
-        native = backend.native_dtypes[accumulator]  # stored only, yet kernel() found an exact route
-    return run(x, axis=axis, dtype=native, **options)
+        return backend.native_dtypes[accumulator]
 
 
 def sum(x: Array, /, *, axis: Axis = None, dtype: DtypeLike | None = None, keepdims: bool = False) -> Array:  # noqa: A001

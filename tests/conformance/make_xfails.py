@@ -18,29 +18,29 @@ DTYPE_IS_STR = ("design: arraylayer's Dtype is a str subclass equal to its name 
                 "isdtype expectation (a str kind is a kind name), fail; not changed (docs/conformance.rst)")
 REASONS = [  # (pattern on the test id, reason); {fw}: the framework, {fn}: the function of a special case
     (r"test_finfo_dtype|test_iinfo_dtype|test_isdtype", DTYPE_IS_STR),
-    (r"test_dunder_dlpack", "JAX refuses __dlpack__(max_version=(0, 0)) (it exports DLPack 0.5 and later only); "
-                            "arraylayer passes the request on rather than pretend"),
-    (r"test_sum|test_prod|test_cumulative_sum|test_cumulative_prod|test_trace", "uint8 accumulates in the default uint dtype (uint32), which torch 2.13 cannot compute with: refused with UnsupportedDtypeError rather than a dtype other backends do not give"),
-    (r"\[tanh\(real\(x_i\) is \+infinity and isfinite", "the standard gives 1 + 0j; C99 (NumPy and every framework) "
-                                                          "1 + 0*sin(2y) j, -0 where sin(2y) < 0"),
+    (r"test_sum|test_prod|test_cumulative_sum|test_cumulative_prod|test_trace",
+     "torch 2.13 stores uint32 but has no kernels for it, so torch's namespace does not list uint32; of uint8 "
+     "this function gives the standard's default uint accumulator, uint32 (computed exactly in int64 and stored: "
+     "docs/conformance.rst, 'Stored but not computable'), which the suite's sanity check is_int_dtype(out.dtype) "
+     "does not know, as it knows only the namespace's dtypes"),
     (r"\[(round|ceil|floor|trunc)\(x_i.is_integer", "drawn at random (hypothesis .example()): without 64-bit "
      "dtypes an integer-valued draw such as -147138023605.0 is stored in float32 as -147138019328.0 and the suite "
      "compares the result with the unrounded draw; fails in some runs only, so it is always listed"),
     (r"test_unique_all|test_unique_counts|test_unique_inverse|test_unique_values|test_nonzero|test_repeat",
      "lazy by design: on dask the length of this result depends on the values and is unknown (nan, dask's "
      "convention) until computed; the suite compares shapes first (docs/scaling.rst)"),
+    (r"test_getitem_masking", "lazy by design: on dask the length of a boolean-mask selection depends on the mask's values and is unknown (nan, dask's convention) until computed; arraylayer no longer computes a 0-d mask to learn it, and the suite compares shapes first (docs/scaling.rst)"),
     (r"test_special_cases", "{fw}'s {fn} differs from the standard's special case at this input"),
 ]
 
 _SPECIAL = "array_api_tests/test_special_cases.py::test_unary["
-_TANH = _SPECIAL + "tanh(real(x_i) is +infinity and isfinite(imag(x_i)) and imag(x_i) > 0) -> 1 + 0j]"
 #: special cases whose input the suite draws with hypothesis's ``.example()``, outside
 #: ``--derandomize``: they fail in some runs only (with the sign of sin(2y)), so they are listed
 #: whether the runs at hand failed them or not
 #: without 64-bit dtypes the suite's integer-valued draws (a Python float such as -147138023605.0)
 #: are stored in float32 (-147138019328.0), and the result is compared with the unrounded draw
 _INTEGRAL = tuple(_SPECIAL + f"{fn}(x_i.is_integer()) -> x_i]" for fn in ("round", "ceil", "floor", "trunc"))
-RANDOM_CASES = {config: (_TANH, *_INTEGRAL) if config == "jax-no-x64" else (_TANH,)
+RANDOM_CASES = {config: _INTEGRAL if config == "jax-no-x64" else ()
                 for config in ("numpy", "jax", "jax-no-x64", "torch", "tensorflow", "dask")}
 
 

@@ -1,6 +1,7 @@
 """Run the official Array API suite against one or more backends' namespaces.
 
     python tests/conformance/run.py numpy [jax ...] [--no-xfails] [--namespace arraylayer.xp.numpy] [pytest args]
+    python tests/conformance/run.py torch --no-xfails --max-examples 50 --hypothesis-seed=N  (random, seeded)
 
 Where the suite is: ``$ARRAY_API_TESTS_DIR`` when set (then it must be there: CI sets it, so CI never
 skips the suite); else ``../shared/array-api-tests`` beside the clone; else a copy fetched once, with
@@ -44,6 +45,14 @@ CONFIGS = {  # configuration -> (backend, extra environment)
     "tensorflow": ("tensorflow", {}),
 }
 OPTIONS = ("--max-examples", "10", "--derandomize", "--hypothesis-disable-deadline")
+
+
+def _options(extra: list[str]) -> tuple[str, ...]:
+    """OPTIONS, less ``--derandomize`` where ``extra`` seeds hypothesis (``--hypothesis-seed=N``: a
+    random run that N repeats); a ``--max-examples`` in ``extra`` comes later and wins."""
+    if any(a.startswith("--hypothesis-seed") for a in extra):
+        return tuple(o for o in OPTIONS if o != "--derandomize")
+    return OPTIONS
 
 
 def namespace_of(backend: str) -> str:
@@ -117,7 +126,8 @@ def command(suite: Path, config: str, *, xfails: bool, namespace: str | None, ex
            "PYTHONDONTWRITEBYTECODE": "1", "TF_CPP_MIN_LOG_LEVEL": "3",
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     args = [sys.executable, "-m", "pytest", str(suite / "array_api_tests"), "--rootdir", str(suite),
-            "-p", "no:cacheprovider", "-p", "tests.conformance.plugin", "-q", "--tb=no", "-rf", "--disable-warnings", *OPTIONS]
+            "-p", "no:cacheprovider", "-p", "tests.conformance.plugin", "-q", "--tb=no", "-rf", "--disable-warnings",
+            *_options(extra)]
     if xfails:
         args += ["--xfails-file", str(plain_xfails(HERE / f"xfails-{config}.txt"))]
     return args + extra, env

@@ -74,9 +74,11 @@ def cosh(x: Any) -> Any:
 
 @jax.jit
 def tanh(x: Any) -> Any:
-    """tanh(+-0 + (inf or NaN) j) keeps the zero: +-0 + NaN j."""
+    """tanh(+-0 + (inf or NaN) j) keeps the zero: +-0 + NaN j; tanh(+-inf + yj) for finite y is the
+    standard's +-1 + 0j (the zero signed as y), where C99 signs it as sin(2y)."""
     re, im = jnp.real(x), jnp.imag(x)
-    return jnp.where((re == 0) & ~jnp.isfinite(im), _complex(re, _NAN, re), jnp.tanh(x))
+    out = jnp.where((re == 0) & ~jnp.isfinite(im), _complex(re, _NAN, re), jnp.tanh(x))
+    return jnp.where(jnp.isinf(re) & jnp.isfinite(im), _complex(jnp.sign(re), jnp.copysign(0.0, im), re), out)
 
 
 @jax.jit

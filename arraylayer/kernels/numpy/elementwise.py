@@ -86,7 +86,6 @@ sinh = np.sinh
 sqrt = np.sqrt
 square = np.square
 tan = np.tan
-tanh = np.tanh
 trunc = np.trunc
 
 add = _weak(np.add)
@@ -187,3 +186,14 @@ def pow(x1: Any, x2: Any, /) -> Any:  # noqa: A001 - the Array API's name
 
 
 pow.arrays_only = _pow_arrays  # type: ignore[attr-defined]
+
+
+def tanh(x: Any, /) -> Any:
+    """The standard's tanh(+-inf + yj) = +-1 + 0j for finite y (sign of y's zero kept, by symmetry),
+    where C99 gives the sign of sin(2y) to the zero."""
+    out = np.tanh(x)
+    if np.iscomplexobj(out):
+        out = np.array(out, copy=True)
+        out.imag[...] = np.where(np.isinf(x.real) & np.isfinite(x.imag), np.copysign(0.0, x.imag), out.imag)
+        return out if np.ndim(x) else out[()]
+    return out

@@ -50,7 +50,6 @@ sinh = tf.math.sinh
 sqrt = tf.math.sqrt
 square = tf.math.square
 tan = tf.math.tan
-tanh = tf.math.tanh
 
 
 # -- binary kernels that are TF's op once both operands are tensors --------------------------
@@ -465,3 +464,15 @@ def log1p(x: Any, /) -> Any:
         tf.math.logical_and(tf.math.is_finite(tf.math.real(x)), tf.math.is_finite(tf.math.imag(x))),
         tf.math.not_equal(x, -one))
     return tf.where(regular, tf.math.log1p(x), tf.math.log(x + one))
+
+
+def tanh(x: Any, /) -> Any:
+    """The standard's tanh(+-inf + yj) = +-1 + 0j for finite y (the zero signed as y), where C99
+    (TensorFlow) signs the zero as sin(2y)."""
+    out = tf.math.tanh(x)
+    if not out.dtype.is_complex:
+        return out
+    re, im = tf.math.real(x), tf.math.imag(x)
+    fix = tf.math.is_inf(re) & tf.math.is_finite(im) & (im != 0)  # at +-0 TF keeps its sign already
+    signed_zero = tf.where(im < 0, tf.constant(-0.0, im.dtype), tf.zeros_like(im))  # copysign(0, im) where im != 0
+    return tf.complex(tf.math.real(out), tf.where(fix, signed_zero, tf.math.imag(out)))

@@ -24,8 +24,8 @@ UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = half_precision_decompositio
 SUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {}
 
 # torch 2.13 stores uint16/uint32/uint64 but computes with none of them; these kernels compute
-# such an accumulator exactly in int64 and cast back (see statistical.py), so the stored-only
+# such an accumulator exactly in int64 and cast back (see statistical.py; trace sums with that sum), so the stored-only
 # rule of support.kernel_unsupported_dtypes does not refuse them there.
 COMPUTES_STORED: dict[str, dict[str, tuple[str, ...]]] = {
-    name: {_TORCH_2_13: ("uint16", "uint32", "uint64")} for name in ("sum", "prod", "cumulative_sum", "cumulative_prod")
+    name: {_TORCH_2_13: ("uint16", "uint32", "uint64")} for name in ("sum", "prod", "cumulative_sum", "cumulative_prod", "trace")
 }

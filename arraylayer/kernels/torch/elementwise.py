@@ -51,7 +51,6 @@ sinh = torch.sinh
 sqrt = torch.sqrt
 square = torch.square
 tan = torch.tan
-tanh = torch.tanh
 trunc = torch.trunc
 
 # -- binary, torch takes a Python scalar on either side ---------------------------------------
@@ -307,3 +306,13 @@ def log1p(x: Any, /) -> Any:
     if not x.is_complex():
         return torch.log1p(x)
     return torch.where(torch.isfinite(x), torch.log1p(x), torch.log(1 + x))
+
+
+def tanh(x: Any, /) -> Any:
+    """The standard's tanh(+-inf + yj) = +-1 + 0j for finite y (the zero signed as y), where C99
+    (torch) signs the zero as sin(2y)."""
+    out = torch.tanh(x)
+    if not out.is_complex():
+        return out
+    fix = torch.isinf(x.real) & torch.isfinite(x.imag)
+    return torch.complex(out.real, torch.where(fix, torch.copysign(torch.zeros_like(out.imag), x.imag), out.imag))

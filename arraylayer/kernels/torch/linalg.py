@@ -22,6 +22,7 @@ import torch
 from torch.compiler import is_compiling
 
 from ...errors import linalg_error
+from .statistical import sum as _sum
 
 det = torch.linalg.det
 outer = torch.outer  # bool: logical and, as numpy
@@ -67,8 +68,9 @@ def diagonal(x: Any, /, *, offset: int = 0) -> Any:
 
 
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
-    """Over the last two axes (torch.trace takes 2-d input and no offset), summed in ``dtype``."""
-    return torch.sum(torch.diagonal(x, offset, -2, -1), dim=-1, dtype=x.dtype if dtype is None else dtype)
+    """Over the last two axes (torch.trace takes 2-d input and no offset), summed in ``dtype`` by
+    the sum kernel (a uint16/32/64 accumulator in int64, cast back: see statistical.py)."""
+    return _sum(torch.diagonal(x, offset, -2, -1), axis=-1, dtype=x.dtype if dtype is None else dtype)
 
 
 def _answer(name: str, problem: str, result: Any, info: Any, core: int, *inputs: Any) -> Any:
