@@ -32,6 +32,9 @@ BACKEND_EXTRAS = {"numpy": "", "jax": "jax", "torch": "torch", "tensorflow": "te
 EVERYTHING = ".[all,test,clients,conformance,examples,docs]"
 SHARED = Path(".nox") / "shared"
 _updated: list[bool] = []  # pip runs once per nox invocation (``-s tests docs`` installs once)
+# pytest-xdist workers for the main pytest run: one per core, at most 4 (each imports every framework,
+# about 2 GB); ``nox -s tests -- -n 0`` runs in one process.
+WORKERS = str(max(1, min(4, os.cpu_count() or 1)))
 
 
 def shared(session: nox.Session, *args: str, env: dict[str, str] | None = None) -> None:
@@ -54,7 +57,7 @@ def tests(session: nox.Session) -> None:
     """CI's run: the whole test suite on every backend, then the official Array API suite on every
     configuration (``conformance``) and the client libraries (``clients``). Arguments go to the
     first pytest run only (``nox -s tests -- -k promotion``)."""
-    shared(session, "-m", "pytest", "--ignore=tests/clients", *session.posargs)
+    shared(session, "-m", "pytest", "--ignore=tests/clients", "-n", WORKERS, *session.posargs)
     if not session.posargs:
         run_conformance(session, [])
         run_clients(session, [])
