@@ -122,6 +122,7 @@ to_backend, dev, to_device = (_accepting_wrapped(f) for f in (to_backend, dev, t
 # What models need: random (threefry keys), nn (activations, losses, convolution, pooling), optim
 # (optimizers over parameter trees), initializers. None of them imports a framework.
 from . import checkpoint, initializers, nn, optim, random, schedules, transforms  # noqa: E402, F401
+from . import layers, mixed_precision  # noqa: E402, F401  (above nn: layers and precision policies)
 from .tree import tree_leaves, tree_map, tree_map_with_path, tree_paths  # noqa: E402
 
 # The dtypes every backend holds are plain attributes. The others (int64, uint16, uint32,
@@ -243,7 +244,8 @@ __all__ = [
     "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
     "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit", "checked_scalars", "set_checked_scalars",
     "use_checked_scalars",
-    "linalg", "fft", "random", "nn", "optim", "schedules", "transforms", "checkpoint", "initializers", "__array_api_version__", "__array_namespace_info__",
+    "linalg", "fft", "random", "nn", "optim", "schedules", "transforms", "checkpoint", "initializers", "layers",
+    "mixed_precision", "__array_api_version__", "__array_namespace_info__",
     "Array", "grad", "value_and_grad", "tree_map", "tree_leaves", "tree_map_with_path", "tree_paths", "UnsupportedOperationError", "GradientError",
     "function_supported_dtypes", "function_unsupported_dtypes", "UnverifiedVersionWarning",
     *sorted(_FUNCTIONS.keys() - {"can_cast", "finfo", "iinfo", "result_type", "__array_namespace_info__"}),

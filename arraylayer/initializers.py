@@ -1,5 +1,6 @@
 """Weight initialisers drawing from ``arraylayer.random``: the same key gives the same weights on
-every backend. The array is made on the key's backend and device.
+every backend. The array is made on the key's backend and device. Half-precision dtypes (bfloat16,
+float16, also as the default float dtype) are drawn and scaled in float32 and rounded once.
 
 Fans: ``in_axis`` and ``out_axis`` name the input and output feature axes (default: the last two,
 as in a dense ``(in, out)`` matrix or an HWIO convolution kernel); every other axis is receptive
@@ -17,7 +18,7 @@ from . import random
 from .api import arguments
 from .errors import InvalidArgumentError
 
-__all__ = ["glorot_uniform", "he_normal", "zeros", "fans"]
+__all__ = ["glorot_uniform", "he_normal", "normal", "zeros", "ones", "fans"]
 
 
 def fans(shape: Any, in_axis: int = -2, out_axis: int = -1) -> tuple[int, int]:
@@ -42,10 +43,23 @@ def glorot_uniform(key: Any, shape: Any, dtype: Any = None, in_axis: int = -2, o
 def he_normal(key: Any, shape: Any, dtype: Any = None, in_axis: int = -2, out_axis: int = -1) -> Any:
     """Normal with standard deviation sqrt(2 / fan_in) (He et al., for ReLU networks)."""
     fan_in, _ = fans(shape, in_axis, out_axis)
-    return al.multiply(random.normal(key, tuple(shape), dtype), math.sqrt(2.0 / fan_in))
+    return normal(key, shape, dtype, math.sqrt(2.0 / fan_in))
+
+
+def normal(key: Any, shape: Any, dtype: Any = None, stddev: float = 1.0) -> Any:
+    """Normal with mean 0 and standard deviation ``stddev`` (embeddings)."""
+    drawn, dtype = random._float_dtype(dtype, "normal")
+    draw = al.multiply(random.normal(key, arguments.shape(shape), drawn), float(arguments.real_scalar(stddev, "stddev")))
+    return random._rounded(draw, dtype)
 
 
 def zeros(key: Any, shape: Any, dtype: Any = None) -> Any:
     """Zeros (biases) on the key's backend and device; the key is not used."""
     with al.use_backend(al.backend_of(key).name):
         return al.zeros(arguments.shape(shape), dtype=dtype, device=al.dev(key))
+
+
+def ones(key: Any, shape: Any, dtype: Any = None) -> Any:
+    """Ones (normalisation scales) on the key's backend and device; the key is not used."""
+    with al.use_backend(al.backend_of(key).name):
+        return al.ones(arguments.shape(shape), dtype=dtype, device=al.dev(key))

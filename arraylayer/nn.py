@@ -31,6 +31,7 @@ from .errors import InvalidArgumentError, InvalidDtypeError, UnsupportedOperatio
 __all__ = [
     "relu", "gelu", "silu", "sigmoid", "softplus", "softmax", "log_softmax", "logsumexp", "one_hot",
     "cross_entropy", "mse", "layer_norm", "dropout", "conv2d", "max_pool2d", "avg_pool2d", "embedding",
+    "dot_product_attention",
 ]
 
 _REDUCTIONS: Final = ("mean", "sum", "none")
@@ -194,23 +195,67 @@ def one_hot(labels: Any, num_classes: int, dtype: Any = None) -> Any:
 
 
 # -- losses -----------------------------------------------------------------------------------------------------
-def cross_entropy(logits: Any, labels: Any, axis: int = -1, reduction: str = "mean") -> Any:
+def cross_entropy(logits: Any, labels: Any, axis: int = -1, reduction: str = "mean", *,
+                  ignore_index: int | None = None, mask: Any = None, label_smoothing: float = 0.0) -> Any:
     """Softmax cross-entropy from ``logits`` and integer class ``labels`` (the logits' shape without
-    ``axis``): -log_softmax(logits)[label], then the mean (``reduction``: "mean", "sum", "none")."""
+    ``axis``): -log_softmax(logits)[label], then reduced (``reduction``: "mean", "sum", "none").
+
+    ``label_smoothing`` e in [0, 1] takes the target (1 - e) one_hot + e / classes (torch's and
+    optax's definition). Entries whose label is ``ignore_index``, or where the boolean ``mask`` (the
+    labels' shape) is False, count for nothing: their loss is 0 and "mean" is over the counted
+    entries only (0 when none is counted; torch gives NaN there)."""
     dtype = _floating(logits, "cross_entropy")
     axis = arguments.axis(axis, logits.ndim)
     classes = int(logits.shape[axis])
     if tuple(labels.shape) != tuple(logits.shape[:axis]) + tuple(logits.shape[axis + 1:]):
         raise InvalidArgumentError(f"nn.cross_entropy: labels of shape {tuple(labels.shape)} do not match logits of "
                                    f"shape {tuple(logits.shape)} without axis {axis}.")
+    if reduction not in _REDUCTIONS:
+        raise InvalidArgumentError(f"nn.cross_entropy(reduction={reduction!r}): choose one of {', '.join(_REDUCTIONS)}.")
+    smoothing = float(arguments.real_scalar(label_smoothing, "label_smoothing"))
+    if not 0.0 <= smoothing <= 1.0:
+        raise InvalidArgumentError(f"nn.cross_entropy(label_smoothing={label_smoothing}): it must lie in [0, 1].")
+    labels, counted = _counted(labels, ignore_index, mask)
     labels = _labels_in_range(labels, classes)
     moved = al.moveaxis(logits, axis, -1) if axis != logits.ndim - 1 else logits
     fused = getattr(al.backend_of(logits).nn_kernels, "softmax_cross_entropy", None)
-    if fused is not None and moved.ndim == 2 and dtype in _FUSED_DTYPES:  # the framework's own, one op
+    if fused is not None and moved.ndim == 2 and dtype in _FUSED_DTYPES and smoothing == 0.0:  # one op
         native, rewrap = _native(moved)
-        return _reduce(rewrap(fused(native, _native(labels)[0])), reduction, "cross_entropy")
-    picked = al.sum(al.multiply(log_softmax(moved, axis=-1), one_hot(labels, classes, dtype)), axis=-1)
-    return _reduce(al.negative(picked), reduction, "cross_entropy")
+        losses = rewrap(fused(native, _native(labels)[0]))
+    else:
+        log_p = log_softmax(moved, axis=-1)
+        losses = al.negative(al.sum(al.multiply(log_p, one_hot(labels, classes, dtype)), axis=-1))
+        if smoothing:  # (1 - e) * nll + e * the mean over classes of -log p
+            uniform = al.negative(al.mean(log_p, axis=-1))
+            losses = al.add(al.multiply(losses, 1.0 - smoothing), al.multiply(uniform, smoothing))
+    if counted is None:
+        return _reduce(losses, reduction, "cross_entropy")
+    losses = al.where(counted, losses, 0.0)
+    if reduction != "mean":
+        return _reduce(losses, reduction, "cross_entropy")
+    count = al.sum(al.astype(counted, dtype))
+    return al.divide(al.sum(losses), al.maximum(count, 1.0))
+
+
+def _counted(labels: Any, ignore_index: Any, mask: Any) -> tuple[Any, Any]:
+    """(labels with ignored entries replaced by class 0, the boolean array of counted entries or
+    None when every entry counts)."""
+    counted = None
+    if ignore_index is not None:
+        if isinstance(ignore_index, bool) or not isinstance(ignore_index, int):
+            raise InvalidArgumentError(f"nn.cross_entropy(ignore_index={ignore_index!r}): pass an int label "
+                                       f"(e.g. -100) or None.")
+        if as_dtype(labels.dtype).kind not in ("int", "uint"):
+            raise InvalidDtypeError(f"nn.cross_entropy takes integer class labels; got {as_dtype(labels.dtype)}.")
+        counted = al.not_equal(labels, ignore_index)
+        labels = al.where(counted, labels, 0)
+    if mask is not None:
+        if not hasattr(mask, "dtype") or as_dtype(mask.dtype).kind != "bool" or tuple(mask.shape) != tuple(labels.shape):
+            raise InvalidArgumentError(f"nn.cross_entropy(mask=...): the mask must be a boolean array of the labels' "
+                                       f"shape {tuple(labels.shape)}; got {getattr(mask, 'dtype', type(mask))} of shape "
+                                       f"{tuple(getattr(mask, 'shape', ()))}.")
+        counted = mask if counted is None else al.logical_and(counted, mask)
+    return labels, counted
 
 
 def _labels_in_range(labels: Any, classes: int) -> Any:
@@ -420,3 +465,7 @@ def avg_pool2d(x: Any, window: Any, stride: Any = None, padding: Any = "VALID", 
     ones = al.ones_like(native[:1, :1] if not last else native[:1, ..., :1])
     counts = kernels.sum_pool(ones, windows, strides, pads, last)  # how many elements each window holds
     return rewrap(al.divide(sums, counts))
+
+
+# -- attention (arraylayer/attention.py, composed of the functions above) ---------------------------------
+from .attention import dot_product_attention  # noqa: E402

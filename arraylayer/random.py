@@ -35,6 +35,8 @@ _MASK = 0xFFFFFFFF
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = 0x1BD11BDA
 _FLOATS = (Dtype("float32"), Dtype("float64"))
+#: half-precision floats, drawn in float32 and rounded once at the end (the same bits everywhere)
+_HALVES = (Dtype("bfloat16"), Dtype("float16"))
 
 
 class _Words(NamedTuple):
@@ -273,12 +275,20 @@ def _on_device(key: Any, device: Any) -> Any:
     return key if device is None else al.to_device(key, device)
 
 
-def _float_dtype(dtype: Any, fn: str) -> Any:
+def _float_dtype(dtype: Any, fn: str) -> tuple[Any, Any]:
+    """(the dtype drawn in, the dtype returned): bfloat16 and float16 are drawn in float32."""
     dtype = al.default_float_dtype() if dtype is None else al.as_arraylayer_dtype(dtype)
-    if dtype not in _FLOATS:
-        raise InvalidDtypeError(f"{fn}(dtype={dtype}): expected float32 or float64 (default: the "
-                                f"default float dtype).")
-    return dtype
+    if dtype in _FLOATS:
+        return dtype, dtype
+    if dtype in _HALVES:
+        return _FLOATS[0], dtype
+    raise InvalidDtypeError(f"{fn}(dtype={dtype}): expected float32, float64, bfloat16 or float16 "
+                            f"(default: the default float dtype).")
+
+
+def _rounded(x: Any, dtype: Any) -> Any:
+    """x (drawn in float32) rounded to ``dtype`` when that is a half-precision float."""
+    return x if al.Dtype(x.dtype) == dtype else al.astype(x, dtype)
 
 
 def key(seed: int, *, device: Any = None) -> Any:
@@ -389,13 +399,26 @@ def uniform(key: Any, shape: Any = (), dtype: Any = None, minval: Any = 0.0,
     """Uniform floats in ``[minval, maxval)``; float32 is bit-identical to ``jax.random.uniform``
     (eagerly; under XLA a scaled range may differ by one ulp, see docs/random.rst). The bounds are
     Python floats (checked) or arrays broadcasting against ``shape`` (not read)."""
-    shape, dtype = _check_shape(shape), _float_dtype(dtype, "uniform")
+    shape, (drawn, dtype) = _check_shape(shape), _float_dtype(dtype, "uniform")
     _check_bounds(minval, maxval)
-    u = _draw(_on_device(key, device), shape, dtype, functools.partial(_unit_of, dtype=dtype))
-    if _is_number(minval, 0) and _is_number(maxval, 1):  # max(u * 1 + 0, 0) is u itself
+    u = _draw(_on_device(key, device), shape, drawn, functools.partial(_unit_of, dtype=drawn))
+    if not (_is_number(minval, 0) and _is_number(maxval, 1)):  # max(u * 1 + 0, 0) is u itself
+        # Outside the draw: minval and maxval may be arrays that broadcast against the whole shape.
+        u = al.maximum(al.add(al.multiply(u, maxval - minval), minval), minval)
+    if drawn == dtype:
         return u
-    # Outside the draw: minval and maxval may be arrays that broadcast against the whole shape.
-    return al.maximum(al.add(al.multiply(u, maxval - minval), minval), minval)
+    return al.minimum(al.astype(u, dtype), _below(maxval, dtype))  # rounding may reach maxval
+
+
+def _below(maxval: Any, dtype: Any) -> Any:
+    """The largest ``dtype`` value below ``maxval`` (a Python float or an array)."""
+    if hasattr(maxval, "dtype"):
+        top = al.astype(maxval, dtype)
+        return al.nextafter(top, al.full_like(top, -math.inf))
+    import numpy as np
+
+    top = np.asarray(maxval, np.float32).astype(al.get_backend("numpy").as_native_dtype(dtype))
+    return float(np.nextafter(top, np.asarray(-np.inf, top.dtype)))
 
 
 def _is_number(x: Any, value: float) -> bool:
@@ -435,8 +458,8 @@ def _quantile(p: Any) -> Any:
 
 def normal(key: Any, shape: Any = (), dtype: Any = None, *, device: Any = None) -> Any:
     """Standard normal floats (inverse-CDF transform of open-interval uniforms)."""
-    shape, dtype = _check_shape(shape), _float_dtype(dtype, "normal")
-    return _draw(_on_device(key, device), shape, dtype, functools.partial(_normal_of, dtype=dtype))
+    shape, (drawn, dtype) = _check_shape(shape), _float_dtype(dtype, "normal")
+    return _rounded(_draw(_on_device(key, device), shape, drawn, functools.partial(_normal_of, dtype=drawn)), dtype)
 
 
 def truncated_normal(key: Any, lower: float, upper: float, shape: Any = (),
@@ -445,15 +468,15 @@ def truncated_normal(key: Any, lower: float, upper: float, shape: Any = (),
 
     An interval above zero is drawn as the negative of its mirror image below zero, where the
     normal CDF keeps its relative precision (above 0 it rounds to 1 and the quantile to NaN)."""
-    shape, dtype = _check_shape(shape), _float_dtype(dtype, "truncated_normal")
+    shape, (drawn, dtype) = _check_shape(shape), _float_dtype(dtype, "truncated_normal")
     lower, upper = (float(arguments.real_scalar(b, name)) for b, name in ((lower, "lower"), (upper, "upper")))
     if not lower < upper:
         raise InvalidArgumentError(f"truncated_normal(lower={lower}, upper={upper}): lower must be < upper.")
     mirrored = lower > 0
     low, high = (-upper, -lower) if mirrored else (lower, upper)
-    x = _draw(_on_device(key, device), shape, dtype,
-              functools.partial(_truncated_of, dtype=dtype, lower=low, upper=high))
-    return al.negative(x) if mirrored else x
+    x = _draw(_on_device(key, device), shape, drawn,
+              functools.partial(_truncated_of, dtype=drawn, lower=low, upper=high))
+    return _rounded(al.negative(x) if mirrored else x, dtype)
 
 
 def randint(key: Any, shape: Any, minval: int, maxval: int, dtype: Any = None, *,

@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pytest
 import test_nn as nn_refs
+import test_nn_attention as attention_refs
 from conftest import selected_backends
 
 import arraylayer as al
@@ -391,6 +392,7 @@ CASES.update(EIG_CASES)
 
 # arraylayer.nn: oracles are tests/test_nn.py's float64 formulas and loops
 IMAGES, KERNEL = _random((2, 5, 4, 2), key=7), _random((3, 2, 2, 3), key=8)
+QKV = tuple(_random((1, 3, 2, 4), key=k) for k in (10, 11, 12))  # (batch, sequence, heads, head_dim)
 _SQRT2 = math.sqrt(2.0)
 _ERF = np.vectorize(math.erf)
 CASES.update({
@@ -415,6 +417,17 @@ CASES.update({
                           (IMAGES,)),
     "nn.avg_pool2d": Case(lambda x: al.nn.avg_pool2d(x, 3, 2, "SAME"),
                           lambda x: nn_refs.ref_pool(x, 3, 2, "SAME", "avg"), (IMAGES,)),
+    # causal, no mask: the fused kernels on torch and jax; with a mask: the composed form everywhere
+    "nn.dot_product_attention": Case(lambda q, k, v: al.nn.dot_product_attention(q, k, v, causal=True),
+                                     lambda q, k, v: attention_refs.ref_attention(q, k, v, causal=True), QKV),
+    "nn.dot_product_attention masked": Case(
+        lambda q, k, v, mask: al.nn.dot_product_attention(q, k, v, mask=mask, scale=0.7),
+        lambda q, k, v, mask: attention_refs.ref_attention(q, k, v, mask, scale=0.7), QKV,
+        {"mask": attention_refs.MASK[:1, :, :3, :3]}),
+    "nn.cross_entropy ignore_index label_smoothing": Case(
+        lambda x, labels: al.nn.cross_entropy(x, labels, ignore_index=-1, label_smoothing=0.2),
+        lambda x, labels: np.sum(np.where(labels >= 0, attention_refs.ref_losses(x, labels, 0.2), 0.0)) / 2, (A,),
+        {"labels": np.array([0, -1, 3])}),
 })
 
 NOT_DIFFERENTIABLE = {
