@@ -62,7 +62,7 @@ PROMPT = "the old cat sees "
 
 # -- the corpus ---------------------------------------------------------------------------------------------------
 WORDS = {
-    "det": ("the", "a", "my", "one"),
+    "det": ("the", "my", "one", "that"),
     "adj": ("old", "red", "small", "happy", "quiet"),
     "noun": ("cat", "dog", "bird", "fox", "ball", "tree"),
     "verb": ("sees", "likes", "finds", "chases", "hears"),
@@ -353,6 +353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--plot", default="transformer_losses.png", help="where to save the loss curves (PNG)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--eager", action="store_true", help="no compilers (quicker for a few steps)")
+    parser.add_argument("--sample", type=int, default=80, help="characters to sample greedily at the end")
     parser.add_argument("--features", type=int, default=Config.features, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     requested = [b for b in args.backends.split(",") if b]
@@ -379,7 +380,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     runs = []
     with quiet_framework_logs(), tempfile.TemporaryDirectory() as folder:
         for route in routes(chosen):
-            runs.append(train(route, config, chars, data, steps, folder, show=not args.no_progress))
+            runs.append(train(route, config, chars, data, steps, folder, show=not args.no_progress,
+                              sampled=args.sample))
     print(f"{'run':<26}{'first loss':>12}{'final loss':>12}{'checkpoint':>14}{'total':>9}")
     for run in runs:
         print(f"{run.name:<26}{run.losses[0]:>12.5f}{run.losses[-1]:>12.5f}"
