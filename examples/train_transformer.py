@@ -45,7 +45,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -211,14 +211,15 @@ class Run:
 
 
 class Steps:
-    """Each backend's compiled step, compiled once and shared by every run that trains on it."""
+    """Each backend's compiled step, compiled once and shared by every run that trains on it; the
+    backends named in ``eager`` run the step as it is."""
 
-    def __init__(self, config: Config, eager: bool = False) -> None:
-        self.step, self.eager, self.compiled = make_step(config), eager, {}
+    def __init__(self, config: Config, eager: Collection[str] = ()) -> None:
+        self.step, self.eager, self.compiled = make_step(config), set(eager), {}
 
     def __call__(self, backend: str) -> Callable[..., Any]:
         if backend not in self.compiled:
-            self.compiled[backend] = self.step if self.eager else compiler(backend)(self.step)
+            self.compiled[backend] = self.step if backend in self.eager else compiler(backend)(self.step)
         return self.compiled[backend]
 
 
@@ -278,7 +279,7 @@ class Progress:
             self.bar = tqdm(total=steps, desc=f"{name:<22}", unit="step", file=self.stream, dynamic_ncols=True)
 
     def leg(self, backend: str, at: int = 0) -> None:
-        what = f"{backend}: compiling the step ..." if at == 0 else f"checkpoint at step {at} loaded on {backend}"
+        what = f"{backend}: the first step compiles ..." if at == 0 else f"checkpoint at step {at} loaded on {backend}"
         if self.bar is not None:
             self.bar.set_postfix_str(what)
         elif self.stream is not None:
@@ -352,7 +353,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rtol", type=float, default=1e-3, help="relative tolerance of every step's loss")
     parser.add_argument("--plot", default="transformer_losses.png", help="where to save the loss curves (PNG)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
-    parser.add_argument("--eager", action="store_true", help="no compilers (quicker for a few steps)")
+    parser.add_argument("--eager", default="", metavar="BACKENDS",
+                        help="comma-separated backends to run without their compiler (quicker for a few steps)")
     parser.add_argument("--sample", type=int, default=80, help="characters to sample greedily at the end")
     parser.add_argument("--features", type=int, default=Config.features, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -376,7 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"two transformer blocks, {config.features} features, {config.heads} heads, {config.length} characters of "
           f"context; {config.steps} steps of {config.batch} windows; warm-up {config.warmup} steps then cosine decay "
           f"from {config.peak_rate}, clipping at global norm {config.clip}, weight decay {config.weight_decay}")
-    steps = Steps(config, eager=args.eager)
+    steps = Steps(config, eager=args.eager.split(","))
     runs = []
     with quiet_framework_logs(), tempfile.TemporaryDirectory() as folder:
         for route in routes(chosen):
