@@ -120,9 +120,19 @@ from .api.dispatch import accepting_wrapped as _accepting_wrapped  # noqa: E402
 
 to_backend, dev, to_device = (_accepting_wrapped(f) for f in (to_backend, dev, to_device))
 # What models need: random (threefry keys), nn (activations, losses, convolution, pooling), optim
-# (optimizers over parameter trees), initializers. None of them imports a framework.
-from . import checkpoint, initializers, nn, optim, random, schedules, transforms  # noqa: E402, F401
-from . import layers, mixed_precision  # noqa: E402, F401  (above nn: layers and precision policies)
+# (optimizers over parameter trees), initializers, schedules, transforms, checkpoint, layers
+# (init/apply pairs) and mixed_precision (dtype policies, loss scaling). None of them imports a framework.
+from . import (  # noqa: E402, F401
+    checkpoint,
+    initializers,
+    layers,
+    mixed_precision,
+    nn,
+    optim,
+    random,
+    schedules,
+    transforms,
+)
 from .tree import tree_leaves, tree_map, tree_map_with_path, tree_paths  # noqa: E402
 
 # The dtypes every backend holds are plain attributes. The others (int64, uint16, uint32,

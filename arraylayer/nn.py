@@ -233,8 +233,8 @@ def cross_entropy(logits: Any, labels: Any, axis: int = -1, reduction: str = "me
     losses = al.where(counted, losses, 0.0)
     if reduction != "mean":
         return _reduce(losses, reduction, "cross_entropy")
-    count = al.sum(al.astype(counted, dtype))
-    return al.divide(al.sum(losses), al.maximum(count, 1.0))
+    count = al.maximum(al.sum(al.astype(counted, dtype)), 1.0)
+    return al.sum(al.divide(losses, count))  # a 0-d array (NumPy's divide of two 0-d arrays gives a scalar)
 
 
 def _counted(labels: Any, ignore_index: Any, mask: Any) -> tuple[Any, Any]:

@@ -211,6 +211,7 @@ _LABELS = ("A", "int32", [2, 0])
 #: images of 3 x 5 x 4 x 2 (chunks of 2 along every axis, so the image axes are rechunked whole)
 _IMAGES = ("A", "float32", np.random.default_rng(3).standard_normal((3, 5, 4, 2)).round(2).tolist())
 _HWIO = ("A", "float32", np.random.default_rng(4).standard_normal((3, 2, 2, 3)).round(2).tolist())
+_QKV = ("A", "float32", np.random.default_rng(5).standard_normal((2, 3, 2, 2)).round(2).tolist())
 #: arraylayer.random, arraylayer.nn and the tree and interchange functions on dask inputs: name -> call.
 MODULE_CALLS: Final[dict[str, Callable[[], Any]]] = {
     "random.key": _key,
@@ -233,6 +234,10 @@ MODULE_CALLS: Final[dict[str, Callable[[], Any]]] = {
     "nn.avg_pool2d": lambda: al.nn.avg_pool2d(_chunked(_IMAGES), 3, stride=1, padding="SAME"),
     "nn.mse": lambda: al.nn.mse(_chunked(H), _chunked(("A", "float32", _FLIPPED))),
     "nn.cross_entropy": lambda: al.nn.cross_entropy(_chunked(_LOGITS), _chunked(_LABELS)),
+    "nn.cross_entropy ignore_index, smoothing": lambda: al.nn.cross_entropy(
+        _chunked(_LOGITS), _chunked(_LABELS), ignore_index=0, label_smoothing=0.1),
+    "nn.dot_product_attention": lambda: al.nn.dot_product_attention(_chunked(_QKV), _chunked(_QKV), _chunked(_QKV),
+                                                                     causal=True),
     "nn.one_hot": lambda: al.nn.one_hot(_chunked(_LABELS), 3),
     "nn.embedding": lambda: al.nn.embedding(_chunked(H), _chunked(("A", "int32", [[3, 0], [1, 1]]))),
     "nn.dropout": lambda: al.nn.dropout(_key(), _chunked(H), 0.5),

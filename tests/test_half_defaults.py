@@ -81,3 +81,19 @@ def test_uniform_in_half_precision_stays_below_maxval(backend):
 def test_other_dtypes_still_raise():
     with pytest.raises(al.InvalidDtypeError, match="bfloat16 or float16"):
         al.random.normal(al.random.key(0), (2,), "int32")
+
+
+def test_the_other_samplers_under_a_half_default(backend):
+    """bernoulli, categorical, randint, bits and permutation do not depend on the default float dtype."""
+    def draws(default):
+        with al.use_backend(backend), al.use_default_float_dtype(default):
+            k = al.random.key(5)
+            logits = al.asarray([[0.5, -1.0, 2.0], [0.0, 0.0, 0.0]], dtype=default)
+            p = al.asarray([0.2, 0.9], dtype=default)
+            results = (al.random.bernoulli(k, 0.3, (7,)), al.random.bernoulli(k, p), al.random.categorical(k, logits),
+                       al.random.randint(k, (5,), -3, 9), al.random.bits(k, (3,)), al.random.permutation(k, 6))
+            return [np.asarray(al.to_backend(r, "numpy")) for r in results]
+
+    for half in HALVES:
+        for got, expected in zip(draws(half), draws("float32"), strict=True):
+            np.testing.assert_array_equal(got, expected)

@@ -303,7 +303,8 @@ _NEEDS_BACKEND = {"cross_entropy", "embedding"}
 
 
 NO_GRADIENT_CASE = {"dropout": "its own test below (the gradient is the mask / (1 - rate))",
-                    "one_hot": "integer labels in, a constant out"}
+                    "one_hot": "integer labels in, a constant out",
+                    "dot_product_attention": "tests/test_gradients_agree.py (the nn.dot_product_attention cases)"}
 
 
 def test_every_nn_function_has_a_gradient_case():

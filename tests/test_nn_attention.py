@@ -5,8 +5,6 @@ tests/test_gradients_agree.py (the ``nn.`` cases)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
 from test_nn import host, on, ref_logsumexp
