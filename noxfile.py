@@ -1,11 +1,12 @@
-"""Sessions: ``main`` (the main job), ``tests`` (CI's, with ``docs``: the whole suite, then the official
-Array API suite and the client libraries), ``tests-<backend>``, ``lint``, ``demo``, ``bench``, ``docs``,
-``conformance`` and ``clients`` to run those two parts alone, ``badinput`` (the full bad-input campaign) and
-``lowp`` (the low-precision casts over every format, every float16/bfloat16 pattern and 2**22 float32 ones).
+"""Sessions: ``main`` (the main job), ``transformer`` (its second model alone), ``tests`` (CI's, with
+``docs``: the whole suite, then the official Array API suite and the client libraries),
+``tests-<backend>``, ``lint``, ``demo``, ``bench``, ``docs``, ``conformance`` and ``clients`` to run those
+two parts alone, ``badinput`` (the full bad-input campaign) and ``lowp`` (the low-precision casts over
+every format, every float16/bfloat16 pattern and 2**22 float32 ones).
 
-``main``, ``tests``, ``docs``, ``demo``, ``bench``, ``conformance``, ``clients``, ``badinput`` and ``lowp`` share ONE environment,
-``.nox/shared`` (every framework, CPU builds: about 3.1 GB), created on first use and updated by
-pip on each run; nox's own per-session environments are used only by ``tests-<backend>`` (one
+``main``, ``transformer``, ``tests``, ``docs``, ``demo``, ``bench``, ``conformance``, ``clients``, ``badinput``
+and ``lowp`` share ONE environment, ``.nox/shared`` (every framework, CPU builds: about 3.1 GB), created
+on first use and updated by pip on each run; nox's own per-session environments are used only by ``tests-<backend>`` (one
 framework each) and ``lint``. Every install goes through constraints.txt, which pins the frameworks
 (torch==2.13.0 included: an unpinned torch would pull several GB of CUDA packages).
 """
@@ -84,9 +85,21 @@ def main(session: nox.Session) -> None:
     arraylayer, initialised from one seed and trained with Adam on scikit-learn's digits under
     jax.jit, torch.compile and tf.function (numpy: inference), with progress bars, test accuracy per
     backend, a plot of the loss curves (cnn_losses.png) and a check that the backends' losses agree
-    (examples/train_cnn.py exits non-zero if they do not). Arguments go to the script."""
+    (examples/train_cnn.py exits non-zero if they do not); then the second model
+    (``transformer``). Arguments go to train_cnn.py."""
     shared(session, "-m", "arraylayer", "info")
     shared(session, "examples/train_cnn.py", *session.posargs)
+    shared(session, "examples/train_transformer.py")
+
+
+@nox.session(python=False)
+def transformer(session: nox.Session) -> None:
+    """The main job's second model alone: a two-layer character-level transformer written once with
+    arraylayer, trained with a warm-up + cosine schedule and gradient clipping, each run moved mid-way
+    from one backend to the next through a checkpoint (jax -> torch -> tensorflow -> jax), with
+    progress bars, greedy samples, a plot (transformer_losses.png) and a check that the runs agree
+    (examples/train_transformer.py exits non-zero if they do not). Arguments go to the script."""
+    shared(session, "examples/train_transformer.py", *session.posargs)
 
 
 @nox.session(python=False)
