@@ -204,7 +204,7 @@ def _torch_empty_mask(x: Any, key: Any) -> Any:
     dims = getattr(key, "ndim", 0)  # a tuple, int or slice key has none: the fast way out
     if not dims or 0 not in key.shape or dims > x.ndim or str(key.dtype) not in ("torch.bool", "bool"):
         return key
-    if any(k not in (n, 0) for k, n in zip(key.shape, x.shape)):
+    if any(k not in (n, 0) for k, n in zip(key.shape, x.shape, strict=False)):
         return key
     import numpy
 

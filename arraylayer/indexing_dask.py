@@ -10,7 +10,6 @@ indexed axes, with out-of-bounds indices raising OutOfBoundsIndexError when the 
 from __future__ import annotations
 
 import math
-
 from typing import Any, Final
 
 from .errors import unknown_lengths_error
@@ -274,7 +273,7 @@ def _selects_nothing(x: Any, mask: Any) -> bool:
     standard and NumPy take it: it selects nothing)."""
     shape = getattr(mask, "shape", ())
     return (_is_mask(mask) and 0 in shape and mask.ndim <= x.ndim and _known(*x.shape)
-            and all(k in (n, 0) for k, n in zip(shape, x.shape)))
+            and all(k in (n, 0) for k, n in zip(shape, x.shape, strict=False)))
 
 
 def _dask_native(x: Any, key: Any) -> Any:
