@@ -160,7 +160,8 @@ def _differentiable(backend: Backend, leaf: Any, position: int) -> Any:
     )
 
 
-def _a(word: str) -> str:
+def _a(word: object) -> str:
+    word = str(word)
     return f"{'an' if word[0] in 'aeiou' else 'a'} {word}"
 
 

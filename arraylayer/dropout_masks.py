@@ -19,9 +19,18 @@ import math
 from collections.abc import Callable
 from typing import Any, Final
 
-import numpy as np
-
 from .context import replaying
+
+# NumPy, bound on the first mask made here (importing arraylayer imports no array framework).
+np: Any = None
+
+
+def _load_numpy() -> None:
+    global np
+    if np is None:
+        import numpy
+
+        np = numpy
 
 __all__ = ["keep"]
 
@@ -41,7 +50,7 @@ def _read(key: Any) -> tuple[int, int] | None:
     return k0, k1
 
 
-def _threefry_into(out: np.ndarray, keys: tuple[int, int, int], first: int, threshold: int) -> None:
+def _threefry_into(out: Any, keys: tuple[int, int, int], first: int, threshold: int) -> None:
     """out[:] = (y0 ^ y1) < threshold for the counters first, first + 1, ... (high words 0)."""
     x1 = np.arange(first, first + out.size, dtype=np.uint32)
     x1 += np.uint32(keys[1])
@@ -63,7 +72,7 @@ def _threefry_into(out: np.ndarray, keys: tuple[int, int, int], first: int, thre
     np.less(x0, np.uint32(threshold), out=out)
 
 
-def _mask(words: tuple[int, int], size: int, p: float) -> np.ndarray:
+def _mask(words: tuple[int, int], size: int, p: float) -> Any:
     """Flat keep mask of ``size`` elements: bernoulli(key, p) computed tile by tile."""
     k0, k1 = words
     units = math.ceil(float(np.float32(p)) * _UNITS)
@@ -77,6 +86,7 @@ def _mask(words: tuple[int, int], size: int, p: float) -> np.ndarray:
 
 
 def _numpy(key: Any, x: Any, p: float) -> Any:
+    _load_numpy()
     if type(key) is not np.ndarray or key.shape != (2,) or key.dtype.kind not in "iu":
         return None
     words = _read(key)
@@ -89,6 +99,7 @@ def _torch(key: Any, x: Any, p: float) -> Any:
     if (type(key) is not torch.Tensor or key.device.type != "cpu" or x.device.type != "cpu" or replaying()
             or key.dtype.is_floating_point or key.dtype.is_complex or tuple(key.shape) != (2,)):
         return None
+    _load_numpy()  # never while Dynamo traces: a traced call returned above
     words = _read(key)
     return None if words is None else torch.from_numpy(_mask(words, x.numel(), p)).reshape(x.shape)
 

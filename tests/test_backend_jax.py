@@ -208,7 +208,7 @@ def test_x64_off_in_a_fresh_process():
         import arraylayer as al
         from arraylayer.registry import get_backend
         b = get_backend("jax")
-        print(",".join(d for d in al.all_dtypes if d not in b.valid_dtypes()))
+        print(",".join(str(d) for d in al.all_dtypes if d not in b.valid_dtypes()))
     """)
     env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)

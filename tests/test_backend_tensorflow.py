@@ -68,7 +68,7 @@ def test_load_leaves_tf_config_open():
 def test_native_dtypes_cover_all_fifteen(b):
     assert set(b.native_dtypes) == set(al.all_dtypes)
     for dtype, native in b.native_dtypes.items():
-        assert native is getattr(tf, dtype)
+        assert native is getattr(tf, str(dtype))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -68,7 +68,7 @@ def test_every_catalogue_dtype_has_a_torch_object(b):
 @pytest.mark.parametrize("d", valid())
 def test_native_dtype_round_trip(b, d):
     native = b.as_native_dtype(d)
-    assert native is getattr(torch, d)
+    assert native is getattr(torch, str(d))
     assert al.as_dtype(native) is d
     assert b.dtype_of(torch.zeros(2, dtype=native)) is d
 
@@ -127,7 +127,7 @@ def test_a_held_uint_can_be_widened(b):
 # -- asarray / astype --------------------------------------------------------------------------
 @pytest.mark.parametrize("d", valid())
 def test_asarray_of_python_values_and_numpy_has_exactly_the_dtype(b, d):
-    native = getattr(torch, d)
+    native = getattr(torch, str(d))
     for obj in (1, [[0, 1], [1, 0]], np.array([1, 0, 1]), np.float32(1), np.ones((2, 2), numpy_dtype(d))):
         x = b.asarray(obj, d)
         assert isinstance(x, torch.Tensor) and x.dtype == native and b.dtype_of(x) is d
