@@ -474,5 +474,8 @@ def tanh(x: Any, /) -> Any:
         return out
     re, im = tf.math.real(x), tf.math.imag(x)
     fix = tf.math.is_inf(re) & tf.math.is_finite(im) & (im != 0)  # at +-0 TF keeps its sign already
-    signed_zero = tf.where(im < 0, tf.constant(-0.0, im.dtype), tf.zeros_like(im))  # copysign(0, im) where im != 0
+    zero = tf.zeros_like(im)
+    # copysign(0, im) where im != 0; -0.0 as the negation of zeros, never tf.constant(-0.0): TF's eager
+    # cache of scalar constants keys on the Python value and may hand back a +0.0 made earlier
+    signed_zero = tf.where(im < 0, -zero, zero)
     return tf.complex(tf.math.real(out), tf.where(fix, signed_zero, tf.math.imag(out)))
