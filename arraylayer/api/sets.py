@@ -15,7 +15,6 @@ from typing import Any, NamedTuple
 from ..dtypes import Dtype
 from ..errors import InvalidArgumentError
 from .dispatch import array_input, index_result, kernel
-from .searching import _real
 
 Array = Any
 
@@ -50,7 +49,6 @@ def _unique(name: str, x: Array) -> tuple[Any, tuple[Array, ...]]:
     if dtype in _PART:
         every = _complex_unique_all(name, backend, x, dtype)
         return backend, tuple(every[i] for i in _FIELDS[name])
-    backend, x, dtype = _real(name, x)
     result = kernel(backend, name, dtype)(x)
     return backend, (result,) if name == "unique_values" else result
 
