@@ -298,8 +298,9 @@ def dask_set(x: Any, key: Any, value: Any) -> Any:
         return x
     if is_basic(key):
         check_integer_bounds(x.shape, key)
-        return _assigned(x, _canonical_slices(tuple(x.shape), key), value)
-    if _lazy_mask(key) or _zero_d_mask(key):
+        if not _integer_and_reversed(key):
+            return _assigned(x, _canonical_slices(tuple(x.shape), key), value)
+    elif _lazy_mask(key) or _zero_d_mask(key):
         if getattr(value, "ndim", 0) == 0 and _lazy_mask(key):
             return _assigned(x, key, value)
         return _masked_set(x, key, value)
@@ -314,6 +315,14 @@ def dask_set(x: Any, key: Any, value: Any) -> Any:
 
     flat = _assigned(x.reshape(-1), selected.reshape(-1), da.broadcast_to(value, selected.shape).reshape(-1))
     return flat.reshape(x.shape).rechunk(x.chunks)
+
+
+def _integer_and_reversed(key: Any) -> bool:
+    """Whether a basic key has an integer and a negative-step slice, which dask 2026.8's
+    assignment refuses with its own IndexError (``x[0, ::-1] = v``); those scatter by position."""
+    parts = _parts(key)
+    return (any(k.__class__ is slice and k.step is not None and k.step < 0 for k in parts)
+            and any(k.__class__ is not slice and k is not None and k is not Ellipsis for k in parts))
 
 
 def _zero_d_mask(key: Any) -> bool:

@@ -4,6 +4,7 @@ for every public function (docs/conformance.rst, "Stored but not computable").
 - An input of such a dtype is refused with arraylayer's UnsupportedDtypeError naming the remedy (astype, a wider dtype), by
   every function but astype and the creation functions (which only store); never a framework's
   NotImplementedError/RuntimeError.
+- equal and not_equal take them (torch has eq/ne kernels for them).
 - Where the standard types the *result* with such a dtype from an input torch computes with (the
   default uint accumulator of sum, prod, cumulative_sum, cumulative_prod, trace over uint8), the
   kernel computes in int64 and stores the result in that dtype: exact, since the wrap modulo 2**64
@@ -85,3 +86,19 @@ def test_accumulators_compute_a_stored_only_result_as_numpy(name, dtype):
         got = ACCUMULATORS[name](_stored(host, dtype))
     assert al.Dtype(got.dtype) == al.Dtype(want.dtype)
     np.testing.assert_array_equal(np.asarray(al.to_backend(got, "numpy")), want)
+
+
+@pytest.mark.parametrize("dtype", STORED_ONLY)
+def test_equality_of_a_stored_only_array_is_torchs_own_and_matches_numpy(dtype):
+    """equal/not_equal have torch kernels for uint16/32/64 (the suite compares a uint32 sum of uint8
+    with a Python int); NumPy's answer, top bit set included. Ordering stays refused (no kernel)."""
+    top = {"uint16": 2**15 + 5, "uint32": 2**31 + 5, "uint64": 2**63 + 5}[dtype]
+    host = np.array([3, top, 7], dtype)
+    other = np.array([3, top, 8], dtype)
+    with al.use_backend("torch"):
+        x, y = _stored(host, dtype), _stored(other, dtype)
+        assert np.asarray(al.equal(x, y)).tolist() == (host == other).tolist()
+        assert np.asarray(al.not_equal(x, y)).tolist() == (host != other).tolist()
+        assert np.asarray(al.equal(x, 7)).tolist() == (host == 7).tolist()
+        with pytest.raises(al.UnsupportedDtypeError, match=dtype):
+            al.less(x, y)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import arraylayer as al
+from oracles import valid_dtypes
 
 REDUCTIONS = ["sum", "prod", "max", "min", "mean", "std", "var", "argmax", "argmin", "count_nonzero"]
 
@@ -58,3 +59,29 @@ def test_unique_keeps_each_nan_distinct(backend):
         np.testing.assert_array_equal(values, np.array([1.0, 3.0, np.nan, np.nan], np.float32))
         counts = al.unique_counts(x)
         np.testing.assert_array_equal(np.asarray(counts.counts), [1, 2, 1, 1])
+
+
+COMPLEX_INPUT = [1 + 1j, complex("nan"), 2 - 1j, 0j, complex(-0.0, 0.0), 1 + 1j, complex(0.0, -0.0), complex(1, float("nan"))]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_unique_of_complex_arrays(backend, dtype):
+    """The standard defines unique_* for complex input (torch and TensorFlow have no kernel): equal
+    values (signed zeros too) once, each value with a NaN part distinct; the oracle is NumPy's
+    count of each value and first occurrence, whatever the order of the unique values."""
+    if dtype not in valid_dtypes(backend):
+        pytest.skip(f"{dtype} is not a dtype of {backend} as configured")
+    data = np.array(COMPLEX_INPUT, dtype).reshape(2, 4)
+    with al.use_backend(backend):
+        x = al.asarray(data)
+        values, indices, inverse, counts = (np.asarray(r) for r in al.unique_all(x))
+        assert values.dtype == np.dtype(dtype) and values.shape == (5,)
+        flat = data.reshape(-1)
+        np.testing.assert_array_equal(values, flat[indices])
+        np.testing.assert_array_equal(indices[np.argsort(indices)], [0, 1, 2, 3, 7])
+        np.testing.assert_array_equal(values[inverse], data)  # NaN == NaN in assert_array_equal
+        expected = {0: 2, 1: 1, 2: 1, 3: 3, 7: 1}  # by first occurrence (0j, -0j, 0-0j alike)
+        assert dict(zip(indices.tolist(), counts.tolist())) == expected
+        np.testing.assert_array_equal(np.sort(np.asarray(al.unique_values(x))), np.sort(values))
+        np.testing.assert_array_equal(np.asarray(al.unique_counts(x).counts), counts)
+        np.testing.assert_array_equal(np.asarray(al.unique_inverse(x).inverse_indices), inverse)

@@ -37,6 +37,7 @@ RULES: Final[dict[str, str]] = {
     "same": "the input dtype (promoted, for several inputs)",
     "inexact": "the input dtype; bool and integers run in the default float dtype",
     "complex": "the input dtype; real floating input runs in the complex dtype of its precision",
+    "parts": "the input dtype; complex input runs in the real dtype of its parts (then integer codes)",
     "logical": "bool (inputs are read as bool)",
     "accumulator": "the accumulator dtype of sum (bool and narrow integers: the default int or uint)",
     "none": "no kernel: the dtype is only held or converted",
@@ -109,10 +110,10 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "where": Uses(("where",)),
     # sets, sorting
     "isin": Uses(("equal",), _REAL),  # then any and logical_not of the bool comparison
-    "unique_all": Uses(("unique_all",), _REAL),
-    "unique_counts": Uses(("unique_counts",), _REAL),
-    "unique_inverse": Uses(("unique_inverse",), _REAL),
-    "unique_values": Uses(("unique_values",), _REAL),
+    "unique_all": Uses(("unique_all",), rule="parts"),
+    "unique_counts": Uses(("unique_counts",), rule="parts"),
+    "unique_inverse": Uses(("unique_inverse",), rule="parts"),
+    "unique_values": Uses(("unique_values",), rule="parts"),
     "argsort": Uses(("argsort",), _REAL),
     "sort": Uses(("sort",), _REAL),
     # statistical
@@ -208,6 +209,7 @@ _ELEMENTWISE_RULES: Final = {"same": "same", "bool": "same", "real": "same", "in
                              "logical": "logical"}
 _TABLE: dict[str, Uses] = {}
 _COMPLEX_OF: Final = {Dtype("float32"): Dtype("complex64"), Dtype("float64"): Dtype("complex128")}
+_PART_OF: Final = {c: f for f, c in _COMPLEX_OF.items()}
 
 
 def function_table() -> dict[str, Uses]:
@@ -231,6 +233,8 @@ def kernel_dtype(rule: str, dtype: Dtype) -> Dtype:
         return dtype
     if rule == "complex":
         return _COMPLEX_OF.get(dtype, dtype)
+    if rule == "parts":
+        return _PART_OF.get(dtype, dtype)
     if rule == "logical":
         return Dtype("bool")
     if rule == "accumulator":
@@ -259,6 +263,8 @@ def kernel_domain(name: str) -> tuple[Dtype, ...]:
                 reached.update(all_float_dtypes)  # the default float: any float dtype
             elif uses.rule == "complex":
                 reached.add(_COMPLEX_OF.get(dtype, dtype))
+            elif uses.rule == "parts":
+                reached.add(_PART_OF.get(dtype, dtype))
             else:
                 reached.add(dtype)
     if not used:

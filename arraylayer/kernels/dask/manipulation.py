@@ -7,6 +7,7 @@ one task (``_lazy.gathered``) and the length is unknown until computed.
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any
 
 import dask.array as da
@@ -107,9 +108,15 @@ def _pair(x: Any, repeats: Any) -> Any:
 
 
 def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
+    """da.take; dask builds a real-valued meta of a complex x for lazy indices, and its
+    ComplexWarning about that (which concerns no value) is kept from the caller."""
     if axis is None:
         x, axis = x.reshape(-1), 0
-    return da.take(x, indices, axis=axis)
+    if x.dtype.kind != "c":
+        return da.take(x, indices, axis=axis)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        return da.take(x, indices, axis=axis)
 
 
 def take_along_axis(x: Any, indices: Any, /, *, axis: int = -1) -> Any:

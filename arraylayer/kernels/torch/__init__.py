@@ -23,9 +23,11 @@ _TORCH_2_13: Final = ">=2.13,<2.14"
 UNSUPPORTED: dict[str, dict[str, tuple[str, ...]]] = half_precision_decompositions_unsupported(_TORCH_2_13)
 SUPPORTED: dict[str, dict[str, tuple[str, ...]]] = {}
 
-# torch 2.13 stores uint16/uint32/uint64 but computes with none of them; these kernels compute
-# such an accumulator exactly in int64 and cast back (see statistical.py; trace sums with that sum), so the stored-only
-# rule of support.kernel_unsupported_dtypes does not refuse them there.
+# torch 2.13 stores uint16/uint32/uint64 but computes with almost none of them; these kernels compute
+# such an accumulator exactly in int64 and cast back (see statistical.py; trace sums with that sum), and
+# equal/not_equal are torch's own eq/ne, which torch has for them (a sum of uint8 compared with a Python
+# int), so the stored-only rule of support.kernel_unsupported_dtypes does not refuse them there.
 COMPUTES_STORED: dict[str, dict[str, tuple[str, ...]]] = {
-    name: {_TORCH_2_13: ("uint16", "uint32", "uint64")} for name in ("sum", "prod", "cumulative_sum", "cumulative_prod", "trace")
+    name: {_TORCH_2_13: ("uint16", "uint32", "uint64")}
+    for name in ("sum", "prod", "cumulative_sum", "cumulative_prod", "trace", "equal", "not_equal")
 }
