@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from oracles import valid_dtypes
 
 import arraylayer as al
-from oracles import valid_dtypes
 
 REDUCTIONS = ["sum", "prod", "max", "min", "mean", "std", "var", "argmax", "argmin", "count_nonzero"]
 
