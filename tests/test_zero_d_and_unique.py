@@ -81,7 +81,7 @@ def test_unique_of_complex_arrays(backend, dtype):
         np.testing.assert_array_equal(indices[np.argsort(indices)], [0, 1, 2, 3, 7])
         np.testing.assert_array_equal(values[inverse], data)  # NaN == NaN in assert_array_equal
         expected = {0: 2, 1: 1, 2: 1, 3: 3, 7: 1}  # by first occurrence (0j, -0j, 0-0j alike)
-        assert dict(zip(indices.tolist(), counts.tolist())) == expected
+        assert dict(zip(indices.tolist(), counts.tolist(), strict=True)) == expected
         np.testing.assert_array_equal(np.sort(np.asarray(al.unique_values(x))), np.sort(values))
         np.testing.assert_array_equal(np.asarray(al.unique_counts(x).counts), counts)
         np.testing.assert_array_equal(np.asarray(al.unique_inverse(x).inverse_indices), inverse)
