@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from oracles import valid_dtypes
+from conftest import make_array
+from oracles import to_numpy, valid_dtypes
 
 import arraylayer as al
 
@@ -85,3 +86,14 @@ def test_unique_of_complex_arrays(backend, dtype):
         np.testing.assert_array_equal(np.sort(np.asarray(al.unique_values(x))), np.sort(values))
         np.testing.assert_array_equal(np.asarray(al.unique_counts(x).counts), counts)
         np.testing.assert_array_equal(np.asarray(al.unique_inverse(x).inverse_indices), inverse)
+
+
+def test_all_and_any_read_a_complex_value_by_both_parts(backend):
+    """A complex value is true where it is non-zero, imaginary part included (NumPy's answer; jax 0.10's
+    own all/any read the real part only: the official suite's test_all, 50 examples, found it)."""
+    host = np.array([[0 + 1j, 0 - 1.456e16j], [1 + 0j, 0j]], np.complex64)
+    x = make_array(backend, "complex64", host)
+    for function, oracle in ((al.all, np.all), (al.any, np.any)):
+        for axis in (None, 0, 1):
+            got = np.asarray(to_numpy(backend, function(x, axis=axis)))
+            np.testing.assert_array_equal(got, oracle(host, axis=axis), err_msg=f"{function.__name__} axis={axis}")

@@ -16,8 +16,20 @@ import jax.numpy as jnp
 
 from ._common import F32, HALF
 
-all = jnp.all
-any = jnp.any
+
+def _truth(x: Any) -> Any:
+    """x as bool: jax 0.10 reads a complex value's real part only (jnp.any of 1j is False)."""
+    return x != 0 if jnp.iscomplexobj(x) else x
+
+
+def all(x: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A001
+    return jnp.all(_truth(x), *args, **kwargs)
+
+
+def any(x: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A001
+    return jnp.any(_truth(x), *args, **kwargs)
+
+
 diff = jnp.diff
 max = jnp.max
 mean = jnp.mean
