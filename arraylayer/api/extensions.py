@@ -426,12 +426,12 @@ def _quantile(name: str, x: Array, q: Any, axis: Axis, keepdims: bool, method: s
     return value
 
 
-def quantile(x: Array, q: Any, /, *, axis: Axis = None, keepdims: bool = False, method: str = "linear") -> Array:
+def quantile(x: Array, /, q: Any, *, axis: Axis = None, keepdims: bool = False, method: str = "linear") -> Array:
     """NumPy's ``quantile`` (``method="linear"``) of x over ``axis`` at the levels ``q`` (host
     numbers in [0, 1]); NaN where a slice holds a NaN."""
     return _quantile("quantile", x, q, axis, keepdims, method, skip_nan=False)
 
 
-def nanquantile(x: Array, q: Any, /, *, axis: Axis = None, keepdims: bool = False, method: str = "linear") -> Array:
+def nanquantile(x: Array, /, q: Any, *, axis: Axis = None, keepdims: bool = False, method: str = "linear") -> Array:
     """``quantile`` of the non-NaN values; NaN for an all-NaN slice (no warning)."""
     return _quantile("nanquantile", x, q, axis, keepdims, method, skip_nan=True)
