@@ -20,10 +20,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
 from pathlib import Path
 
 import numpy as np
+from bench_random import _interleaved  # the same alternating best-of timing (this folder is on sys.path)
 
 from arraylayer import lowp
 
@@ -31,16 +31,6 @@ RESULTS = Path(__file__).resolve().parent / "results" / "lowp.json"
 FMT = "float8_e4m3fn"
 
 
-def _interleaved(ours, native, repeats: int) -> tuple[float, float]:
-    """Best seconds of each, measured alternately after one warm-up call of each."""
-    ours(), native()
-    best = [float("inf"), float("inf")]
-    for _ in range(repeats):
-        for i, fn in enumerate((ours, native)):
-            start = time.perf_counter()
-            fn()
-            best[i] = min(best[i], time.perf_counter() - start)
-    return best[0], best[1]
 
 
 def _cast_pairs(backend: str, host: np.ndarray):
