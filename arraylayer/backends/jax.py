@@ -115,10 +115,15 @@ class JaxBackend(Backend):
                 return obj
         import jax.numpy as jnp
 
-        if not isinstance(obj, jax.Array):
-            from ..api.arguments import convertible
+        if isinstance(obj, jax.Array):
+            if target is not None and not self._is_on(obj, device):
+                # a committed array (one that DLPack brought from NumPy is on the CPU) moves by
+                # device_put; jnp.asarray(device=) refuses to take it to another platform
+                obj = jax.device_put(obj, target)
+            return jnp.asarray(obj, dtype=native)
+        from ..api.arguments import convertible
 
-            convertible(obj, dtype)
+        convertible(obj, dtype)
         return jnp.asarray(obj, dtype=native, device=target)
 
     def astype(self, x: Any, dtype: Dtype) -> Any:
