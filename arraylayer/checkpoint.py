@@ -18,7 +18,6 @@ import json
 import math
 import os
 import struct
-import tempfile
 from typing import Any, NamedTuple
 
 from .api import arguments
@@ -169,6 +168,8 @@ def save(file: str | os.PathLike[str], tree: Any, *, step: int | None = None) ->
     header = _header(names, entries, meta)
     path = os.fspath(file)
     folder = os.path.dirname(os.path.abspath(path))
+    import tempfile  # here: it costs ~20 ms to import, and only saving needs it
+
     fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as out:
