@@ -106,18 +106,11 @@ from .registry import (
     use_backend,
 )
 from .support import UnverifiedVersionWarning, function_supported_dtypes, function_unsupported_dtypes
-
-__version__ = "0.1.0"
-__array_api_version__ = "2025.12"
+from .version import __array_api_version__, __version__  # noqa: F401 - public attributes
 
 # The Array API functions: every public name of each category module (arraylayer/api/<category>.py).
 _FUNCTIONS: dict[str, Any] = {name: getattr(module, name) for module in _CATEGORIES for name in module.__all__}
 globals().update(_FUNCTIONS)
-
-# Moving arrays keeps arraylayer.Array wrappers wrapped (to_backend(Array) is an Array).
-from .api.dispatch import accepting_wrapped as _accepting_wrapped  # noqa: E402
-
-to_backend, dev, to_device = (_accepting_wrapped(f) for f in (to_backend, dev, to_device))
 # What models need: random (threefry keys), nn (activations, losses, convolution, pooling), optim
 # (optimizers over parameter trees), initializers, schedules and transforms (learning rates, gradient
 # transformations), checkpoint (safetensors files), layers (init/apply pairs) and mixed_precision (dtype

@@ -47,12 +47,13 @@ from .inplace import check_assignment, check_writeable, torch_refused
 from .layouts import shareable
 from .promotion import result_type
 from .registry import backend_of
+from .version import __array_api_version__
 
 __all__ = ["Array"]
 
 # The Array API versions the namespaces serve: the one arraylayer implements and every earlier one
 # (each revision is a superset of the one before).
-# Only those up to ``arraylayer.__array_api_version__`` are accepted.
+# Only those up to ``__array_api_version__`` (arraylayer/version.py) are accepted.
 _API_VERSIONS: Final = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 # native array class -> its backend's dtype_of (Array.dtype without finding the backend each time)
 _DTYPE_OF: dict[type, Callable[[Any], Dtype]] = {}
@@ -60,12 +61,6 @@ _DTYPE_OF: dict[type, Callable[[Any], Dtype]] = {}
 _NAMESPACES: dict[str, ModuleType] = {}
 # DLPack device types (dlpack.h) of arraylayer's device kinds, for backends without __dlpack_device__.
 _DLPACK_DEVICE_TYPE: Final = {"cpu": 1, "gpu": 2}
-
-
-def _served_version() -> str:
-    from . import __array_api_version__
-
-    return __array_api_version__
 
 
 def _backend(native: Any) -> Backend:
@@ -196,8 +191,8 @@ class Array:
     def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
         """The Array namespace of this array's backend: ``arraylayer.xp.arrays.<backend>``, whose
         functions take and return Arrays (``arraylayer.xp.<backend>`` is the one for native arrays)."""
-        if api_version is not None and (api_version not in _API_VERSIONS or api_version > _served_version()):
-            served = [v for v in _API_VERSIONS if v <= _served_version()]
+        if api_version is not None and (api_version not in _API_VERSIONS or api_version > __array_api_version__):
+            served = [v for v in _API_VERSIONS if v <= __array_api_version__]
             raise ValueError(
                 f"arraylayer serves the Array API versions {', '.join(served)}; "
                 f"got api_version={api_version!r}."

@@ -15,20 +15,28 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-import arraylayer as al
-
 from . import nn
 from .api import arguments
+from .api.creation import arange
+from .api.data_types import astype
+from .api.elementwise import less_equal, logical_and, multiply
+from .api.linear_algebra import matmul
+from .api.manipulation import expand_dims, permute_dims
+from .api.searching import where
 from .dtypes import Dtype, as_dtype
 from .errors import InvalidArgumentError, InvalidDtypeError
+from .promotion import result_type
+from .registry import backend_of
 
 __all__ = ["dot_product_attention"]
 
-#: the lowest finite value of each floating dtype, as Python floats (al.finfo under torch.compile
+#: the lowest finite value of each floating dtype, as Python floats (finfo under torch.compile
 #: breaks the graph); a masked logit becomes this, so a row with every key masked stays finite
 _LOWEST: Final = {Dtype("float16"): -65504.0, Dtype("bfloat16"): -3.3895313892515355e38,
                   Dtype("float32"): -3.4028234663852886e38, Dtype("float64"): -1.7976931348623157e308}
 _HALVES: Final = (Dtype("float16"), Dtype("bfloat16"))
+_FLOAT32: Final = Dtype("float32")
+_INT32: Final = Dtype("int32")
 
 
 def _torch_fused(q: Any, k: Any, v: Any, causal: bool, scale: float) -> Any:
@@ -58,7 +66,7 @@ def _check(q: Any, k: Any, v: Any) -> Dtype:
     if ks != vs[:3] + (ks[3],) or qs[0] != ks[0] or qs[2] != ks[2] or qs[3] != ks[3]:
         raise InvalidArgumentError(f"nn.dot_product_attention: shapes q {qs}, k {ks}, v {vs} do not fit: k and v "
                                    f"share (batch, S, heads), q and k share batch, heads and head_dim.")
-    dtype = al.result_type(q, k, v)
+    dtype = result_type(q, k, v)
     if dtype.category != "float":
         raise InvalidDtypeError(f"nn.dot_product_attention takes real floating arrays; got {as_dtype(q.dtype)}, "
                                 f"{as_dtype(k.dtype)}, {as_dtype(v.dtype)}.")
@@ -68,9 +76,9 @@ def _check(q: Any, k: Any, v: Any) -> Dtype:
 def _causal(native: Any, queries: int, keys: int) -> Any:
     """(T, S) booleans: query i sees keys 0..i (top-left aligned, as torch and JAX)."""
     with nn._creating_on(native):
-        rows = al.arange(queries, dtype=al.int32, device=nn._device(native))
-        cols = al.arange(keys, dtype=al.int32, device=nn._device(native))
-    return al.less_equal(al.expand_dims(cols, axis=0), al.expand_dims(rows, axis=1))
+        rows = arange(queries, dtype=_INT32, device=nn._device(native))
+        cols = arange(keys, dtype=_INT32, device=nn._device(native))
+    return less_equal(expand_dims(cols, axis=0), expand_dims(rows, axis=1))
 
 
 def dot_product_attention(q: Any, k: Any, v: Any, *, mask: Any = None, causal: bool = False,
@@ -92,22 +100,22 @@ def dot_product_attention(q: Any, k: Any, v: Any, *, mask: Any = None, causal: b
                                    f"arraylayer.random key) to draw the dropout mask, or dropout_rate=0.")
     native, rewrap = nn._native(q)
     k, v = nn._native(k)[0], nn._native(v)[0]
-    native, k, v = (al.astype(x, dtype, copy=False) for x in (native, k, v))
-    fused = FUSED.get(al.backend_of(native).name)
+    native, k, v = (astype(x, dtype, copy=False) for x in (native, k, v))
+    fused = FUSED.get(backend_of(native).name)
     if fused is not None and mask is None and not rate:
         return rewrap(fused(native, k, v, causal, scale))
-    logits = al.multiply(al.matmul(al.permute_dims(native, (0, 2, 1, 3)), al.permute_dims(k, (0, 2, 3, 1))), scale)
+    logits = multiply(matmul(permute_dims(native, (0, 2, 1, 3)), permute_dims(k, (0, 2, 3, 1))), scale)
     allowed = None if mask is None else nn._native(mask)[0]
     if allowed is not None and as_dtype(allowed.dtype).category != "bool":
         raise InvalidDtypeError(f"nn.dot_product_attention(mask of dtype {as_dtype(allowed.dtype)}): the mask holds "
                                 f"booleans, True where a query may attend a key.")
     if causal:
         triangle = _causal(native, int(q.shape[1]), int(k.shape[1]))
-        allowed = triangle if allowed is None else al.logical_and(allowed, triangle)
+        allowed = triangle if allowed is None else logical_and(allowed, triangle)
     if allowed is not None:
-        logits = al.where(allowed, logits, _LOWEST[dtype])
-    weights = nn.softmax(al.astype(logits, al.float32) if dtype in _HALVES else logits, axis=-1)
-    weights = al.astype(weights, dtype, copy=False)
+        logits = where(allowed, logits, _LOWEST[dtype])
+    weights = nn.softmax(astype(logits, _FLOAT32) if dtype in _HALVES else logits, axis=-1)
+    weights = astype(weights, dtype, copy=False)
     if rate:
         weights = nn.dropout(key, weights, rate)
-    return rewrap(al.permute_dims(al.matmul(weights, al.permute_dims(v, (0, 2, 1, 3))), (0, 2, 1, 3)))
+    return rewrap(permute_dims(matmul(weights, permute_dims(v, (0, 2, 1, 3))), (0, 2, 1, 3)))

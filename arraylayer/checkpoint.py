@@ -18,14 +18,14 @@ import json
 import math
 import os
 import struct
-import tempfile
 from typing import Any, NamedTuple
-
-import arraylayer as al
 
 from .api import arguments
 from .api.dispatch import WRAPPERS
-from .errors import CheckpointError
+from .dtypes import Dtype
+from .errors import CheckpointError, InvalidDtypeError
+from .interchange import to_backend
+from .registry import backend_of, current_backend
 from .tree import Path, _keys, path_name, tree_flatten, tree_paths
 
 __all__ = ["Checkpoint", "save", "load", "contents"]
@@ -121,8 +121,8 @@ def _entry(leaf: Any, name: str) -> tuple[Any, str, tuple[int, ...]]:
         raise CheckpointError(f"save: the leaf {name!r} is a {type(leaf).__name__}; checkpoints hold arrays "
                               f"(make it one with arraylayer.asarray).")
     try:
-        dtype_name = str(al.Dtype(leaf.dtype))
-    except al.InvalidDtypeError:
+        dtype_name = str(Dtype(leaf.dtype))
+    except InvalidDtypeError:
         dtype_name = str(_host(leaf).dtype)
     shape = tuple(leaf.shape)
     if any(not isinstance(n, int) or math.isnan(n) for n in shape):
@@ -134,7 +134,7 @@ def _entry(leaf: Any, name: str) -> tuple[Any, str, tuple[int, ...]]:
 def _host(leaf: Any) -> Any:
     import numpy as np
 
-    return leaf if isinstance(leaf, np.ndarray) else np.asarray(al.to_backend(leaf, "numpy"))
+    return leaf if isinstance(leaf, np.ndarray) else np.asarray(to_backend(leaf, "numpy"))
 
 
 def _header(names: list[str], entries: list[tuple[Any, str, tuple[int, ...]]], meta: dict[str, Any]) -> bytes:
@@ -168,6 +168,8 @@ def save(file: str | os.PathLike[str], tree: Any, *, step: int | None = None) ->
     header = _header(names, entries, meta)
     path = os.fspath(file)
     folder = os.path.dirname(os.path.abspath(path))
+    import tempfile  # here: it costs ~20 ms to import, and only saving needs it
+
     fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as out:
@@ -313,11 +315,11 @@ def load(file: str | os.PathLike[str], like: Any = None, *, backend: str | None 
             if len(raw) != t.end - t.begin:
                 raise _bad(path, f"tensor {name!r} cut short")
             host = np.frombuffer(raw, dtype=t.dtype.newbyteorder("<")).astype(t.dtype, copy=False).reshape(t.shape)
-            return host if target == "numpy" else al.to_backend(host, target)
+            return host if target == "numpy" else to_backend(host, target)
 
         if like is not None:
             return Checkpoint(_into(path, like, start, tensors, read, backend), meta and meta.get("step"))
-        target = backend or al.current_backend()
+        target = backend or current_backend()
         if meta is None:
             chosen = {n: read(n, target) for n in sorted(tensors) if not start or n == start or
                       n.startswith(start + "/")}
@@ -355,4 +357,4 @@ def _into(path: str, like: Any, start: str, tensors: dict[str, _Tensor], read: A
     if problems:
         raise CheckpointError(f"load({path!r}): the file does not match the template: {'; '.join(problems)}. Load "
                               f"without a template to see what it holds, or pass prefix= for a part of it.")
-    return rebuild([read(name, backend or al.backend_of(leaf).name) for name, leaf in zip(full, leaves, strict=True)])
+    return rebuild([read(name, backend or backend_of(leaf).name) for name, leaf in zip(full, leaves, strict=True)])

@@ -12,11 +12,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import arraylayer as al
-
 from . import random
-from .api import arguments
+from .api import arguments, creation
+from .api.elementwise import multiply
 from .errors import InvalidArgumentError
+from .interchange import dev
+from .registry import backend_of, use_backend
 
 __all__ = ["glorot_uniform", "he_normal", "normal", "zeros", "ones", "fans"]
 
@@ -49,17 +50,17 @@ def he_normal(key: Any, shape: Any, dtype: Any = None, in_axis: int = -2, out_ax
 def normal(key: Any, shape: Any, dtype: Any = None, stddev: float = 1.0) -> Any:
     """Normal with mean 0 and standard deviation ``stddev`` (embeddings)."""
     drawn, dtype = random._float_dtype(dtype, "normal")
-    draw = al.multiply(random.normal(key, arguments.shape(shape), drawn), float(arguments.real_scalar(stddev, "stddev")))
+    draw = multiply(random.normal(key, arguments.shape(shape), drawn), float(arguments.real_scalar(stddev, "stddev")))
     return random._rounded(draw, dtype)
 
 
 def zeros(key: Any, shape: Any, dtype: Any = None) -> Any:
     """Zeros (biases) on the key's backend and device; the key is not used."""
-    with al.use_backend(al.backend_of(key).name):
-        return al.zeros(arguments.shape(shape), dtype=dtype, device=al.dev(key))
+    with use_backend(backend_of(key).name):
+        return creation.zeros(arguments.shape(shape), dtype=dtype, device=dev(key))
 
 
 def ones(key: Any, shape: Any, dtype: Any = None) -> Any:
     """Ones (normalisation scales) on the key's backend and device; the key is not used."""
-    with al.use_backend(al.backend_of(key).name):
-        return al.ones(arguments.shape(shape), dtype=dtype, device=al.dev(key))
+    with use_backend(backend_of(key).name):
+        return creation.ones(arguments.shape(shape), dtype=dtype, device=dev(key))

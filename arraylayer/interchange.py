@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .api import arguments
+from .api.dispatch import accepting_wrapped
 from .devices import canonical_device
 from .errors import BackendMismatchError, InvalidArgumentTypeError
 from .registry import _BY_TYPE, backend_of, get_backend
@@ -69,3 +70,7 @@ def dev(x: Any) -> str:
 def to_device(x: Any, device: str) -> Any:
     """``x`` on ``device`` (``x`` itself if it is already there); DeviceError if unavailable."""
     return _array_backend(x, "to_device").to_device(x, canonical_device(device))
+
+
+# The public names take arraylayer.Array wrappers too (to_backend of an Array is an Array).
+to_backend, dev, to_device = (accepting_wrapped(f) for f in (to_backend, dev, to_device))

@@ -16,10 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import arraylayer as al
-
 from . import initializers, nn, random
 from .api import arguments
+from .api.elementwise import add, divide, multiply, sqrt, square
+from .api.linear_algebra import matmul
+from .api.manipulation import reshape
+from .api.statistical import mean
 from .errors import InvalidArgumentError
 from .mixed_precision import Policy
 
@@ -64,8 +66,8 @@ def _dense_init(key: Any, in_features: int, out_features: int, *, bias: bool = T
 
 
 def _dense(params: dict[str, Any], x: Any) -> Any:
-    y = al.matmul(x, params["w"])
-    return al.add(y, params["b"]) if "b" in params else y
+    y = matmul(x, params["w"])
+    return add(y, params["b"]) if "b" in params else y
 
 
 def _dense_apply(params: dict[str, Any], x: Any, *, policy: Policy | None = None) -> Any:
@@ -111,7 +113,7 @@ def _conv2d_apply(params: dict[str, Any], x: Any, *, stride: Any = 1, padding: A
     """nn.conv2d of NHWC ``x`` with the kernel, plus the bias."""
     params, x = _inputs(policy, params, x)
     y = nn.conv2d(x, params["w"], stride, padding, dilation)
-    return _output(policy, al.add(y, params["b"]) if "b" in params else y)
+    return _output(policy, add(y, params["b"]) if "b" in params else y)
 
 
 conv2d = Layer(_conv2d_init, _conv2d_apply)
@@ -144,8 +146,8 @@ def _rms_norm_apply(params: dict[str, Any], x: Any, *, eps: float = 1e-6, policy
     nn._floating(x, "rms_norm")
     if not arguments.real_scalar(eps, "eps") >= 0:
         raise InvalidArgumentError(f"rms_norm(eps={eps}): eps must be >= 0 (it keeps the division away from 0).")
-    mean_square = al.mean(al.square(x), axis=-1, keepdims=True)
-    return _output(policy, al.multiply(al.divide(x, al.sqrt(al.add(mean_square, eps))), params["scale"]))
+    mean_square = mean(square(x), axis=-1, keepdims=True)
+    return _output(policy, multiply(divide(x, sqrt(add(mean_square, eps))), params["scale"]))
 
 
 rms_norm = Layer(_rms_norm_init, _rms_norm_apply)
@@ -189,9 +191,9 @@ def _attention_apply(params: dict[str, Any], x: Any, *, heads: int, mask: Any = 
     if features % _positive(heads, "heads"):
         raise InvalidArgumentError(f"attention: heads={heads} must divide the {features} features of x.")
     split = (batch, length, heads, features // heads)
-    q, k, v = (al.reshape(_dense(params[n], x), split) for n in ("q", "k", "v"))
+    q, k, v = (reshape(_dense(params[n], x), split) for n in ("q", "k", "v"))
     mixed = nn.dot_product_attention(q, k, v, mask=mask, causal=causal, dropout_rate=dropout_rate, key=key)
-    return _output(policy, _dense(params["out"], al.reshape(mixed, (batch, length, features))))
+    return _output(policy, _dense(params["out"], reshape(mixed, (batch, length, features))))
 
 
 attention = Layer(_attention_init, _attention_apply)
@@ -216,9 +218,9 @@ def _block_apply(params: dict[str, Any], x: Any, *, heads: int, mask: Any = None
     keys = _keys(key, 3) if dropout_rate else [None] * 3
     attended = _attention_apply(params["attention"], _layer_norm_apply(params["norm1"], x), heads=heads, mask=mask,
                                 causal=causal, dropout_rate=dropout_rate, key=keys[0])
-    x = al.add(x, nn.dropout(keys[1], attended, dropout_rate) if dropout_rate else attended)
+    x = add(x, nn.dropout(keys[1], attended, dropout_rate) if dropout_rate else attended)
     hidden = _mlp_apply(params["mlp"], _layer_norm_apply(params["norm2"], x))
-    x = al.add(x, nn.dropout(keys[2], hidden, dropout_rate) if dropout_rate else hidden)
+    x = add(x, nn.dropout(keys[2], hidden, dropout_rate) if dropout_rate else hidden)
     return _output(policy, x)
 
 

@@ -16,8 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
-import arraylayer as al
-
+from .api import utility
+from .api.creation import asarray
+from .api.data_types import astype
+from .api.elementwise import add, divide, greater_equal, isfinite, logical_and, logical_not, maximum, multiply
+from .api.manipulation import stack
+from .api.searching import where
 from .dtypes import Dtype, as_dtype
 from .errors import InvalidArgumentError
 from .tree import tree_leaves, tree_map
@@ -46,7 +50,7 @@ def _cast(tree: Any, dtype: Dtype) -> Any:
     def cast(x: Any) -> Any:
         if not hasattr(x, "dtype") or as_dtype(x.dtype).category != "float" or as_dtype(x.dtype) == dtype:
             return x
-        return al.astype(x, dtype)
+        return astype(x, dtype)
 
     return tree_map(cast, tree)
 
@@ -104,24 +108,24 @@ def loss_scale(initial: float = 2.0**15, *, device: Any = None) -> LossScale:
     """The starting state, on the active backend."""
     if not initial > 0:
         raise InvalidArgumentError(f"loss_scale(initial={initial}): the scale must be > 0.")
-    return LossScale(al.asarray(float(initial), dtype=_FLOAT32, device=device),
-                     al.asarray(0, dtype=Dtype("int32"), device=device))
+    return LossScale(asarray(float(initial), dtype=_FLOAT32, device=device),
+                     asarray(0, dtype=Dtype("int32"), device=device))
 
 
 def scale_loss(state: LossScale, loss: Any) -> Any:
     """loss * scale, in float32 (differentiate this one)."""
-    return al.multiply(al.astype(loss, _FLOAT32), state.scale)
+    return multiply(astype(loss, _FLOAT32), state.scale)
 
 
 def unscale(state: LossScale, grads: Any) -> Any:
     """Every gradient divided by the scale, in float32."""
-    return tree_map(lambda g: al.divide(al.astype(g, _FLOAT32), state.scale), grads)
+    return tree_map(lambda g: divide(astype(g, _FLOAT32), state.scale), grads)
 
 
 def all_finite(grads: Any) -> Any:
     """A 0-d bool: no gradient holds an inf or a NaN."""
-    flags = [al.all(al.isfinite(g)) for g in tree_leaves(grads)]
-    return al.all(al.stack(flags)) if flags else True
+    flags = [utility.all(isfinite(g)) for g in tree_leaves(grads)]
+    return utility.all(stack(flags)) if flags else True
 
 
 def adjust(state: LossScale, finite: Any, *, period: int = 2000, factor: float = 2.0,
@@ -131,14 +135,14 @@ def adjust(state: LossScale, finite: Any, *, period: int = 2000, factor: float =
     if not (isinstance(period, int) and period > 0 and factor > 1 and min_scale > 0):
         raise InvalidArgumentError(f"adjust(period={period}, factor={factor}, min_scale={min_scale}): need a "
                                    f"positive int period, factor > 1 and min_scale > 0.")
-    counted = al.add(state.good_steps, 1)
-    grow = al.greater_equal(counted, period)
-    scale = al.where(finite, al.where(grow, al.multiply(state.scale, factor), state.scale),
-                     al.maximum(al.divide(state.scale, factor), min_scale))
-    good = al.where(al.logical_and(finite, al.logical_not(grow)), counted, 0)
-    return LossScale(scale, al.astype(good, Dtype("int32")))
+    counted = add(state.good_steps, 1)
+    grow = greater_equal(counted, period)
+    scale = where(finite, where(grow, multiply(state.scale, factor), state.scale),
+                     maximum(divide(state.scale, factor), min_scale))
+    good = where(logical_and(finite, logical_not(grow)), counted, 0)
+    return LossScale(scale, astype(good, Dtype("int32")))
 
 
 def select(finite: Any, new: Any, old: Any) -> Any:
     """``new`` where the step was finite, else ``old`` (leaf by leaf): how a step is skipped."""
-    return tree_map(lambda n, o: al.where(finite, n, o), new, old)
+    return tree_map(lambda n, o: where(finite, n, o), new, old)

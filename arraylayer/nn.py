@@ -21,13 +21,38 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-import arraylayer as al
-
-from . import dropout_masks, fused
-from .api import arguments
+from . import dropout_masks, fused, random
+from .api import arguments, statistical
+from .api.creation import arange, ones_like
+from .api.data_types import astype
 from .api.dispatch import WRAPPERS
+from .api.elementwise import (
+    add,
+    divide,
+    equal,
+    exp,
+    isfinite,
+    log,
+    logaddexp,
+    logical_and,
+    maximum,
+    multiply,
+    negative,
+    not_equal,
+    sqrt,
+    square,
+    subtract,
+    tanh,
+)
+from .api.indexing import take
+from .api.manipulation import expand_dims, moveaxis, reshape, squeeze
+from .api.searching import where
+from .defaults import default_float_dtype
 from .dtypes import Dtype, as_dtype
 from .errors import InvalidArgumentError, InvalidDtypeError, UnsupportedOperationError
+from .interchange import dev
+from .promotion import result_type
+from .registry import backend_of, current_backend, use_backend
 
 __all__ = [
     "relu", "gelu", "silu", "sigmoid", "softplus", "softmax", "log_softmax", "logsumexp", "one_hot",
@@ -63,7 +88,7 @@ def _native(x: Any) -> tuple[Any, Any]:
 
 def _kernels(x: Any) -> Any:
     """The backend's nn kernel module (``arraylayer/kernels/<backend>/nn.py``)."""
-    backend = al.backend_of(x)
+    backend = backend_of(x)
     if backend.nn_kernels is None:
         raise UnsupportedOperationError(
             f"arraylayer.nn has no convolution, pooling or erf for the {backend.name} backend; move the arrays "
@@ -77,7 +102,7 @@ def _fused(native: Any, dtype: Dtype, name: str) -> Any:
     array, or None: half precision and backends without one keep the composed form."""
     if dtype not in _FUSED_DTYPES or 0 in tuple(native.shape):
         return None
-    return fused.table(al.backend_of(native).name).get(name)
+    return fused.table(backend_of(native).name).get(name)
 
 
 def _fused_along(x: Any, dtype: Dtype, name: str, axis: Any) -> Any:
@@ -93,15 +118,15 @@ def _creating_on(x: Any) -> Any:
     """A scope in which arraylayer creates arrays on x's backend: none when that backend is the
     active one already (no scope to enter and leave, which under torch.compile is a trace-time
     call; see ``context.Setting.scope``)."""
-    name = al.backend_of(x).name
-    return contextlib.nullcontext() if al.current_backend() == name else al.use_backend(name)
+    name = backend_of(x).name
+    return contextlib.nullcontext() if current_backend() == name else use_backend(name)
 
 
 def _device(x: Any) -> Any:
     """x's device, for arrays made beside it (a CUDA label tensor needs CUDA classes); None (the
     default device) where a tracer cannot tell (jax.jit)."""
     try:
-        return al.dev(x)
+        return dev(x)
     except Exception:  # noqa: BLE001 - a tracer without a device
         return None
 
@@ -110,8 +135,8 @@ def _reduce(losses: Any, reduction: str, function: str) -> Any:
     if reduction not in _REDUCTIONS:
         raise InvalidArgumentError(f"nn.{function}(reduction={reduction!r}): choose one of {', '.join(_REDUCTIONS)}.")
     if reduction == "mean":
-        return al.mean(losses)
-    return al.sum(losses) if reduction == "sum" else losses
+        return statistical.mean(losses)
+    return statistical.sum(losses) if reduction == "sum" else losses
 
 
 # -- activations -------------------------------------------------------------------------------------------
@@ -121,8 +146,8 @@ def relu(x: Any) -> Any:
     of ``maximum`` at ties, docs/autodiff.rst)."""
     _floating(x, "relu")
     native, rewrap = _native(x)
-    kernels = al.backend_of(native).nn_kernels
-    return rewrap(al.maximum(native, 0.0) if kernels is None else kernels.relu(native))
+    kernels = backend_of(native).nn_kernels
+    return rewrap(maximum(native, 0.0) if kernels is None else kernels.relu(native))
 
 
 def sigmoid(x: Any) -> Any:
@@ -132,21 +157,21 @@ def sigmoid(x: Any) -> Any:
     (1 + tanh(x / 2)) / 2 rounds it to in float32. Composed as exp(-softplus(-x)) on other backends."""
     _floating(x, "sigmoid")
     native, rewrap = _native(x)
-    kernels = al.backend_of(native).nn_kernels
+    kernels = backend_of(native).nn_kernels
     if kernels is None:
-        return rewrap(al.exp(al.negative(al.logaddexp(al.negative(native), 0.0))))
+        return rewrap(exp(negative(logaddexp(negative(native), 0.0))))
     return rewrap(kernels.sigmoid(native))
 
 
 def silu(x: Any) -> Any:
     """x * sigmoid(x) (also called swish)."""
-    return al.multiply(x, sigmoid(x))
+    return multiply(x, sigmoid(x))
 
 
 def softplus(x: Any) -> Any:
     """log(1 + exp(x)), as logaddexp(x, 0): exact for large |x|."""
     _floating(x, "softplus")
-    return al.logaddexp(x, 0.0)
+    return logaddexp(x, 0.0)
 
 
 def gelu(x: Any, approximate: bool = False) -> Any:
@@ -159,10 +184,10 @@ def gelu(x: Any, approximate: bool = False) -> Any:
     if kernel is not None:
         return rewrap(kernel(native, approximate))
     if approximate:
-        inner = al.multiply(al.add(x, al.multiply(al.multiply(al.square(x), x), 0.044715)), _SQRT_2_OVER_PI)
-        return al.multiply(al.multiply(x, 0.5), al.add(al.tanh(inner), 1.0))
-    erf = _kernels(native).erf(al.multiply(native, 1.0 / math.sqrt(2.0)))
-    return rewrap(al.multiply(al.multiply(native, 0.5), al.add(erf, 1.0)))
+        inner = multiply(add(x, multiply(multiply(square(x), x), 0.044715)), _SQRT_2_OVER_PI)
+        return multiply(multiply(x, 0.5), add(tanh(inner), 1.0))
+    erf = _kernels(native).erf(multiply(native, 1.0 / math.sqrt(2.0)))
+    return rewrap(multiply(multiply(native, 0.5), add(erf, 1.0)))
 
 
 # -- softmax and its family ---------------------------------------------------------------------------------
@@ -170,11 +195,11 @@ def logsumexp(x: Any, axis: int | tuple[int, ...] | None = None, keepdims: bool 
     """log(sum(exp(x))) over ``axis``, shifted by the maximum: finite for logits of any size
     (an all -inf slice gives -inf, a +inf gives +inf)."""
     _floating(x, "logsumexp")
-    peak = al.max(x, axis=axis, keepdims=True)
-    shift = al.where(al.isfinite(peak), peak, 0.0)
-    total = al.log(al.sum(al.exp(al.subtract(x, shift)), axis=axis, keepdims=True))
-    result = al.add(total, shift)
-    return result if keepdims else al.squeeze(result, axis=_axes(axis, result.ndim))
+    peak = statistical.max(x, axis=axis, keepdims=True)
+    shift = where(isfinite(peak), peak, 0.0)
+    total = log(statistical.sum(exp(subtract(x, shift)), axis=axis, keepdims=True))
+    result = add(total, shift)
+    return result if keepdims else squeeze(result, axis=_axes(axis, result.ndim))
 
 
 def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -191,9 +216,9 @@ def log_softmax(x: Any, axis: int = -1) -> Any:
     result = _fused_along(x, dtype, "log_softmax", axis)
     if result is not None:
         return result
-    peak = al.max(x, axis=axis, keepdims=True)
-    shifted = al.subtract(x, al.where(al.isfinite(peak), peak, 0.0))
-    return al.subtract(shifted, al.log(al.sum(al.exp(shifted), axis=axis, keepdims=True)))
+    peak = statistical.max(x, axis=axis, keepdims=True)
+    shifted = subtract(x, where(isfinite(peak), peak, 0.0))
+    return subtract(shifted, log(statistical.sum(exp(shifted), axis=axis, keepdims=True)))
 
 
 def softmax(x: Any, axis: int = -1) -> Any:
@@ -202,8 +227,8 @@ def softmax(x: Any, axis: int = -1) -> Any:
     result = _fused_along(x, dtype, "softmax", axis)
     if result is not None:
         return result
-    shifted = al.exp(al.subtract(x, al.max(x, axis=axis, keepdims=True)))
-    return al.divide(shifted, al.sum(shifted, axis=axis, keepdims=True))
+    shifted = exp(subtract(x, statistical.max(x, axis=axis, keepdims=True)))
+    return divide(shifted, statistical.sum(shifted, axis=axis, keepdims=True))
 
 
 def one_hot(labels: Any, num_classes: int, dtype: Any = None) -> Any:
@@ -217,9 +242,9 @@ def one_hot(labels: Any, num_classes: int, dtype: Any = None) -> Any:
         raise InvalidArgumentError("nn.one_hot(num_classes=0): there must be at least one class.")
     native, rewrap = _native(labels)
     with _creating_on(native):
-        classes = al.arange(count, dtype=kind, device=_device(native))
-    hits = al.equal(al.expand_dims(native, axis=-1), classes)
-    return rewrap(al.astype(hits, al.default_float_dtype() if dtype is None else dtype))
+        classes = arange(count, dtype=kind, device=_device(native))
+    hits = equal(expand_dims(native, axis=-1), classes)
+    return rewrap(astype(hits, default_float_dtype() if dtype is None else dtype))
 
 
 # -- losses -----------------------------------------------------------------------------------------------------
@@ -245,24 +270,24 @@ def cross_entropy(logits: Any, labels: Any, axis: int = -1, reduction: str = "me
         raise InvalidArgumentError(f"nn.cross_entropy(label_smoothing={label_smoothing}): it must lie in [0, 1].")
     labels, counted = _counted(labels, ignore_index, mask)
     labels = _labels_in_range(labels, classes)
-    moved = al.moveaxis(logits, axis, -1) if axis != logits.ndim - 1 else logits
-    fused = getattr(al.backend_of(logits).nn_kernels, "softmax_cross_entropy", None)
+    moved = moveaxis(logits, axis, -1) if axis != logits.ndim - 1 else logits
+    fused = getattr(backend_of(logits).nn_kernels, "softmax_cross_entropy", None)
     if fused is not None and moved.ndim == 2 and dtype in _FUSED_DTYPES and smoothing == 0.0:  # one op
         native, rewrap = _native(moved)
         losses = rewrap(fused(native, _native(labels)[0]))
     else:
         log_p = log_softmax(moved, axis=-1)
-        losses = al.negative(al.sum(al.multiply(log_p, one_hot(labels, classes, dtype)), axis=-1))
+        losses = negative(statistical.sum(multiply(log_p, one_hot(labels, classes, dtype)), axis=-1))
         if smoothing:  # (1 - e) * nll + e * the mean over classes of -log p
-            uniform = al.negative(al.mean(log_p, axis=-1))
-            losses = al.add(al.multiply(losses, 1.0 - smoothing), al.multiply(uniform, smoothing))
+            uniform = negative(statistical.mean(log_p, axis=-1))
+            losses = add(multiply(losses, 1.0 - smoothing), multiply(uniform, smoothing))
     if counted is None:
         return _reduce(losses, reduction, "cross_entropy")
-    losses = al.where(counted, losses, 0.0)
+    losses = where(counted, losses, 0.0)
     if reduction != "mean":
         return _reduce(losses, reduction, "cross_entropy")
-    count = al.maximum(al.sum(al.astype(counted, dtype)), 1.0)
-    return al.sum(al.divide(losses, count))  # a 0-d array (NumPy's divide of two 0-d arrays gives a scalar)
+    count = maximum(statistical.sum(astype(counted, dtype)), 1.0)
+    return statistical.sum(divide(losses, count))  # a 0-d array (NumPy's divide of two 0-d arrays gives a scalar)
 
 
 def _counted(labels: Any, ignore_index: Any, mask: Any) -> tuple[Any, Any]:
@@ -275,14 +300,14 @@ def _counted(labels: Any, ignore_index: Any, mask: Any) -> tuple[Any, Any]:
                                        f"(e.g. -100) or None.")
         if as_dtype(labels.dtype).category not in ("int", "uint"):
             raise InvalidDtypeError(f"nn.cross_entropy takes integer class labels; got {as_dtype(labels.dtype)}.")
-        counted = al.not_equal(labels, ignore_index)
-        labels = al.where(counted, labels, 0)
+        counted = not_equal(labels, ignore_index)
+        labels = where(counted, labels, 0)
     if mask is not None:
         if not hasattr(mask, "dtype") or as_dtype(mask.dtype).category != "bool" or tuple(mask.shape) != tuple(labels.shape):
             raise InvalidArgumentError(f"nn.cross_entropy(mask=...): the mask must be a boolean array of the labels' "
                                        f"shape {tuple(labels.shape)}; got {getattr(mask, 'dtype', type(mask))} of shape "
                                        f"{tuple(getattr(mask, 'shape', ()))}.")
-        counted = mask if counted is None else al.logical_and(counted, mask)
+        counted = mask if counted is None else logical_and(counted, mask)
     return labels, counted
 
 
@@ -312,7 +337,7 @@ def _in_range(indices: Any, length: int, error: Callable[[int, int], Exception])
     the values are known; lazy indices (dask) come back checked per chunk when the graph runs
     (the kernels' ``checked``); traced ones are returned unchecked."""
     native, rewrap = _native(indices)
-    kernels = al.backend_of(native).nn_kernels
+    kernels = backend_of(native).nn_kernels
     check = functools.partial(_check_range, length=length, error=error)
     values = None if kernels is None else kernels.concrete(native)
     if values is not None:
@@ -334,7 +359,7 @@ def _check_range(values: Any, *, length: int, error: Callable[[int, int], Except
 def mse(predictions: Any, targets: Any, reduction: str = "mean") -> Any:
     """Mean squared error (``reduction``: "mean", "sum" or "none" for the element-wise squares)."""
     _floating(predictions, "mse")
-    return _reduce(al.square(al.subtract(predictions, targets)), reduction, "mse")
+    return _reduce(square(subtract(predictions, targets)), reduction, "mse")
 
 
 # -- normalisation, dropout, embedding ---------------------------------------------------------------------
@@ -349,19 +374,19 @@ def layer_norm(x: Any, scale: Any = None, offset: Any = None, axis: int | tuple[
     trailing = None if kernel is None else _trailing(axis, native.ndim)
     if trailing is not None:
         shape = tuple(native.shape[native.ndim - trailing:])
-        backend = al.backend_of(native)
+        backend = backend_of(native)
         if _fits(scale, backend, dtype, shape) and _fits(offset, backend, dtype, shape):
             return rewrap(kernel(native, trailing, float(eps), _native(scale)[0], _native(offset)[0]))
         y = rewrap(kernel(native, trailing, float(eps), None, None))
-        y = y if scale is None else al.multiply(y, scale)
-        return y if offset is None else al.add(y, offset)
-    mean = al.mean(x, axis=axis, keepdims=True)
-    centred = al.subtract(x, mean)
-    variance = al.mean(al.square(centred), axis=axis, keepdims=True)
-    y = al.divide(centred, al.sqrt(al.add(variance, eps)))
+        y = y if scale is None else multiply(y, scale)
+        return y if offset is None else add(y, offset)
+    mean = statistical.mean(x, axis=axis, keepdims=True)
+    centred = subtract(x, mean)
+    variance = statistical.mean(square(centred), axis=axis, keepdims=True)
+    y = divide(centred, sqrt(add(variance, eps)))
     if scale is not None:
-        y = al.multiply(y, scale)
-    return y if offset is None else al.add(y, offset)
+        y = multiply(y, scale)
+    return y if offset is None else add(y, offset)
 
 
 def _trailing(axis: Any, ndim: int) -> int | None:
@@ -379,7 +404,7 @@ def _fits(p: Any, backend: Any, dtype: Dtype, shape: tuple[int, ...]) -> bool:
         return True
     native = _native(p)[0]
     return (hasattr(native, "dtype") and tuple(getattr(native, "shape", ())) == shape
-            and al.backend_of(native) is backend and as_dtype(native.dtype) == dtype)
+            and backend_of(native) is backend and as_dtype(native.dtype) == dtype)
 
 
 def dropout(key: Any, x: Any, rate: float, training: bool = True) -> Any:
@@ -393,11 +418,11 @@ def dropout(key: Any, x: Any, rate: float, training: bool = True) -> Any:
     if not arguments.flag(training, "training") or rate == 0.0:
         return x
     native, rewrap = _native(x)
-    keep = dropout_masks.keep(al.backend_of(native).name, _native(key)[0], native, 1.0 - rate)
+    keep = dropout_masks.keep(backend_of(native).name, _native(key)[0], native, 1.0 - rate)
     if keep is None:
         with _creating_on(native):
-            keep = al.random.bernoulli(key, 1.0 - rate, tuple(native.shape))
-    return rewrap(al.where(keep, al.divide(native, 1.0 - rate), 0.0))
+            keep = random.bernoulli(key, 1.0 - rate, tuple(native.shape))
+    return rewrap(where(keep, divide(native, 1.0 - rate), 0.0))
 
 
 def embedding(table: Any, ids: Any) -> Any:
@@ -410,8 +435,8 @@ def embedding(table: Any, ids: Any) -> Any:
     if table.ndim != 2:
         raise InvalidArgumentError(f"nn.embedding takes a 2-d table (vocabulary, features); got shape {tuple(table.shape)}.")
     ids = _in_range(ids, int(table.shape[0]), _id_error)  # al.take would read a negative id from the end
-    rows = al.take(table, al.reshape(ids, (-1,)), axis=0)
-    return al.reshape(rows, (*tuple(ids.shape), int(table.shape[1])))
+    rows = take(table, reshape(ids, (-1,)), axis=0)
+    return reshape(rows, (*tuple(ids.shape), int(table.shape[1])))
 
 
 # -- convolution and pooling ---------------------------------------------------------------------------------
@@ -467,7 +492,7 @@ def conv2d(x: Any, kernel: Any, stride: Any = 1, padding: Any = "VALID", dilatio
     floating dtype first."""
     channels_last = _layout(data_format)
     strides, dilations = _pair(stride, "stride"), _pair(dilation, "dilation")
-    dtype = al.result_type(x, kernel)
+    dtype = result_type(x, kernel)
     if dtype.category != "float":
         raise InvalidDtypeError(f"nn.conv2d takes real floating arrays; got {as_dtype(x.dtype)} and "
                                 f"{as_dtype(kernel.dtype)}.")
@@ -486,7 +511,7 @@ def conv2d(x: Any, kernel: Any, stride: Any = 1, padding: Any = "VALID", dilatio
     pads = _padding(padding, size, extent, strides)
     if any(n + a + b < e for n, (a, b), e in zip(size, pads, extent, strict=True)):
         raise InvalidArgumentError(f"nn.conv2d: the kernel (extent {extent}) is larger than the padded input {size}.")
-    native, weights = al.astype(native, dtype, copy=False), al.astype(weights, dtype, copy=False)
+    native, weights = astype(native, dtype, copy=False), astype(weights, dtype, copy=False)
     return rewrap(_kernels(native).conv2d(native, weights, strides, pads, dilations, channels_last))
 
 
@@ -520,10 +545,10 @@ def avg_pool2d(x: Any, window: Any, stride: Any = None, padding: Any = "VALID", 
     kernels = _kernels(native)
     sums = kernels.sum_pool(native, windows, strides, pads, last)
     if not any(a or b for a, b in pads):
-        return rewrap(al.divide(sums, float(windows[0] * windows[1])))
-    ones = al.ones_like(native[:1, :1] if not last else native[:1, ..., :1])
+        return rewrap(divide(sums, float(windows[0] * windows[1])))
+    ones = ones_like(native[:1, :1] if not last else native[:1, ..., :1])
     counts = kernels.sum_pool(ones, windows, strides, pads, last)  # how many elements each window holds
-    return rewrap(al.divide(sums, counts))
+    return rewrap(divide(sums, counts))
 
 
 # -- attention (arraylayer/attention.py, composed of the functions above) ---------------------------------

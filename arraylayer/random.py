@@ -21,12 +21,39 @@ import numbers
 import operator
 from typing import Any, NamedTuple
 
-import arraylayer as al
-
 from .api import arguments
+from .api.creation import arange, asarray, empty, full_like
+from .api.data_types import astype, isdtype
+from .api.elementwise import (
+    add,
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    clip,
+    divide,
+    less,
+    log,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    nextafter,
+    remainder,
+    sqrt,
+    subtract,
+)
+from .api.manipulation import concat, moveaxis, reshape, stack
+from .api.searching import argmax, where
+from .api.sorting import argsort
 from .context import replaying
-from .dtypes import Dtype
+from .defaults import default_float_dtype, default_int_dtype
+from .dtypes import Dtype, finfo, iinfo
 from .errors import InvalidArgumentError, InvalidArgumentTypeError, InvalidDtypeError
+from .interchange import dev, to_device
+from .native import as_arraylayer_dtype
+from .registry import current_backend, get_backend, use_backend
 
 __all__ = ["key", "split", "fold_in", "bits", "uniform", "normal", "randint", "bernoulli",
            "categorical", "permutation", "truncated_normal"]
@@ -49,6 +76,9 @@ class _Words(NamedTuple):
 
 _UINT32 = Dtype("uint32")
 _INT32 = Dtype("int32")
+_INT64 = Dtype("int64")
+_FLOAT32 = Dtype("float32")
+_BOOL = Dtype("bool")
 #: PyTorch has no uint32 arithmetic. Its rounds run in int32, whose two's-complement add, xor and
 #: left shift give the same 32 bits as uint32 (only the right shift needs a mask, see _shr); its
 #: keys and bits stay int64 in [0, 2**32), as documented. Every other backend: uint32 throughout.
@@ -57,19 +87,19 @@ _UNSIGNED = _Words(_UINT32, _UINT32)
 
 
 def _words() -> _Words:
-    return _WORDS.get(al.current_backend(), _UNSIGNED)
+    return _WORDS.get(current_backend(), _UNSIGNED)
 
 
 def _to_rounds(x: Any) -> Any:
     """Public words (a key) as the rounds' words: int64 -> int32 wraps to the same 32 bits."""
     words = _words()
-    return x if words.public == words.rounds else al.astype(x, words.rounds)
+    return x if words.public == words.rounds else astype(x, words.rounds)
 
 
 def _to_public(x: Any) -> Any:
     """The rounds' words as public words: int32 -> int64 in [0, 2**32) on PyTorch."""
     words = _words()
-    return x if words.public == words.rounds else al.bitwise_and(al.astype(x, words.public), _MASK)
+    return x if words.public == words.rounds else bitwise_and(astype(x, words.public), _MASK)
 
 
 def _word(value: int) -> int:
@@ -84,12 +114,12 @@ def _as_is(value: int) -> int:
 
 def _shr(x: Any, r: int, const: Any = _as_is) -> Any:
     """Logical right shift of 32-bit words; int32 words shift in copies of the sign bit, masked off."""
-    shifted = al.bitwise_right_shift(x, const(r))
-    return al.bitwise_and(shifted, const((1 << (32 - r)) - 1)) if _words().rounds == _INT32 else shifted
+    shifted = bitwise_right_shift(x, const(r))
+    return bitwise_and(shifted, const((1 << (32 - r)) - 1)) if _words().rounds == _INT32 else shifted
 
 
 def _rotl(x: Any, r: int, const: Any) -> Any:
-    return al.bitwise_or(al.bitwise_left_shift(x, const(r)), _shr(x, 32 - r, const))
+    return bitwise_or(bitwise_left_shift(x, const(r)), _shr(x, 32 - r, const))
 
 
 def _compile_jax(f: Any) -> Any:
@@ -113,7 +143,7 @@ _COMPILED: dict[str, Any] = {}
 def _threefry(k0: Any, k1: Any, x0: Any, x1: Any) -> tuple[Any, Any]:
     """threefry-2x32 of the counters (x0, x1) under the key words (k0, k1), compiled where the
     backend's compiler fuses it (inside a user's own jit/tf.function it is simply inlined)."""
-    name = al.current_backend()
+    name = current_backend()
     compiled = _COMPILED.get(name)
     if compiled is None:
         make = _COMPILERS.get(name)
@@ -125,15 +155,15 @@ def _threefry_rounds(k0: Any, k1: Any, x0: Any, x1: Any, const: Any = _as_is) ->
     """threefry-2x32 (20 rounds) written with arraylayer's integer operations; every add wraps
     modulo 2**32 in the rounds' words (uint32, or int32 on PyTorch). ``const`` gives the integer
     constants (shift counts, masks, round numbers) in the form the caller wants them."""
-    ks = (k0, k1, al.bitwise_xor(al.bitwise_xor(k0, k1), _PARITY))
-    x0, x1 = al.add(x0, ks[0]), al.add(x1, ks[1])
+    ks = (k0, k1, bitwise_xor(bitwise_xor(k0, k1), _PARITY))
+    x0, x1 = add(x0, ks[0]), add(x1, ks[1])
     for group in range(5):
         for r in _ROTATIONS[group % 2]:
-            x0 = al.add(x0, x1)
-            x1 = al.bitwise_xor(_rotl(x1, r, const), x0)
-        x0 = al.add(x0, ks[(group + 1) % 3])
+            x0 = add(x0, x1)
+            x1 = bitwise_xor(_rotl(x1, r, const), x0)
+        x0 = add(x0, ks[(group + 1) % 3])
         # (x1 + k) + g == x1 + (k + g) modulo 2**32: one pass over x1, the other on a key word.
-        x1 = al.add(x1, al.add(ks[(group + 2) % 3], const(group + 1)))
+        x1 = add(x1, add(ks[(group + 2) % 3], const(group + 1)))
     return x0, x1
 
 
@@ -150,7 +180,7 @@ _TILES: dict[str, int] = {"numpy": 2**16, "torch": 2**15}
 def _device(k: Any) -> Any:
     """The key's device; None under a tracer that cannot tell (jax.jit), meaning the default."""
     try:
-        return al.dev(k)
+        return dev(k)
     except Exception:
         return None
 
@@ -163,8 +193,8 @@ def _key_words(key: Any) -> tuple[Any, Any]:
 # al.zeros_like cannot run under jax.jit: the high words are and(counters, 0).
 def _counters(key: Any, start: int, stop: int) -> Any:
     if stop > 2**31 and _words().rounds == _INT32:  # int32 cannot count that far: wrap from int64
-        return al.astype(al.arange(start, stop, dtype=al.int64, device=_device(key)), _INT32)
-    return al.arange(start, stop, dtype=_words().rounds, device=_device(key))
+        return astype(arange(start, stop, dtype=_INT64, device=_device(key)), _INT32)
+    return arange(start, stop, dtype=_words().rounds, device=_device(key))
 
 
 def _whole(key: Any, start: int, stop: int, transform: Any, dtype: Any = None) -> Any:
@@ -172,7 +202,7 @@ def _whole(key: Any, start: int, stop: int, transform: Any, dtype: Any = None) -
     compilers (jax.jit, tf.function, torch.compile) and for small draws."""
     k0, k1 = _key_words(key)
     lo = _counters(key, start, stop)
-    y0, y1 = _threefry(k0, k1, al.bitwise_and(lo, 0), lo)
+    y0, y1 = _threefry(k0, k1, bitwise_and(lo, 0), lo)
     return transform(y0, y1)
 
 
@@ -183,7 +213,7 @@ def _constants(key: Any) -> Any:
 
     def const(value: int) -> Any:
         if value not in made:
-            made[value] = al.asarray(value, dtype=_words().rounds, device=_device(key))
+            made[value] = asarray(value, dtype=_words().rounds, device=_device(key))
         return made[value]
 
     return const
@@ -192,12 +222,12 @@ def _constants(key: Any) -> Any:
 def _tiled(key: Any, start: int, stop: int, transform: Any, dtype: Any) -> Any:
     """The draw for counters [start, stop), tile by tile into one preallocated result (eager,
     on the CPU: on an accelerator whole-array operations are faster)."""
-    tile = _TILES[al.current_backend()]
+    tile = _TILES[current_backend()]
     # under torch.compile (context.replaying) tiles would be traced one by one: whole arrays
     if stop - start <= tile or replaying() or _device(key) != "cpu":
         return _whole(key, start, stop, transform)
     k0, k1 = _key_words(key)
-    out = al.empty((stop - start,), dtype=dtype, device=_device(key))
+    out = empty((stop - start,), dtype=dtype, device=_device(key))
     const = _constants(key)
     for first in range(start, stop, tile):  # high counter words: 0-d zeros, broadcast by the rounds
         lo = _counters(key, first, min(first + tile, stop))
@@ -209,7 +239,7 @@ def _tiled(key: Any, start: int, stop: int, transform: Any, dtype: Any) -> Any:
 def _numpy_block(bounds: Any, key: Any, *, transform: Any, dtype: Any) -> Any:
     """One dask chunk: the NumPy evaluation (tiled) of counters [start, stop)."""
     start, stop = (int(b) for b in bounds[0])
-    with al.use_backend("numpy"):
+    with use_backend("numpy"):
         return _tiled(key, start, stop, transform, dtype)
 
 
@@ -235,8 +265,8 @@ _EVALUATORS: dict[str, Any] = {"numpy": _tiled, "torch": _tiled, "dask": _blocks
 def _draw(key: Any, shape: tuple[int, ...], dtype: Any, transform: Any) -> Any:
     """``transform(y0, y1)`` for the counters ``0 .. prod(shape)-1``, of ``dtype``, as ``shape``."""
     key = _check_key(key)
-    evaluate = _EVALUATORS.get(al.current_backend(), _whole)
-    return al.reshape(evaluate(key, 0, math.prod(shape), transform, dtype), shape)
+    evaluate = _EVALUATORS.get(current_backend(), _whole)
+    return reshape(evaluate(key, 0, math.prod(shape), transform, dtype), shape)
 
 
 def _check_shape(shape: Any, name: str = "shape") -> tuple[int, ...]:
@@ -260,24 +290,24 @@ def _check_key(k: Any) -> Any:
         raise InvalidArgumentTypeError(
             f"key={k!r}: expected a key made by arraylayer.random.key(seed) (an array of shape (2,)).")
     public = _words().public
-    if al.Dtype(k.dtype) is public:
+    if Dtype(k.dtype) is public:
         return k
-    if not al.isdtype(al.Dtype(k.dtype), "integral"):
+    if not isdtype(Dtype(k.dtype), "integral"):
         raise InvalidArgumentTypeError(
-            f"key of dtype {al.Dtype(k.dtype)}: a key holds two 32-bit words of an integer dtype; "
+            f"key of dtype {Dtype(k.dtype)}: a key holds two 32-bit words of an integer dtype; "
             f"make it with arraylayer.random.key(seed).")
-    words = al.astype(k, public)
-    return words if public is _UINT32 else al.bitwise_and(words, _MASK)
+    words = astype(k, public)
+    return words if public is _UINT32 else bitwise_and(words, _MASK)
 
 
 def _on_device(key: Any, device: Any) -> Any:
     """``key`` on ``device`` (the samplers' ``device=``); the key's own device when None."""
-    return key if device is None else al.to_device(key, device)
+    return key if device is None else to_device(key, device)
 
 
 def _float_dtype(dtype: Any, fn: str) -> tuple[Any, Any]:
     """(the dtype drawn in, the dtype returned): bfloat16 and float16 are drawn in float32."""
-    dtype = al.default_float_dtype() if dtype is None else al.as_arraylayer_dtype(dtype)
+    dtype = default_float_dtype() if dtype is None else as_arraylayer_dtype(dtype)
     if dtype in _FLOATS:
         return dtype, dtype
     if dtype in _HALVES:
@@ -288,7 +318,7 @@ def _float_dtype(dtype: Any, fn: str) -> tuple[Any, Any]:
 
 def _rounded(x: Any, dtype: Any) -> Any:
     """x (drawn in float32) rounded to ``dtype`` when that is a half-precision float."""
-    return x if al.Dtype(x.dtype) == dtype else al.astype(x, dtype)
+    return x if Dtype(x.dtype) == dtype else astype(x, dtype)
 
 
 def key(seed: int, *, device: Any = None) -> Any:
@@ -299,12 +329,12 @@ def key(seed: int, *, device: Any = None) -> Any:
     if not -(2**63) <= seed < 2**64:
         raise InvalidArgumentError(f"key(seed={seed}): the seed must fit in 64 bits.")
     seed %= 2**64
-    return al.asarray([seed >> 32, seed & _MASK], dtype=_words().public, device=device)
+    return asarray([seed >> 32, seed & _MASK], dtype=_words().public, device=device)
 
 
 def _keys_of(y0: Any, y1: Any) -> Any:
     """Keys from the words of each counter: shape (n, 2)."""
-    return al.stack([_to_public(y0), _to_public(y1)], axis=-1)
+    return stack([_to_public(y0), _to_public(y1)], axis=-1)
 
 
 def split(key: Any, num: int = 2) -> Any:
@@ -322,32 +352,32 @@ def fold_in(key: Any, data: Any) -> Any:
     key = _check_key(key)
     k0, k1 = _key_words(key)
     if isinstance(data, numbers.Integral) and not isinstance(data, bool):
-        x = al.asarray([_word(int(data) & _MASK)], dtype=_words().rounds, device=_device(key))
-    elif hasattr(data, "dtype") and getattr(data, "ndim", None) == 0 and al.isdtype(al.Dtype(data.dtype), "integral"):
-        x = al.reshape(al.astype(data, _words().rounds), (1,))  # the low 32 bits (two's complement)
+        x = asarray([_word(int(data) & _MASK)], dtype=_words().rounds, device=_device(key))
+    elif hasattr(data, "dtype") and getattr(data, "ndim", None) == 0 and isdtype(Dtype(data.dtype), "integral"):
+        x = reshape(astype(data, _words().rounds), (1,))  # the low 32 bits (two's complement)
     else:
         raise InvalidArgumentTypeError(
             f"fold_in(data={data!r}): data must be an int or a 0-d integer array of the key's backend.")
-    y0, y1 = _threefry(k0, k1, al.bitwise_and(x, 0), x)
-    return al.concat([_to_public(y0), _to_public(y1)])
+    y0, y1 = _threefry(k0, k1, bitwise_and(x, 0), x)
+    return concat([_to_public(y0), _to_public(y1)])
 
 
 # -- element-wise transforms of the words (the ``transform`` of _draw) ------------------------
 
 def _bits_of(y0: Any, y1: Any) -> Any:
     """The 32-bit words of ``jax.random.bits``, public dtype."""
-    return _to_public(al.bitwise_xor(y0, y1))
+    return _to_public(bitwise_xor(y0, y1))
 
 
 def _unit_of(y0: Any, y1: Any, *, dtype: Any, open_low: bool = False) -> Any:
     """Uniform floats in [0, 1) (or (0, 1) when open_low), from the top bits of the words."""
     if dtype == _FLOATS[0]:
-        m = al.astype(_shr(al.bitwise_xor(y0, y1), 9), al.float32)
-        return al.multiply(al.add(m, 0.5) if open_low else m, 2.0**-23)
-    hi = al.astype(_shr(y0, 6), _FLOATS[1])
-    lo = al.astype(_shr(y1, 5), _FLOATS[1])
-    m = al.add(al.multiply(hi, 2.0**27), lo)
-    return al.multiply(al.add(m, 0.5) if open_low else m, 2.0**-53)
+        m = astype(_shr(bitwise_xor(y0, y1), 9), _FLOAT32)
+        return multiply(add(m, 0.5) if open_low else m, 2.0**-23)
+    hi = astype(_shr(y0, 6), _FLOATS[1])
+    lo = astype(_shr(y1, 5), _FLOATS[1])
+    m = add(multiply(hi, 2.0**27), lo)
+    return multiply(add(m, 0.5) if open_low else m, 2.0**-53)
 
 
 def _normal_of(y0: Any, y1: Any, *, dtype: Any) -> Any:
@@ -358,20 +388,20 @@ def _truncated_of(y0: Any, y1: Any, *, dtype: Any, lower: float, upper: float) -
     """Normal quantiles of uniforms rescaled to [cdf(lower), cdf(upper)], clipped to the bounds."""
     cdf_low, cdf_high = (0.5 * math.erfc(-b / math.sqrt(2)) for b in (lower, upper))
     u = _unit_of(y0, y1, dtype=dtype, open_low=True)
-    p = al.add(al.multiply(u, cdf_high - cdf_low), cdf_low)
-    info = al.finfo(dtype)  # strictly inside (0, 1): the quantile of 0 or 1 is infinite (or NaN)
-    p = al.clip(p, info.smallest_normal, 1.0 - info.eps / 2)
-    return al.clip(_quantile(p), lower, upper)
+    p = add(multiply(u, cdf_high - cdf_low), cdf_low)
+    info = finfo(dtype)  # strictly inside (0, 1): the quantile of 0 or 1 is infinite (or NaN)
+    p = clip(p, info.smallest_normal, 1.0 - info.eps / 2)
+    return clip(_quantile(p), lower, upper)
 
 
 def _randint_of(y0: Any, y1: Any, *, dtype: Any, minval: int, span: int) -> Any:
-    offset = al.remainder(_bits_of(y0, y1), span)
+    offset = remainder(_bits_of(y0, y1), span)
     # Two's-complement wrap-around makes cast-then-add exact even when the offset overflows dtype.
-    return al.add(al.astype(offset, dtype), minval)
+    return add(astype(offset, dtype), minval)
 
 
 def _bernoulli_of(y0: Any, y1: Any, *, p: float) -> Any:
-    return al.less(_unit_of(y0, y1, dtype=_FLOATS[0]), p)
+    return less(_unit_of(y0, y1, dtype=_FLOATS[0]), p)
 
 
 def bits(key: Any, shape: Any = (), *, device: Any = None) -> Any:
@@ -404,20 +434,20 @@ def uniform(key: Any, shape: Any = (), dtype: Any = None, minval: Any = 0.0,
     u = _draw(_on_device(key, device), shape, drawn, functools.partial(_unit_of, dtype=drawn))
     if not (_is_number(minval, 0) and _is_number(maxval, 1)):  # max(u * 1 + 0, 0) is u itself
         # Outside the draw: minval and maxval may be arrays that broadcast against the whole shape.
-        u = al.maximum(al.add(al.multiply(u, maxval - minval), minval), minval)
+        u = maximum(add(multiply(u, maxval - minval), minval), minval)
     if drawn == dtype:
         return u
-    return al.minimum(al.astype(u, dtype), _below(maxval, dtype))  # rounding may reach maxval
+    return minimum(astype(u, dtype), _below(maxval, dtype))  # rounding may reach maxval
 
 
 def _below(maxval: Any, dtype: Any) -> Any:
     """The largest ``dtype`` value below ``maxval`` (a Python float or an array)."""
     if hasattr(maxval, "dtype"):
-        top = al.astype(maxval, dtype)
-        return al.nextafter(top, al.full_like(top, -math.inf))
+        top = astype(maxval, dtype)
+        return nextafter(top, full_like(top, -math.inf))
     import numpy as np
 
-    top = np.asarray(maxval, np.float32).astype(al.get_backend("numpy").as_native_dtype(dtype))
+    top = np.asarray(maxval, np.float32).astype(get_backend("numpy").as_native_dtype(dtype))
     return float(np.nextafter(top, np.asarray(-np.inf, top.dtype)))
 
 
@@ -440,20 +470,20 @@ _P_LOW = 0.02425
 def _poly(coefficients: tuple[float, ...], x: Any) -> Any:
     result = coefficients[0]
     for c in coefficients[1:]:
-        result = al.add(al.multiply(result, x), c)
+        result = add(multiply(result, x), c)
     return result
 
 
 def _quantile(p: Any) -> Any:
     """The standard normal quantile of p in (0, 1)."""
-    q = al.subtract(p, 0.5)
-    r = al.multiply(q, q)
-    central = al.divide(al.multiply(_poly(_A, r), q), _poly(_B, r))
-    tail_p = al.minimum(p, al.subtract(1.0, p))
-    t = al.sqrt(al.multiply(al.log(tail_p), -2.0))
-    tail = al.divide(_poly(_C, t), _poly(_D, t))
-    tail = al.where(al.less(p, 0.5), tail, al.negative(tail))
-    return al.where(al.less(tail_p, _P_LOW), tail, central)
+    q = subtract(p, 0.5)
+    r = multiply(q, q)
+    central = divide(multiply(_poly(_A, r), q), _poly(_B, r))
+    tail_p = minimum(p, subtract(1.0, p))
+    t = sqrt(multiply(log(tail_p), -2.0))
+    tail = divide(_poly(_C, t), _poly(_D, t))
+    tail = where(less(p, 0.5), tail, negative(tail))
+    return where(less(tail_p, _P_LOW), tail, central)
 
 
 def normal(key: Any, shape: Any = (), dtype: Any = None, *, device: Any = None) -> Any:
@@ -476,20 +506,20 @@ def truncated_normal(key: Any, lower: float, upper: float, shape: Any = (),
     low, high = (-upper, -lower) if mirrored else (lower, upper)
     x = _draw(_on_device(key, device), shape, drawn,
               functools.partial(_truncated_of, dtype=drawn, lower=low, upper=high))
-    return _rounded(al.negative(x) if mirrored else x, dtype)
+    return _rounded(negative(x) if mirrored else x, dtype)
 
 
 def randint(key: Any, shape: Any, minval: int, maxval: int, dtype: Any = None, *,
             device: Any = None) -> Any:
     """Integers in ``[minval, maxval)`` (modulo reduction of 32-bit words; span at most 2**31)."""
     shape = _check_shape(shape)
-    dtype = al.default_int_dtype() if dtype is None else al.as_arraylayer_dtype(dtype)
-    if not al.isdtype(dtype, "integral"):
+    dtype = default_int_dtype() if dtype is None else as_arraylayer_dtype(dtype)
+    if not isdtype(dtype, "integral"):
         raise InvalidDtypeError(f"randint(dtype={dtype}): expected an integer dtype.")
     for name, v in (("minval", minval), ("maxval", maxval)):
         if isinstance(v, bool) or not isinstance(v, int):
             raise InvalidArgumentTypeError(f"randint({name}={v!r}): expected an int.")
-    info = al.iinfo(dtype)
+    info = iinfo(dtype)
     if not (info.min <= minval < maxval <= info.max + 1) or maxval - minval > 2**31:
         raise InvalidArgumentError(
             f"randint(minval={minval}, maxval={maxval}, dtype={dtype}): need minval < maxval, both "
@@ -504,16 +534,16 @@ def bernoulli(key: Any, p: Any = 0.5, shape: Any = None, *, device: Any = None) 
     values are not read, so p < 0 gives False and p > 1 True)."""
     key = _on_device(key, device)
     if hasattr(p, "dtype") and hasattr(p, "shape"):
-        if not al.isdtype(al.Dtype(p.dtype), "real floating"):
-            raise InvalidArgumentTypeError(f"bernoulli(p of dtype {al.Dtype(p.dtype)}): p must be floating.")
+        if not isdtype(Dtype(p.dtype), "real floating"):
+            raise InvalidArgumentTypeError(f"bernoulli(p of dtype {Dtype(p.dtype)}): p must be floating.")
         shape = tuple(p.shape) if shape is None else _check_shape(shape)
-        drawn = al.Dtype(p.dtype) if al.Dtype(p.dtype) in _FLOATS else _FLOATS[0]
-        return al.less(_draw(key, shape, drawn, functools.partial(_unit_of, dtype=drawn)), p)
+        drawn = Dtype(p.dtype) if Dtype(p.dtype) in _FLOATS else _FLOATS[0]
+        return less(_draw(key, shape, drawn, functools.partial(_unit_of, dtype=drawn)), p)
     shape = () if shape is None else _check_shape(shape)
     p = float(arguments.real_scalar(p, "p"))
     if not 0.0 <= p <= 1.0:
         raise InvalidArgumentError(f"bernoulli(p={p}): p must lie in [0, 1].")
-    return _draw(key, shape, al.bool, functools.partial(_bernoulli_of, p=p))
+    return _draw(key, shape, _BOOL, functools.partial(_bernoulli_of, p=p))
 
 
 def categorical(key: Any, logits: Any, axis: int = -1, shape: Any = None, *, device: Any = None) -> Any:
@@ -522,20 +552,20 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Any = None, *, dev
     if not hasattr(logits, "dtype") or getattr(logits, "ndim", 0) < 1:
         raise InvalidArgumentTypeError(
             "categorical(logits): expected a floating array with at least one axis (the categories).")
-    if not al.isdtype(al.Dtype(logits.dtype), "real floating"):
-        raise InvalidDtypeError(f"categorical(logits of dtype {al.Dtype(logits.dtype)}): logits must be real "
+    if not isdtype(Dtype(logits.dtype), "real floating"):
+        raise InvalidDtypeError(f"categorical(logits of dtype {Dtype(logits.dtype)}): logits must be real "
                                 f"floating; cast first, e.g. arraylayer.astype(logits, 'float32').")
     axis = arguments.axis(axis, logits.ndim, "axis")
     batch = tuple(logits.shape[:axis] + logits.shape[axis + 1:])
     shape = batch if shape is None else _check_shape(shape)
-    u = _draw(_on_device(key, device), (*shape, logits.shape[axis]), al.float32,
+    u = _draw(_on_device(key, device), (*shape, logits.shape[axis]), _FLOAT32,
               functools.partial(_unit_of, dtype=_FLOATS[0], open_low=True))
-    gumbel = al.negative(al.log(al.negative(al.log(u))))
-    moved = al.moveaxis(logits, axis, -1)
-    return al.argmax(al.add(al.astype(moved, al.float32), gumbel), axis=-1)
+    gumbel = negative(log(negative(log(u))))
+    moved = moveaxis(logits, axis, -1)
+    return argmax(add(astype(moved, _FLOAT32), gumbel), axis=-1)
 
 
 def permutation(key: Any, n: int, *, device: Any = None) -> Any:
     """A random permutation of ``range(n)`` (argsort of random words)."""
     (n,) = _check_shape((n,), "n")
-    return al.argsort(bits(key, (n,), device=device), stable=True)
+    return argsort(bits(key, (n,), device=device), stable=True)

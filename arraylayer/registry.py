@@ -212,8 +212,8 @@ def _classify(cls: type) -> Backend | None:
     """The backend of a class seen for the first time (then cached in _BY_TYPE). Registered
     backends are tried before entry points are read (reading them is the slow part)."""
     root = cls.__module__.split(".")[0]
-    for names in (tuple(_REGISTERED), available_backends()):
-        for name in names:
+    for names in (lambda: tuple(_REGISTERED), available_backends):  # called in turn: entry points last
+        for name in names():
             backend = _instance(name)
             if root in backend.type_roots and backend.framework.split(".")[0] in sys.modules:
                 backend.load()

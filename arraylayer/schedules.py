@@ -14,26 +14,31 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import arraylayer as al
-
 from .api import arguments
+from .api.creation import asarray, full_like
+from .api.data_types import astype
+from .api.elementwise import add, clip, cos, divide, exp, floor, greater_equal, multiply, subtract
+from .api.searching import where
+from .dtypes import Dtype
 from .errors import InvalidArgumentError, InvalidArgumentTypeError
 
 __all__ = ["Schedule", "constant", "linear", "cosine_decay", "exponential_decay", "piecewise_constant", "join",
            "warmup_cosine_decay"]
 
 Schedule = Callable[[Any], Any]
+_INT32 = Dtype("int32")
+_FLOAT32 = Dtype("float32")
 
 
 def _count(count: Any) -> Any:
     """The count as a 0-d integer array (a Python int becomes an int32 array on the active backend)."""
     if hasattr(count, "dtype"):
         return count
-    return al.asarray(int(arguments.integer(count, "count")), dtype=al.int32)
+    return asarray(int(arguments.integer(count, "count")), dtype=_INT32)
 
 
 def _float(count: Any) -> Any:
-    return al.astype(count, al.float32)
+    return astype(count, _FLOAT32)
 
 
 def _number(value: Any, parameter: str) -> float:
@@ -54,7 +59,7 @@ def _steps(value: Any, parameter: str, *, allow_zero: bool = False) -> int:
 def constant(value: float) -> Schedule:
     """``value`` at every step."""
     value = _number(value, "value")
-    return lambda count: al.full_like(_float(_count(count)), value)
+    return lambda count: full_like(_float(_count(count)), value)
 
 
 def linear(start: float, end: float, steps: int) -> Schedule:
@@ -63,8 +68,8 @@ def linear(start: float, end: float, steps: int) -> Schedule:
     start, end, steps = _number(start, "start"), _number(end, "end"), _steps(steps, "steps")
 
     def schedule(count: Any) -> Any:
-        fraction = al.clip(al.divide(_float(_count(count)), float(steps)), 0.0, 1.0)
-        return al.add(al.multiply(fraction, end - start), start)
+        fraction = clip(divide(_float(_count(count)), float(steps)), 0.0, 1.0)
+        return add(multiply(fraction, end - start), start)
 
     return schedule
 
@@ -75,9 +80,9 @@ def cosine_decay(init: float, steps: int, alpha: float = 0.0) -> Schedule:
     init, steps, alpha = _number(init, "init"), _steps(steps, "steps"), _number(alpha, "alpha")
 
     def schedule(count: Any) -> Any:
-        fraction = al.clip(al.divide(_float(_count(count)), float(steps)), 0.0, 1.0)
-        cosine = al.multiply(al.add(al.cos(al.multiply(fraction, math.pi)), 1.0), 0.5 * (1.0 - alpha))
-        return al.multiply(al.add(cosine, alpha), init)
+        fraction = clip(divide(_float(_count(count)), float(steps)), 0.0, 1.0)
+        cosine = multiply(add(cos(multiply(fraction, math.pi)), 1.0), 0.5 * (1.0 - alpha))
+        return multiply(add(cosine, alpha), init)
 
     return schedule
 
@@ -92,10 +97,10 @@ def exponential_decay(init: float, rate: float, steps: int, staircase: bool = Fa
     log_rate = math.log(rate)
 
     def schedule(count: Any) -> Any:
-        exponent = al.divide(_float(_count(count)), float(steps))
+        exponent = divide(_float(_count(count)), float(steps))
         if staircase:
-            exponent = al.floor(exponent)
-        return al.multiply(al.exp(al.multiply(exponent, log_rate)), init)
+            exponent = floor(exponent)
+        return multiply(exp(multiply(exponent, log_rate)), init)
 
     return schedule
 
@@ -117,9 +122,9 @@ def piecewise_constant(boundaries: Sequence[int], values: Sequence[float]) -> Sc
 
     def schedule(count: Any) -> Any:
         count = _count(count)
-        out = al.full_like(_float(count), values[0])
+        out = full_like(_float(count), values[0])
         for bound, value in zip(bounds, values[1:], strict=True):
-            out = al.where(al.greater_equal(count, bound), value, out)
+            out = where(greater_equal(count, bound), value, out)
         return out
 
     return schedule
@@ -139,7 +144,7 @@ def join(schedules: Sequence[Schedule], boundaries: Sequence[int]) -> Schedule:
         count = _count(count)
         out = schedules[0](count)
         for bound, later in zip(bounds, schedules[1:], strict=True):
-            out = al.where(al.greater_equal(count, bound), later(al.subtract(count, bound)), out)
+            out = where(greater_equal(count, bound), later(subtract(count, bound)), out)
         return out
 
     return schedule

@@ -17,11 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import arraylayer as al
-
-from .api import arguments
+from .api import arguments, elementwise, statistical
+from .api.creation import ones_like, zeros, zeros_like
+from .api.data_types import astype
+from .api.elementwise import divide, greater, multiply, negative, sqrt, square, subtract
+from .api.searching import where
 from .dtypes import Dtype
 from .errors import InvalidArgumentError, InvalidArgumentTypeError
+from .interchange import dev
+from .registry import backend_of, use_backend
 from .tree import tree_leaves, tree_map, tree_map_with_path
 
 __all__ = ["GradientTransformation", "chain", "apply_updates", "clip_by_global_norm", "clip_by_value",
@@ -49,9 +53,9 @@ def hyper(value: Any, parameter: str, *, low: float = 0.0, high: float = float("
     can pass a new value per step without retracing. Its value may be unknown (traced): only its
     shape and dtype are checked."""
     if hasattr(value, "dtype") and hasattr(value, "shape"):
-        if tuple(value.shape) != () or al.Dtype(value.dtype).category not in _REAL_KINDS:
+        if tuple(value.shape) != () or Dtype(value.dtype).category not in _REAL_KINDS:
             raise InvalidArgumentError(f"{parameter}: an array hyper-parameter must be 0-d and real, got shape "
-                                       f"{tuple(value.shape)} and dtype {al.Dtype(value.dtype)}; pass a 0-d float "
+                                       f"{tuple(value.shape)} and dtype {Dtype(value.dtype)}; pass a 0-d float "
                                        f"array or a Python float.")
         if type(value).__module__ != "numpy":  # NumPy's are concrete: checked as the float they hold
             return value
@@ -85,12 +89,12 @@ class In:
             return value
         key = (name, dtype)
         if key not in self.cast:
-            self.cast[key] = al.astype(value, dtype, copy=False)
+            self.cast[key] = astype(value, dtype, copy=False)
         return self.cast[key]
 
 
 def _one_minus(value: Any) -> Any:
-    return 1.0 - value if value.__class__ is float else al.subtract(1.0, value)
+    return 1.0 - value if value.__class__ is float else subtract(1.0, value)
 
 
 def _count_like(params: Any, who: str) -> Any:
@@ -98,8 +102,8 @@ def _count_like(params: Any, who: str) -> Any:
     leaves = tree_leaves(params)
     if not leaves:
         raise InvalidArgumentError(f"{who}.init(params): the tree holds no arrays to optimise.")
-    with al.use_backend(al.backend_of(leaves[0]).name):
-        return al.zeros((), dtype=al.int32, device=al.dev(leaves[0]))
+    with use_backend(backend_of(leaves[0]).name):
+        return zeros((), dtype=Dtype("int32"), device=dev(leaves[0]))
 
 
 #: The dtype sums of squares and Adam's bias corrections are computed in, per dtype (float32 otherwise).
@@ -107,7 +111,7 @@ WIDE = {Dtype("float64"): Dtype("float64")}
 
 
 def _wide(dtype: Any) -> Dtype:
-    return WIDE.get(al.Dtype(dtype), Dtype("float32"))
+    return WIDE.get(Dtype(dtype), Dtype("float32"))
 
 
 # -- combinators ----------------------------------------------------------------------------------------------
@@ -134,7 +138,7 @@ def chain(*transforms: GradientTransformation) -> GradientTransformation:
 
 def apply_updates(params: Any, updates: Any) -> Any:
     """``params + updates``, leaf by leaf (each in its parameter's dtype)."""
-    return tree_map(al.add, params, updates)
+    return tree_map(elementwise.add, params, updates)
 
 
 def _stateless(f: Callable[[Any, Any], Any]) -> GradientTransformation:
@@ -152,14 +156,14 @@ def clip_by_global_norm(max_norm: Hyper) -> GradientTransformation:
         leaves = tree_leaves(updates)
         total = None
         for leaf in leaves:
-            squares = al.sum(al.square(al.astype(leaf, _wide(leaf.dtype), copy=False)))
-            total = squares if total is None else al.add(total, squares)
+            squares = statistical.sum(square(astype(leaf, _wide(leaf.dtype), copy=False)))
+            total = squares if total is None else elementwise.add(total, squares)
         if total is None:
             return updates
-        norm = al.sqrt(total)
-        bound = limit if limit.__class__ is float else al.astype(limit, norm.dtype)
-        factor = al.where(al.greater(norm, bound), al.divide(bound, norm), al.ones_like(norm))
-        return tree_map(lambda u: al.multiply(u, al.astype(factor, u.dtype, copy=False)), updates)
+        norm = sqrt(total)
+        bound = limit if limit.__class__ is float else astype(limit, norm.dtype)
+        factor = where(greater(norm, bound), divide(bound, norm), ones_like(norm))
+        return tree_map(lambda u: multiply(u, astype(factor, u.dtype, copy=False)), updates)
 
     return _stateless(clip)
 
@@ -169,7 +173,7 @@ def clip_by_value(low: float, high: float) -> GradientTransformation:
     low, high = (float(arguments.real_scalar(v, name)) for v, name in ((low, "low"), (high, "high")))
     if not low <= high:
         raise InvalidArgumentError(f"clip_by_value: low={low!r} must not exceed high={high!r}.")
-    return _stateless(lambda updates, params: tree_map(lambda u: al.clip(u, low, high), updates))
+    return _stateless(lambda updates, params: tree_map(lambda u: elementwise.clip(u, low, high), updates))
 
 
 # -- weight decay ---------------------------------------------------------------------------------------------
@@ -202,7 +206,7 @@ def add_decayed_weights(weight_decay: Hyper, mask: Mask = None) -> GradientTrans
 
     def add(updates: Any, params: Any) -> Any:
         h = In(decay=decay)
-        return tree_map(lambda u, p, m: al.add(u, al.multiply(p, h("decay", p.dtype))) if m else u,
+        return tree_map(lambda u, p, m: elementwise.add(u, multiply(p, h("decay", p.dtype))) if m else u,
                         updates, params, _mask_tree(mask, params))
 
     return _stateless(add)
@@ -216,13 +220,13 @@ def trace(decay: Hyper, nesterov: bool = False) -> GradientTransformation:
     nesterov = arguments.flag(nesterov, "nesterov")
 
     def init(params: Any) -> Any:
-        return {"velocity": tree_map(al.zeros_like, params)}
+        return {"velocity": tree_map(zeros_like, params)}
 
     def update(updates: Any, state: Any, params: Any) -> tuple[Any, Any]:
         h = In(mu=mu)
-        velocity = tree_map(lambda v, g: al.add(al.multiply(v, h("mu", v.dtype)), g), state["velocity"], updates)
+        velocity = tree_map(lambda v, g: elementwise.add(multiply(v, h("mu", v.dtype)), g), state["velocity"], updates)
         if nesterov:
-            updates = tree_map(lambda v, g: al.add(g, al.multiply(v, h("mu", v.dtype))), velocity, updates)
+            updates = tree_map(lambda v, g: elementwise.add(g, multiply(v, h("mu", v.dtype))), velocity, updates)
         else:
             updates = velocity
         return updates, {"velocity": velocity}
@@ -240,29 +244,29 @@ def scale_by_adam(b1: Hyper = 0.9, b2: Hyper = 0.999, eps: Hyper = 1e-8) -> Grad
 
     def init(params: Any) -> Any:
         count = _count_like(params, "adam")
-        return {"count": count, "mu": tree_map(al.zeros_like, params), "nu": tree_map(al.zeros_like, params)}
+        return {"count": count, "mu": tree_map(zeros_like, params), "nu": tree_map(zeros_like, params)}
 
     def update(updates: Any, state: Any, params: Any) -> tuple[Any, Any]:
-        count = al.add(state["count"], 1)
+        count = elementwise.add(state["count"], 1)
         h = In(b1=b1, b2=b2, eps=eps)
         corrections: dict[Any, tuple[Any, Any]] = {}
 
         def corrected_for(dtype: Any) -> tuple[Any, Any]:
             if dtype not in corrections:
                 wide = _wide(dtype)
-                t = al.astype(count, wide)
-                pair = (al.subtract(1.0, al.pow(h(b, wide), t)) for b in ("b1", "b2"))
-                corrections[dtype] = tuple(al.astype(c, dtype, copy=False) for c in pair)
+                t = astype(count, wide)
+                pair = (subtract(1.0, elementwise.pow(h(b, wide), t)) for b in ("b1", "b2"))
+                corrections[dtype] = tuple(astype(c, dtype, copy=False) for c in pair)
             return corrections[dtype]
 
-        mu = tree_map(lambda m, g: al.add(al.multiply(m, h("b1", m.dtype)), al.multiply(g, _one_minus(h("b1", g.dtype)))),
+        mu = tree_map(lambda m, g: elementwise.add(multiply(m, h("b1", m.dtype)), multiply(g, _one_minus(h("b1", g.dtype)))),
                       state["mu"], updates)
-        nu = tree_map(lambda v, g: al.add(al.multiply(v, h("b2", v.dtype)),
-                                          al.multiply(al.square(g), _one_minus(h("b2", g.dtype)))), state["nu"], updates)
+        nu = tree_map(lambda v, g: elementwise.add(multiply(v, h("b2", v.dtype)),
+                                          multiply(square(g), _one_minus(h("b2", g.dtype)))), state["nu"], updates)
 
         def step(m: Any, v: Any) -> Any:
             first, second = corrected_for(m.dtype)
-            return al.divide(al.divide(m, first), al.add(al.sqrt(al.divide(v, second)), h("eps", m.dtype)))
+            return divide(divide(m, first), elementwise.add(sqrt(divide(v, second)), h("eps", m.dtype)))
 
         return tree_map(step, mu, nu), {"count": count, "mu": mu, "nu": nu}
 
@@ -278,8 +282,8 @@ def scale(factor: Hyper) -> GradientTransformation:
 
 def _times(updates: Any, h: In, name: str, negate: bool = False) -> Any:
     if negate:
-        return tree_map(lambda u: al.negative(al.multiply(u, h(name, u.dtype))), updates)
-    return tree_map(lambda u: al.multiply(u, h(name, u.dtype)), updates)
+        return tree_map(lambda u: negative(multiply(u, h(name, u.dtype))), updates)
+    return tree_map(lambda u: multiply(u, h(name, u.dtype)), updates)
 
 
 def scale_by_learning_rate(learning_rate: Hyper | Schedule) -> GradientTransformation:
@@ -295,7 +299,7 @@ def scale_by_learning_rate(learning_rate: Hyper | Schedule) -> GradientTransform
         def update(updates: Any, state: Any, params: Any) -> tuple[Any, Any]:
             count = state["schedule_count"]
             rate = hyper(schedule(count), "learning_rate (the schedule's value)")
-            return _times(updates, In(lr=rate), "lr", negate=True), {"schedule_count": al.add(count, 1)}
+            return _times(updates, In(lr=rate), "lr", negate=True), {"schedule_count": elementwise.add(count, 1)}
 
         return GradientTransformation(init, update)
     lr = hyper(learning_rate, "learning_rate")

@@ -10,14 +10,28 @@ Run: python benchmarks/bench_core.py [--quick]
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import timeit
 from pathlib import Path
 from typing import Final
 
 FRAMEWORKS = ("numpy", "ml_dtypes", "torch", "jax", "tensorflow")
+ROOT: Final = Path(__file__).resolve().parent.parent
+#: The children read compiled bytecode, as an installed package does (a machine that sets
+#: PYTHONDONTWRITEBYTECODE would otherwise compile every module in every child): caches in a
+#: folder of their own, filled by a first run that is not counted.
+_CHILD_ENV: Final = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+                     "PYTHONPYCACHEPREFIX": os.path.join(tempfile.gettempdir(), "arraylayer-bench-pycache")}
+
+
+def child(code: str) -> str:
+    """What ``code`` prints in a fresh interpreter run in the repository root (its arraylayer)."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=ROOT, env=_CHILD_ENV).stdout
 
 
 def import_cost(repeats: int) -> dict[str, object]:
@@ -28,44 +42,53 @@ def import_cost(repeats: int) -> dict[str, object]:
         f"print(dt, [m for m in {FRAMEWORKS!r} if m in sys.modules])"
     )
     times, loaded = [], []
+    child(code)  # fills the bytecode caches
     for _ in range(repeats):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-        seconds, modules = out.stdout.split(" ", 1)
+        seconds, modules = child(code).split(" ", 1)
         times.append(float(seconds))
         loaded = eval(modules)  # a list literal printed by the child
     return {"median_s": statistics.median(times), "frameworks_imported": loaded}
 
 
-#: torch's own first use, then arraylayer's: each child prints the seconds of its steps.
-_TORCH_FIRST_USE: Final = {
-    "torch": "import torch; x = torch.ones(3); torch.add(x, x)",
-    "arraylayer": "import torch; x = torch.ones(3); torch.add(x, x); t1 = time.perf_counter(); "
-                  "import arraylayer as al; t2 = time.perf_counter(); al.set_backend('torch'); al.add(x, x)",
-}
+#: torch's own first use, then arraylayer's first call on its tensors in the same process. The child
+#: prints the seconds of torch's import and first add, of ``import arraylayer``, of the first
+#: ``al.add``, the seconds the garbage collector ran during each of those two (a full collection over
+#: torch's objects lands wherever the allocations cross its threshold), and whether torch._dynamo
+#: was imported.
+_TORCH_FIRST_USE: Final = """
+import gc, sys, time
+t0 = time.perf_counter()
+import torch
+x = torch.ones(3)
+torch.add(x, x)
+t1 = time.perf_counter()
+collecting = []
+gc.callbacks.append(lambda phase, info: collecting.append(time.perf_counter()))
+import arraylayer as al
+t2 = time.perf_counter()
+during_import = collecting[:]
+al.add(x, x)
+t3 = time.perf_counter()
+gc_import, gc_call = (sum(c[1::2]) - sum(c[0::2]) for c in (during_import, collecting[len(during_import):]))
+print(t1 - t0, t2 - t1, t3 - t2, gc_import, gc_call, 'torch._dynamo' in sys.modules)
+"""
 
 
 def torch_first_use(repeats: int) -> dict[str, object]:
-    """Seconds from a fresh interpreter to the first result: ``import torch`` and a first
-    ``torch.add``, against the same followed by ``import arraylayer`` and a first ``al.add``
-    (medians of interleaved runs; the split says how much is the import and how much the call),
-    and whether ``torch._dynamo`` was imported (it must not be, until the user compiles)."""
-    runs: dict[str, list[tuple[float, ...]]] = {name: [] for name in _TORCH_FIRST_USE}
-    dynamo = False
+    """From a fresh interpreter: ``import torch`` and a first ``torch.add`` (torch's own cost), then
+    ``import arraylayer`` and a first ``al.add`` on the same tensors. Medians over ``repeats``
+    processes; what arraylayer adds is measured inside each process, so a slow start of torch in one
+    process does not move it. ``gc_*_s``: the garbage collector's share of each. ``dynamo_imported``:
+    whether any run imported ``torch._dynamo`` (it must not, until the user compiles)."""
+    child(_TORCH_FIRST_USE)  # fills the bytecode caches
+    rows = []
     for _ in range(repeats):
-        for name, body in _TORCH_FIRST_USE.items():
-            code = ("import time, sys; t0 = time.perf_counter(); t1 = t2 = None; " + body +
-                    "; t3 = time.perf_counter(); print(t3 - t0, (t2 - t1) if t1 else 0.0, (t3 - t2) if t2 else 0.0, "
-                    "'torch._dynamo' in sys.modules)")
-            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-            *seconds, loaded = out.stdout.split()
-            runs[name].append(tuple(float(s) for s in seconds))
-            dynamo = dynamo or (name == "arraylayer" and loaded == "True")
-    total = {name: statistics.median(r[0] for r in rows) for name, rows in runs.items()}
-    return {"torch_s": total["torch"], "arraylayer_s": total["arraylayer"],
-            "extra_s": total["arraylayer"] - total["torch"],
-            "import_arraylayer_s": statistics.median(r[1] for r in runs["arraylayer"]),
-            "first_call_s": statistics.median(r[2] for r in runs["arraylayer"]),
-            "dynamo_imported": dynamo}
+        *seconds, dynamo = child(_TORCH_FIRST_USE).split()
+        rows.append((*(float(t) for t in seconds), dynamo == "True"))
+    torch_s, import_s, call_s, gc_import_s, gc_call_s = (statistics.median(r[i] for r in rows) for i in range(5))
+    return {"torch_s": torch_s, "extra_s": statistics.median(r[1] + r[2] for r in rows),
+            "import_arraylayer_s": import_s, "gc_import_s": gc_import_s, "first_call_s": call_s,
+            "gc_call_s": gc_call_s, "runs": len(rows), "dynamo_imported": any(r[5] for r in rows)}
 
 
 def per_call_ns(stmt: str, setup_globals: dict, number: int, repeats: int) -> float:
@@ -110,9 +133,10 @@ def main() -> None:
     print(f"\nimport arraylayer: {imported['median_s'] * 1000:.1f} ms (median), "
           f"frameworks imported: {imported['frameworks_imported'] or 'none'}")
     first = torch_first_use(3 if quick else 9)
-    print(f"torch's first use: import torch + torch.add {first['torch_s']:.3f} s; the same + import arraylayer "
-          f"+ al.add {first['arraylayer_s']:.3f} s (+{first['extra_s']:.3f} s: the import "
-          f"{first['import_arraylayer_s']:.3f} s, the first call {first['first_call_s']:.3f} s); "
+    print(f"torch's first use ({first['runs']} processes, medians): import torch + torch.add {first['torch_s']:.3f} s; "
+          f"then import arraylayer + the first al.add +{first['extra_s']:.3f} s (the import "
+          f"{first['import_arraylayer_s']:.3f} s, the first call {first['first_call_s']:.3f} s; of these, the "
+          f"garbage collector ran {first['gc_import_s']:.3f} s and {first['gc_call_s']:.3f} s); "
           f"torch._dynamo imported: {'YES' if first['dynamo_imported'] else 'no'}")
     target_ok = all(r["arraylayer_ns"] < 300 for r in rows if r["case"].startswith(("promote_types(Dtype",
                                                                                     "result_type(Dtype")))

@@ -28,24 +28,12 @@ DTYPE_CORE: Final = ("arraylayer.dtypes", "arraylayer.lattice", "arraylayer.poli
 BACKEND_KNOWING: Final = ("arraylayer.native", "arraylayer.registry", "arraylayer.backend",
                           "arraylayer.backends", "arraylayer.kernels")
 
-_FACE: Final = "imports the package face `arraylayer` (as al), which imports it: import the defining modules"
-_SUPPORT: Final = "support reads the API's tables back while api/dispatch and api/statistical read support"
-
-#: Circles being removed on other branches: (importer, imported, the reason, the owner's branch).
-#: (array <-> integrations/einops, branch floor, is closed at run time by array.py's import hook,
-#: which names the module in a string: no import statement shows it here.)
+#: Circles still open: (importer, imported, the reason, when it goes).
 KNOWN_CYCLES: Final[list[tuple[str, str, str, str]]] = [
-    ("arraylayer.array", "arraylayer", _FACE + " (__array_api_version__)", "floor"),
-    ("arraylayer.nn", "arraylayer", _FACE, "layers"),
-    ("arraylayer.initializers", "arraylayer", _FACE, "layers"),
-    ("arraylayer.random", "arraylayer", _FACE, "unassigned (lead)"),
-    ("arraylayer.attention", "arraylayer", _FACE, "open (issue 24)"),
-    ("arraylayer.checkpoint", "arraylayer", _FACE, "open (issue 24)"),
-    ("arraylayer.layers", "arraylayer", _FACE, "open (issue 24)"),
-    ("arraylayer.mixed_precision", "arraylayer", _FACE, "open (issue 24)"),
-    ("arraylayer.schedules", "arraylayer", _FACE, "open (issue 24)"),
-    ("arraylayer.transforms", "arraylayer", _FACE, "open (issue 24)"),
-    ("arraylayer.nn", "arraylayer.attention", "nn re-exports dot_product_attention, which calls nn's softmax and dropout", "open (issue 24)"),
+    # attention calls nn's softmax, dropout and array helpers; they move to a module below both when
+    # nn is split (that split waits for the branch that edits nn's bodies), and nn re-exports then
+    ("arraylayer.nn", "arraylayer.attention", "nn re-exports dot_product_attention, which calls nn's softmax and dropout",
+     "issue 24, with the split of nn"),
 ]
 
 

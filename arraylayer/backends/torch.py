@@ -32,6 +32,15 @@ def _computes(torch: Any, native: Any) -> bool:
         return False
 
 
+class _NumpyDtypes(dict):  # type: ignore[type-arg]
+    """Dtype -> numpy.dtype, each made when first asked: bfloat16's imports ml_dtypes (~60 ms),
+    which a first call on tensors does not need."""
+
+    def __missing__(self, dtype: Any) -> Any:
+        made = self[dtype] = as_dtype(dtype).numpy_dtype
+        return made
+
+
 class TorchBackend(Backend):
     name: ClassVar[str] = "torch"
     framework: ClassVar[str] = "torch"
@@ -50,13 +59,12 @@ class TorchBackend(Backend):
     def _build_native_dtypes(self, module: Any) -> dict[Dtype, Any]:
         """Every dtype torch has an object for; also runs the probe (see :meth:`valid_dtypes`),
         so that both exist before :meth:`load` publishes the module."""
-        import ml_dtypes
         import numpy as np
 
         natives = {d: getattr(module, d.name) for d in all_dtypes if isinstance(getattr(module, d.name, None), module.dtype)}
         self._from_native = {native: d for d, native in natives.items()}
         self._valid = tuple(d for d in natives if d not in _PROBED or _computes(module, natives[d]))
-        self._numpy_dtypes = {d: np.dtype(ml_dtypes.bfloat16 if d == "bfloat16" else str(d)) for d in all_dtypes}
+        self._numpy_dtypes = _NumpyDtypes()
         self._np = np
         return natives
 
