@@ -161,6 +161,16 @@ class DaskOps(NumpyOps):
 
     name = "dask"
 
+    def codes_of(self, y: Any) -> Any:
+        return y.map_blocks(np.ndarray.view, np.uint8, dtype=np.uint8)
+
+    def from_codes(self, codes: Any, name: str) -> Any:
+        dtype = self.native_dtype(name)
+        return codes.map_blocks(np.ndarray.view, dtype, dtype=dtype)
+
+    def take(self, table: Any, index: Any) -> Any:
+        return index.map_blocks(table.__getitem__, dtype=table.dtype)
+
 
 class TorchOps:
     name = "torch"

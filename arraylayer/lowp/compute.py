@@ -1,0 +1,257 @@
+"""The computation rule for the low-precision formats: compute in a wider type, round once.
+
+Every element-wise and statistical function of the standard runs on a low-precision array the
+same way on every backend, whatever kernel the framework has: the inputs are decoded to float32
+(int32 for int4/uint4/int2/uint2; exact), arraylayer's own float32 (int32) function runs, and a
+result in that wide type is rounded once back to the input's format with ml_dtypes' rounding; a NaN result becomes the format's one positive NaN (the frameworks'
+float32 functions disagree on the sign of the NaN they make: numpy's ``acos(2)`` is ``-nan``). Bool results stay bool; results that the function's own rule puts in
+another type stay there (``sqrt`` of an int4 is float32, as of an int8; ``sum``/``prod``/
+``cumulative_*`` of the integer formats accumulate in and return the default int, as for int8).
+Integer results wrap into the format (``int4(7) + int4(1)`` is ``-8``), as JAX and ml_dtypes do and
+as int8 arithmetic does everywhere.
+
+Promotion is JAX's: two arrays of one format compute; a low-precision array next to an array of any
+other dtype is a TypePromotionError naming the ``astype`` to write; a Python scalar is weak and is
+rounded to the format first (``x + 0.1`` adds 0.1015625 to a float8_e4m3fn array, as JAX does).
+
+How, so that the bits agree by construction: every format has at most 8 bits, so an element-wise
+function of one format is a table of its 2**bits results (2**(2*bits) for two operands: 65,536 at
+most), computed once per function and format with NumPy's float32 function through arraylayer, and
+each backend gathers from it with its own ops (eagerly and under jax.jit, torch.compile and
+tf.function). The frameworks' own float32 ``log2``, ``hypot``, ``acos`` ... differ from NumPy's by
+an ulp here and there, and such an ulp moves a result across a float8 rounding boundary (XLA's
+``log2(2**-15)`` is not -15): computing per backend would not give one answer. Reductions (``sum``,
+``prod``, ``mean``, ``std``, ``var``, ``max``, ``min``, ``cumulative_*``) compute in float32 (int32)
+on the backend and round once; their inputs' float32 sums are exact for short runs of float8 values,
+not in general, so a long reduction can differ in the last bit of float32 before the rounding.
+
+:func:`apply` runs a public function by name on native arrays; :func:`wide_kernel` wraps a backend's
+wide kernel for the api layer's planners, which call it once per dtype combination.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Any, Final
+
+import numpy as np
+
+from ..errors import InvalidArgumentError, ScalarOverflowError, TypePromotionError, UnsupportedDtypeError
+from ..function_rules import BINARY, KIND_WORDS, UNARY
+from ._ops import ops_of
+from .casts import _unwrap, _wrap, cast, decode, format_of, native_codes, to_native
+from .formats import FORMATS, STATUS, Format, get_format
+
+__all__ = ["apply", "wide_kernel", "wide_name", "FUNCTIONS", "ACCUMULATING"]
+
+#: The statistical functions the rule covers, with the kinds they take (letters as in function_rules).
+STATISTICAL: Final = {"sum": "iuf", "prod": "iuf", "cumulative_sum": "iuf", "cumulative_prod": "iuf",
+                      "max": "iuf", "min": "iuf", "mean": "iuf", "std": "iuf", "var": "iuf"}
+#: Every function :func:`apply` runs, with the kinds it takes.
+FUNCTIONS: Final = {**{n: s.kinds for n, s in UNARY.items()}, **{n: s.kinds for n, s in BINARY.items()}, **STATISTICAL}
+#: Functions whose integer result is an accumulator (the default int), not the input's format.
+ACCUMULATING: Final = frozenset({"sum", "prod", "cumulative_sum", "cumulative_prod"})
+
+
+_NAN: Final = float("nan")
+
+
+def wide_name(f: Format) -> str:
+    """The type a format computes in: float32, or int32 for the integer formats."""
+    return "float32" if f.is_float else "int32"
+
+
+def _kind(f: Format) -> str:
+    return "f" if f.is_float else "i" if f.signed else "u"
+
+
+def _stored(name: str, f: Format) -> bool:
+    return STATUS[name][f.name] in ("computed", "stored")
+
+
+def _widen(ops: Any, x: Any, f: Format) -> Any:
+    if f.is_float:
+        return decode(x, None, "float32")
+    return ops.astype(x, "int32")  # numpy and JAX, the two that store the integer formats, cast exactly
+
+
+def _narrow(ops: Any, y: Any, f: Format) -> Any:
+    if f.is_float:  # one NaN: the frameworks' float32 functions disagree on the sign of the NaN they make
+        return cast(ops.where(ops.isnan(y), _NAN, y), f)
+    return ops.astype(y, f.name)  # wraps, as ml_dtypes and XLA define the cast (9 -> -7 for int4)
+
+
+def _scalar(value: Any, f: Format, name: str) -> Any:
+    """A Python scalar next to an array of ``f``: weak, converted to the format first (JAX's rule)."""
+    if type(value) is bool:
+        return value
+    if f.is_float and type(value) in (int, float):
+        import ml_dtypes
+
+        return float(np.asarray(value, np.float32).astype(getattr(ml_dtypes, f.name)).astype(np.float32))
+    if not f.is_float and type(value) is int:
+        if not f.min <= value <= f.max:
+            raise ScalarOverflowError(
+                f"{name}: the Python int {value} does not fit {f.name} ({int(f.min)} to {int(f.max)}); "
+                f"cast the array to a wider integer type first (astype(x, 'int32'))."
+            )
+        return value
+    return value  # an int format next to a float scalar: computed as int32 with it (the default float)
+
+
+def _format_of_inputs(name: str, xs: tuple[Any, ...]) -> Format:
+    """The one format of the array inputs; TypePromotionError for a mix (JAX has no implicit path)."""
+    found: list[tuple[str, Any]] = []
+    for x in xs:
+        if isinstance(x, (bool, int, float)):
+            continue
+        found.append((format_of(x) or ops_of(x).dtype_name(x), x))
+    names = {n for n, _ in found}
+    lowp = [n for n in names if n in FORMATS]
+    if len(names) == 1 and lowp:
+        return FORMATS[lowp[0]]
+    if not lowp:
+        raise InvalidArgumentError(f"{name}: no input is a low-precision array (dtypes {sorted(names)}); call "
+                                   f"arraylayer.{name} directly.")
+    other = sorted(names - {lowp[0]})[0]
+    raise TypePromotionError(
+        f"{name} of {lowp[0]} and {other}: a low-precision type does not promote implicitly with any other "
+        f"dtype (JAX's rule); write the cast, e.g. astype(x, '{other}') or astype(y, '{lowp[0]}')."
+    )
+
+
+def _check_kind(name: str, f: Format, ops: Any) -> None:
+    kinds = FUNCTIONS.get(name)
+    if kinds is None:
+        raise InvalidArgumentError(f"name={name!r} is not a function the low-precision rule runs; use one of "
+                                   f"{', '.join(sorted(FUNCTIONS))}.")
+    if _kind(f) not in kinds:
+        takes = " or ".join(KIND_WORDS[k] for k in kinds)
+        raise UnsupportedDtypeError(f"{name} is not defined for {f.name} inputs: it takes {takes} arrays.")
+    if not _stored(ops.name, f):
+        raise UnsupportedDtypeError(
+            f"{name}: {ops.name} cannot hold {f.name} arrays; compute on its uint8 codes' values instead "
+            f"(arraylayer.lowp.decode(codes, {f.name!r})) or use numpy or jax, which hold it."
+        )
+
+
+def _narrows(name: str, f: Format, result: Any, ops: Any, requested: Any) -> bool:
+    if requested is not None:
+        return False
+    if not f.is_float and name in ACCUMULATING:
+        return False
+    return hasattr(result, "dtype") and ops.dtype_name(result) == wide_name(f)
+
+
+@cache
+def _table(fn: str, format: str, arity: int) -> tuple[np.ndarray, bool]:
+    """``fn``'s results for every code (every pair of codes) of ``format``, by the rule, on NumPy:
+    the result codes (uint8) where the result is in the format, else the result values; and which."""
+    import arraylayer
+    import ml_dtypes
+
+    f = FORMATS[format]
+    count = 1 << f.bits
+    codes = np.arange(count, dtype=np.uint8)
+    values = decode(codes, f, wide_name(f))
+    inputs = (values,) if arity == 1 else (np.repeat(values, count), np.tile(values, count))
+    with np.errstate(all="ignore"):
+        result = np.asarray(getattr(arraylayer, fn)(*inputs))
+    if result.dtype.name != wide_name(f):
+        return result, False
+    if f.is_float:
+        result = np.where(np.isnan(result), np.float32(np.nan), result)
+    narrowed = result.astype(getattr(ml_dtypes, format))
+    return (narrowed.view(np.uint8) if f.bits == 8 else native_codes_numpy(narrowed, f)), True
+
+
+def native_codes_numpy(x: np.ndarray, f: Format) -> np.ndarray:
+    """The codes of an ml_dtypes array of a format narrower than a byte (one per byte, masked)."""
+    return x.view(np.uint8) & np.uint8((1 << f.bits) - 1)
+
+
+def _scalar_code(value: Any, f: Format) -> int:
+    import ml_dtypes
+
+    return int(native_codes_numpy(np.asarray([value], np.float32 if f.is_float else np.int32)
+                                  .astype(getattr(ml_dtypes, f.name)), f)[0])
+
+
+def _tabulated(fn: str, f: Format, args: tuple[Any, ...]) -> Any:
+    """``fn`` of one or two operands of ``f`` (arrays, or a Python scalar already checked to fit) by a gather."""
+    arity = len(args)
+    array = next(a for a in args if hasattr(a, "dtype"))
+    ops = ops_of(array)
+    table, narrowed = _table(fn, f.name, arity)
+    index = None
+    for a in args:
+        code = _scalar_code(a, f) if not hasattr(a, "dtype") else ops.astype(native_codes(ops, a, f), "int32")
+        index = code if index is None else index * (1 << f.bits) + code
+    gathered = ops.take(ops.table((f"{fn}:{f.name}:{arity}", table.dtype.name), lambda k, d: table, array), index)
+    return to_native(gathered, f) if narrowed else gathered
+
+
+def _tabulates(fn: str, f: Format, args: tuple[Any, ...]) -> bool:
+    """Element-wise, every operand an array of ``f`` or a Python scalar of its kind."""
+    if fn not in UNARY and fn not in BINARY:
+        return False
+    return all(hasattr(a, "dtype") or type(a) is bool or (type(a) is int) or (type(a) is float and f.is_float)
+               for a in args)
+
+
+def apply(name: str, *args: Any, **kwargs: Any) -> Any:
+    """``arraylayer.<name>(*args, **kwargs)`` on arrays of one low-precision format, by the rule:
+    decode to float32 (int32), compute, round once back to the format. The same bits on every
+    backend that holds the format; the same UnsupportedDtypeError where a function is not defined
+    for the format's kind or the backend cannot hold it."""
+    import arraylayer
+
+    unwrapped = [_unwrap(a) for a in args]
+    natives = tuple(a for a, _ in unwrapped)
+    wrapped = any(w for _, w in unwrapped)
+    f = _format_of_inputs(name, natives)
+    ops = ops_of(next(a for a in natives if not isinstance(a, (bool, int, float))))
+    _check_kind(name, f, ops)
+    requested = kwargs.get("dtype")
+    if requested is not None and str(requested) == f.name:
+        kwargs = {**kwargs, "dtype": None}
+        requested = None
+    if not kwargs and _tabulates(name, f, natives):
+        natives = tuple(_scalar(a, f, name) if isinstance(a, (bool, int, float)) else a for a in natives)
+        return _wrap(_tabulated(name, f, natives), wrapped)
+    wide = tuple(_scalar(a, f, name) if isinstance(a, (bool, int, float)) else _widen(ops, a, f) for a in natives)
+    result = getattr(arraylayer, name)(*wide, **kwargs)
+    if _narrows(name, f, result, ops, requested):
+        result = _narrow(ops, result, f)
+    return _wrap(result, wrapped)
+
+
+def wide_kernel(run: Callable[..., Any], name: str, format: str, wide_native: Any) -> Callable[..., Any]:
+    """``run`` (a backend's kernel for the wide type) as a kernel for arrays of ``format``: array
+    arguments of the format are decoded, a ``dtype=`` of the format becomes ``wide_native``, and a
+    result in the wide type is rounded once back to the format. For the api layer's planners."""
+    f = get_format(format)
+    wide = wide_name(f)
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        ops = None
+        converted = []
+        for a in args:
+            if hasattr(a, "dtype") and format_of(a) == f.name:
+                ops = ops_of(a)
+                a = _widen(ops, a, f)
+            elif isinstance(a, (bool, int, float)):
+                a = _scalar(a, f, name)
+            converted.append(a)
+        if "dtype" in kwargs and kwargs["dtype"] is not None and ops is not None:
+            requested = kwargs["dtype"]
+            if str(requested).rpartition(".")[2] == f.name:
+                kwargs = {**kwargs, "dtype": wide_native}
+        result = run(*converted, **kwargs)
+        if ops is not None and hasattr(result, "dtype") and ops.dtype_name(result) == wide and not (
+                not f.is_float and name in ACCUMULATING):
+            return _narrow(ops, result, f)
+        return result
+
+    return kernel
