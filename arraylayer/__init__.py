@@ -48,7 +48,11 @@ from .dtypes import (
     all_complex_dtypes,
     all_dtypes,
     all_float_dtypes,
+    all_float8_dtypes,
     all_int_dtypes,
+    all_low_precision_dtypes,
+    all_low_precision_float_dtypes,
+    all_low_precision_int_dtypes,
     all_numeric_dtypes,
     all_uint_dtypes,
     as_dtype,
@@ -138,7 +142,9 @@ float16 = Dtype("float16")
 float32 = Dtype("float32")
 complex64 = Dtype("complex64")
 
-_BACKEND_DEPENDENT_DTYPES = ("int64", "uint16", "uint32", "uint64", "float64", "complex128")
+# The low-precision family (float8_e4m3fn ... uint2) too: a backend that cannot store one lacks it.
+_BACKEND_DEPENDENT_DTYPES = ("int64", "uint16", "uint32", "uint64", "float64", "complex128",
+                             *map(str, all_low_precision_dtypes))
 _KIND_TUPLES = {
     "dtypes": all_dtypes,
     "numeric_dtypes": all_numeric_dtypes,
@@ -146,6 +152,7 @@ _KIND_TUPLES = {
     "uint_dtypes": all_uint_dtypes,
     "float_dtypes": all_float_dtypes,
     "complex_dtypes": all_complex_dtypes,
+    "low_precision_dtypes": all_low_precision_dtypes,
 }
 
 
@@ -208,7 +215,7 @@ def __getattr__(name: str) -> Any:
     if name.startswith("invalid_") and name[8:] in _KIND_TUPLES:
         valid = _valid(name[8:])
         return _named_group(name, tuple(d for d in _KIND_TUPLES[name[8:]] if d not in valid))
-    if name == "NativeDtype" or (name.startswith("native_") and name[7:] in all_dtypes):
+    if name == "NativeDtype" or (name.startswith("native_") and name[7:] in (*all_dtypes, *all_low_precision_dtypes)):
         from .registry import chosen_backend
 
         backend = chosen_backend()
@@ -225,7 +232,8 @@ __all__ = [
     "errors", "Dtype", "FInfo", "IInfo", "as_dtype", "register_dtype_alias",
     "bool", "int8", "int16", "int32", "uint8", "bfloat16", "float16", "float32", "complex64",
     "all_dtypes", "all_numeric_dtypes", "all_int_dtypes", "all_uint_dtypes", "all_float_dtypes",
-    "all_complex_dtypes",
+    "all_complex_dtypes", "all_low_precision_dtypes", "all_low_precision_float_dtypes",
+    "all_low_precision_int_dtypes", "all_float8_dtypes",
     "is_bool_dtype", "is_int_dtype", "is_uint_dtype", "is_float_dtype", "is_complex_dtype",
     "is_numeric_dtype", "dtype_bits", "finfo", "iinfo",
     "promote_types", "result_type", "lattice_result_type", "can_cast", "promote_types_of_inputs",
