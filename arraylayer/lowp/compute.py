@@ -25,8 +25,10 @@ an ulp here and there, and such an ulp moves a result across a float8 rounding b
 on the backend and round once; their inputs' float32 sums are exact for short runs of float8 values,
 not in general, so a long reduction can differ in the last bit of float32 before the rounding.
 
-:func:`apply` runs a public function by name on native arrays; :func:`wide_kernel` wraps a backend's
-wide kernel for the api layer's planners, which call it once per dtype combination.
+:func:`apply` runs a public function by name on native arrays; :func:`rule_kernel` is what the api
+layer's :func:`~arraylayer.api.dispatch.kernel` gives for a low-precision dtype, so ``arraylayer.add``
+(and every function of the table) follows the rule; the element-wise planners ask for it once per dtype
+combination and store it in their plans.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from ._ops import ops_of
 from .casts import _unwrap, _wrap, cast, decode, format_of, native_codes, to_native
 from .formats import FORMATS, STATUS, Format, get_format
 
-__all__ = ["apply", "wide_kernel", "wide_name", "FUNCTIONS", "ACCUMULATING"]
+__all__ = ["apply", "rule_kernel", "wide_name", "FUNCTIONS", "ACCUMULATING"]
 
 #: The statistical functions the rule covers, with the kinds they take (letters as in function_rules).
 STATISTICAL: Final = {"sum": "iuf", "prod": "iuf", "cumulative_sum": "iuf", "cumulative_prod": "iuf",
@@ -227,14 +229,20 @@ def apply(name: str, *args: Any, **kwargs: Any) -> Any:
     return _wrap(result, wrapped)
 
 
-def wide_kernel(run: Callable[..., Any], name: str, format: str, wide_native: Any) -> Callable[..., Any]:
-    """``run`` (a backend's kernel for the wide type) as a kernel for arrays of ``format``: array
-    arguments of the format are decoded, a ``dtype=`` of the format becomes ``wide_native``, and a
-    result in the wide type is rounded once back to the format. For the api layer's planners."""
+def rule_kernel(name: str, format: str, run: Callable[..., Any], wide_native: Any, narrow_native: Any
+                ) -> Callable[..., Any]:
+    """A kernel for arrays of ``format`` by the rule, for the api layer (:func:`arraylayer.api.dispatch.kernel`
+    returns it where a backend's kernel is asked for a low-precision dtype): an element-wise function
+    gathers from its table; otherwise the array arguments of the format are decoded, ``run`` (the
+    backend's kernel, given the wide type) computes, a ``dtype=`` of the format becomes
+    ``wide_native``, and a result in the wide type is rounded once back to the format."""
     f = get_format(format)
     wide = wide_name(f)
+    elementwise = name in UNARY or name in BINARY
 
     def kernel(*args: Any, **kwargs: Any) -> Any:
+        if elementwise and not kwargs and _tabulates(name, f, args):
+            return _tabulated(name, f, tuple(a if hasattr(a, "dtype") else _scalar(a, f, name) for a in args))
         ops = None
         converted = []
         for a in args:
@@ -244,10 +252,8 @@ def wide_kernel(run: Callable[..., Any], name: str, format: str, wide_native: An
             elif isinstance(a, (bool, int, float)):
                 a = _scalar(a, f, name)
             converted.append(a)
-        if "dtype" in kwargs and kwargs["dtype"] is not None and ops is not None:
-            requested = kwargs["dtype"]
-            if str(requested).rpartition(".")[2] == f.name:
-                kwargs = {**kwargs, "dtype": wide_native}
+        if kwargs.get("dtype") is not None and kwargs["dtype"] == narrow_native:
+            kwargs = {**kwargs, "dtype": wide_native}
         result = run(*converted, **kwargs)
         if ops is not None and hasattr(result, "dtype") and ops.dtype_name(result) == wide and not (
                 not f.is_float and name in ACCUMULATING):
