@@ -90,6 +90,9 @@ def oracle(fn_name, name, *xs, **kwargs):
     inexact = (spec is not None and spec.rule == "inexact") or fn_name in ("mean", "std", "var")
     # integers in an inexact function: the default float (float32), as for int8
     args = [x.astype(np.float32 if inexact else wide) if isinstance(x, np.ndarray) else x for x in xs]
+    if fn_name == "nextafter" and f.is_float:  # the standard: the next value of the array's dtype
+        args = [np.nextafter(*xs).astype(np.float32)]
+        fn_name = "positive"
     with np.errstate(all="ignore"):
         y = np.asarray(STANDARD.get(fn_name, getattr(np, NUMPY_NAME.get(fn_name, fn_name)))(*args, **kwargs))
     if y.dtype != wide or (not f.is_float and fn_name in compute.ACCUMULATING):

@@ -3,9 +3,11 @@
 Every element-wise and statistical function of the standard runs on a low-precision array the
 same way on every backend, whatever kernel the framework has: the inputs are decoded to float32
 (int32 for int4/uint4/int2/uint2; exact), arraylayer's own float32 (int32) function runs, and a
-result in that wide type is rounded once back to the input's format with ml_dtypes' rounding; a NaN result becomes the format's one positive NaN (the frameworks'
-float32 functions disagree on the sign of the NaN they make: numpy's ``acos(2)`` is ``-nan``). Bool results stay bool; results that the function's own rule puts in
-another type stay there (``sqrt`` of an int4 is float32, as of an int8; ``sum``/``prod``/
+result in that wide type is rounded once back to the input's format with ml_dtypes' rounding. A NaN
+result becomes the format's one positive NaN (the frameworks' float32 functions disagree on the sign
+of the NaN they make: NumPy's ``acos(2)`` is ``-nan``). ``nextafter`` gives the format's next value,
+as ml_dtypes and JAX do (float32's next value would round back to the input). Bool results stay
+bool; results that the function's own rule puts in another type stay there (``sqrt`` of an int4 is float32, as of an int8; ``sum``/``prod``/
 ``cumulative_*`` of the integer formats accumulate in and return the default int, as for int8).
 Integer results wrap into the format (``int4(7) + int4(1)`` is ``-8``), as JAX and ml_dtypes do and
 as int8 arithmetic does everywhere.
@@ -159,7 +161,11 @@ def _table(fn: str, format: str, arity: int) -> tuple[np.ndarray, bool]:
     values = decode(codes, f, wide_name(f))
     inputs = (values,) if arity == 1 else (np.repeat(values, count), np.tile(values, count))
     with np.errstate(all="ignore"):
-        result = np.asarray(getattr(arraylayer, fn)(*inputs))
+        if fn == "nextafter" and f.is_float:  # the next value of the format, not of float32 (ml_dtypes' and JAX's)
+            fmt = getattr(ml_dtypes, format)
+            result = np.nextafter(*(i.astype(fmt) for i in inputs)).astype(np.float32)
+        else:
+            result = np.asarray(getattr(arraylayer, fn)(*inputs))
     if result.dtype.name != wide_name(f):
         return result, False
     if f.is_float:
