@@ -76,6 +76,8 @@ def asarray(
                 f"{device or 'its device'} without a copy; pass copy=None to allow one."
             )
         return obj
+    if resolved.is_low_precision and not (is_array and backend.dtype_of(obj) is resolved):
+        return _low_precision_asarray(obj, resolved, device, chunks)
     if chunks is not None:
         shape = tuple(obj.shape) if hasattr(obj, "shape") else arguments.nested_shape(obj, "obj")
         result = backend.asarray(obj, resolved, device, **arguments.chunks(backend, chunks, shape, resolved))
@@ -84,6 +86,17 @@ def asarray(
     if copy and (result is obj or (not is_array and hasattr(obj, "__dlpack__"))):
         result = backend.copy(result)
     return result
+
+
+def _low_precision_asarray(obj: Any, dtype: Dtype, device: str | None, chunks: Any) -> Array:
+    """``obj`` as a low-precision array: made in float32 (int32; a low-precision array stays itself) and
+    cast by ml_dtypes' rule, as ml_dtypes casts a float64 (through float32)."""
+    from .data_types import astype
+
+    own = getattr(obj, "dtype", None)
+    low = own is not None and as_dtype(own).is_low_precision
+    wide = None if low else "float32" if dtype.is_floating else "int32"
+    return astype(asarray(obj, dtype=wide, device=device, chunks=chunks), dtype)
 
 
 def _place(device: str | None) -> str | None:
