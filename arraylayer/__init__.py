@@ -170,14 +170,14 @@ def _valid(group: str) -> tuple[Dtype, ...]:
     backend = _narrowing_backend()
     if backend is None:
         return _KIND_TUPLES[group]
-    valid = backend.valid_dtypes()
+    valid = (*backend.valid_dtypes(), *backend.low_precision_dtypes())
     return tuple(d for d in _KIND_TUPLES[group] if d in valid)
 
 
 def _dtype_attribute(name: str) -> Dtype:
     dtype = Dtype(name)
     backend = _narrowing_backend()
-    if backend is not None and dtype not in backend.valid_dtypes():
+    if backend is not None and dtype not in backend.valid_dtypes() and dtype not in backend.low_precision_dtypes():
         raise AttributeError(
             f"arraylayer.{name} is not available while the {backend.name} backend is active: "
             f"{backend.remedy(dtype)} It is available again under a backend that supports it "

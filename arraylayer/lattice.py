@@ -14,7 +14,7 @@ from typing import Final
 
 from .lowp.formats import FLOAT_FORMATS, INT_FORMATS
 
-__all__ = ["CODES", "STANDARD_LATTICE", "STRICT_LATTICE", "WEAK_CODES", "upper_sets", "join_table"]
+__all__ = ["CODES", "LOW_PRECISION_CODES", "STANDARD_LATTICE", "STRICT_LATTICE", "WEAK_CODES", "upper_sets", "join_table"]
 
 # Short code -> dtype name, or the Python type a weak code stands for.
 CODES: Final[dict[str, str | type]] = {
@@ -26,6 +26,7 @@ CODES: Final[dict[str, str | type]] = {
     **{name: name for name in (*FLOAT_FORMATS, *INT_FORMATS)},  # the low-precision family: code = name
 }
 WEAK_CODES: Final = ("i*", "f*", "c*")
+LOW_PRECISION_CODES: Final = (*FLOAT_FORMATS, *INT_FORMATS)
 
 # Seed 000, "standard" mode: each node lists the nodes directly above it. The low-precision types
 # (JAX 0.10's lattice) hang below nothing but the weak scalar of their kind, and have nothing above:

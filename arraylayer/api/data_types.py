@@ -32,8 +32,13 @@ _KINDS: Final[dict[str, frozenset[str]]] = {
 LOW_PRECISION_KIND: Final = "low precision"
 
 
-def astype(x: Array, dtype: DtypeLike, /, *, copy: bool = True, device: str | None = None) -> Array:
+def astype(x: Array, dtype: DtypeLike, /, *, copy: bool = True, device: str | None = None,
+           saturate: bool = False) -> Array:
     """``x`` converted to ``dtype`` (an explicit cast: floats truncate toward zero into integers).
+
+    Into or out of a low-precision dtype the bits are ml_dtypes' on every backend; ``saturate=True``
+    clamps values beyond a low-precision target's range to its largest finite value (see
+    docs/low_precision.rst).
 
     copy=True (the default) always returns a new array; copy=False returns ``x`` itself when
     nothing changes. Complex to real raises: take :func:`real` or :func:`abs` explicitly.
@@ -47,7 +52,13 @@ def astype(x: Array, dtype: DtypeLike, /, *, copy: bool = True, device: str | No
             f"astype from {source} to {target} would drop the imaginary part; take arraylayer.real(x) "
             f"or arraylayer.abs(x) first."
         )
-    result = backend.astype(x, target)
+    arguments.flag(saturate, "saturate")
+    if source.is_low_precision or target.is_low_precision:
+        from ..lowp.convert import convert
+
+        result = convert(backend, x, source, backend.check_valid(target), saturate=saturate)
+    else:
+        result = backend.astype(x, target)
     if device is not None:
         result = backend.to_device(result, device)
     if copy and result is x:

@@ -50,13 +50,14 @@ class TorchBackend(Backend):
     def _build_native_dtypes(self, module: Any) -> dict[Dtype, Any]:
         """Every dtype torch has an object for; also runs the probe (see :meth:`valid_dtypes`),
         so that both exist before :meth:`load` publishes the module."""
-        import ml_dtypes
         import numpy as np
 
         natives = {d: getattr(module, d.name) for d in all_dtypes if isinstance(getattr(module, d.name, None), module.dtype)}
-        self._from_native = {native: d for d, native in natives.items()}
         self._valid = tuple(d for d in natives if d not in _PROBED or _computes(module, natives[d]))
-        self._numpy_dtypes = {d: np.dtype(ml_dtypes.bfloat16 if d == "bfloat16" else str(d)) for d in all_dtypes}
+        # the float8 types it stores; its int1-7/uint1-7 are shells and float4_e2m1fn_x2 packs two values
+        natives.update(self._low_precision_natives(lambda name: getattr(module, name)))
+        self._from_native = {native: d for d, native in natives.items()}
+        self._numpy_dtypes = {d: d.numpy_dtype for d in natives}
         self._np = np
         return natives
 
