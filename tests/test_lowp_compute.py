@@ -15,10 +15,12 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import arraylayer as al
 from arraylayer import lowp
 from arraylayer.errors import ScalarOverflowError, TypePromotionError, UnsupportedDtypeError
 from arraylayer.function_rules import BINARY, UNARY
 from arraylayer.lowp import compute
+from tests import lowp_support
 from tests.lowp_support import EXHAUSTIVE, host
 
 SAMPLE = ("float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "int4")
@@ -125,15 +127,19 @@ def _defined(spec_kinds, name):
     return _kind(name) in spec_kinds
 
 
-def _check(fn_name, name, backend, *xs, **kwargs):
-    """The mismatch (a short string) of one call, or None."""
+def _public(fn_name, *args, **kwargs):
+    return getattr(al, fn_name)(*args, **kwargs)
+
+
+def _check(fn_name, name, backend, *xs, call=_public, **kwargs):
+    """The mismatch (a short string) of one call of ``call(fn_name, ...)``, or None."""
     try:
         want = oracle(fn_name, name, *xs, **kwargs)
     except Exception as e:  # NumPy refuses (integer pow with negative exponents): arraylayer decides
         want = e
     args = [native(backend, x) if isinstance(x, np.ndarray) else x for x in xs]
     try:
-        got = result_host(compute.apply(fn_name, *args, **kwargs), name)
+        got = result_host(call(fn_name, *args, **kwargs), name)
     except UnsupportedDtypeError as e:
         return None if isinstance(want, Exception) else f"{fn_name}: raised {e}"
     if isinstance(want, Exception):
@@ -203,7 +209,7 @@ def test_statistical_functions_give_the_oracle_bits(backend, name):
         want = numpy_fn(x.astype(wide))
         if f.is_float:
             want = want.astype(_ml(name)).view(np.uint8)
-        got = result_host(compute.apply(fn, native(backend, x)), name)
+        got = result_host(_public(fn, native(backend, x)), name)
         if not _same(got, want):
             failures.append(fn)
     assert not failures, failures
@@ -212,33 +218,33 @@ def test_statistical_functions_give_the_oracle_bits(backend, name):
 def test_reductions_accumulate_in_float32_not_in_the_format():
     """100 ones sum to 100 (JAX's own float8 sum gives 64) and the mean of 100 ones is 1."""
     ones = np.ones(100, ml_dtypes.float8_e4m3fn)
-    assert float(compute.apply("sum", ones).astype(np.float32)) == 96.0  # 100 rounds to 96 in e4m3fn
-    assert float(compute.apply("mean", ones).astype(np.float32)) == 1.0
-    assert compute.apply("sum", ones).dtype == ones.dtype
+    assert float(_public("sum", ones).astype(np.float32)) == 96.0  # 100 rounds to 96 in e4m3fn
+    assert float(_public("mean", ones).astype(np.float32)) == 1.0
+    assert _public("sum", ones).dtype == ones.dtype
 
 
 def test_int4_arithmetic_wraps_and_sums_in_the_default_int():
     x = np.array([7, -8, 3], ml_dtypes.int4)
     y = np.array([1, -1, 7], ml_dtypes.int4)
-    assert compute.apply("add", x, y).astype(np.int32).tolist() == [-8, 7, -6]  # as JAX and ml_dtypes
-    total = compute.apply("sum", x)
+    assert _public("add", x, y).astype(np.int32).tolist() == [-8, 7, -6]  # as JAX and ml_dtypes
+    total = _public("sum", x)
     assert total.dtype == np.int32 and int(total) == 2
-    assert compute.apply("sqrt", np.array([4, 2], ml_dtypes.int4)).dtype == np.float32
+    assert _public("sqrt", np.array([4, 2], ml_dtypes.int4)).dtype == np.float32
 
 
 def test_python_scalars_are_rounded_to_the_format_first():
     x = np.zeros(1, ml_dtypes.float8_e4m3fn)
-    assert float(compute.apply("add", x, 0.1).astype(np.float32)[0]) == 0.1015625  # as JAX
+    assert float(_public("add", x, 0.1).astype(np.float32)[0]) == 0.1015625  # as JAX
     with pytest.raises(ScalarOverflowError, match="does not fit int4"):
-        compute.apply("add", np.zeros(1, ml_dtypes.int4), 8)
+        _public("add", np.zeros(1, ml_dtypes.int4), 8)
 
 
 def test_mixed_dtypes_do_not_promote():
     x = np.zeros(2, ml_dtypes.float8_e4m3fn)
     with pytest.raises(TypePromotionError, match="astype"):
-        compute.apply("add", x, np.zeros(2, np.float32))
+        _public("add", x, np.zeros(2, np.float32))
     with pytest.raises(TypePromotionError, match="astype"):
-        compute.apply("add", x, np.zeros(2, ml_dtypes.float8_e5m2))
+        _public("add", x, np.zeros(2, ml_dtypes.float8_e5m2))
 
 
 @pytest.mark.parametrize("fn", ["bitwise_and", "bitwise_invert", "bitwise_left_shift"])
@@ -246,7 +252,7 @@ def test_functions_undefined_for_floats_raise_the_same_error_everywhere(backend,
     x = native(backend, np.ones(3, ml_dtypes.float8_e4m3fn))
     args = (x,) if fn in UNARY else (x, x)
     with pytest.raises(UnsupportedDtypeError, match=f"{fn} is not defined for float8_e4m3fn"):
-        compute.apply(fn, *args)
+        _public(fn, *args)
 
 
 def test_same_bits_on_every_backend(backend):
@@ -258,8 +264,36 @@ def test_same_bits_on_every_backend(backend):
 
     def outcome(b):
         try:
-            return result_host(compute.apply("pow", native(b, x1), native(b, x2)), "int4").tolist()
+            return result_host(_public("pow", native(b, x1), native(b, x2)), "int4").tolist()
         except UnsupportedDtypeError as e:
             return type(e).__name__
 
     assert outcome(backend) == outcome("numpy")
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "int4"])
+def test_public_functions_follow_the_rule(backend, name):
+    """arraylayer.add, .exp, .sum ... on a low-precision array: the api layer's kernel is the rule's
+    (arraylayer.api.dispatch.kernel), planned once and then served from the plan cache."""
+    if not _holds(backend, name):
+        pytest.skip(f"{backend} cannot hold {name} (lowp.STATUS)")
+    x1, x2 = _pairs(name, 99)
+    failures = []
+    for fn in ("exp", "sqrt", "floor", "abs", "isnan", "negative"):
+        if _defined(UNARY[fn].kinds, name):
+            failures += [m for _ in range(2) if (m := _check(fn, name, backend, x1, call=_public))]
+    for fn in ("add", "multiply", "divide", "hypot", "equal", "maximum", "nextafter"):
+        failures += [m for _ in range(2) if (m := _check(fn, name, backend, x1, x2, call=_public))]
+    x = np.clip(_STAT_VALUES[_kind(name)], lowp.FORMATS[name].min, lowp.FORMATS[name].max).astype(_ml(name))
+    failures += [m for fn in ("sum", "mean", "max", "prod") if (m := _check(fn, name, backend, x, call=_public))]
+    assert not failures, failures
+
+
+def test_public_functions_refuse_what_the_rule_does_not_run(backend):
+    if not _holds(backend, "float8_e4m3fn"):
+        pytest.skip(f"{backend} cannot hold float8_e4m3fn")
+    x = native(backend, np.ones(3, ml_dtypes.float8_e4m3fn))
+    with pytest.raises(UnsupportedDtypeError, match="bitwise_and is not defined for float8_e4m3fn"):
+        al.bitwise_and(x, x)
+    with pytest.raises(TypePromotionError):
+        al.add(x, lowp_support.native(backend, np.ones(3, np.float32)))

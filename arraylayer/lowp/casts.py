@@ -50,18 +50,16 @@ NATIVE_DECODE = {("tensorflow", "float8_e4m3fn"), ("tensorflow", "float8_e5m2"),
                  *(("numpy", n) for n in FORMATS if FORMATS[n].is_float)}
 
 
-def _unwrap(x: Any) -> tuple[Any, bool]:
-    from ..array import Array
+def _unwrap(x: Any) -> tuple[Any, Any]:
+    """``(native, wrapper class)`` for an arraylayer.Array, ``(x, None)`` otherwise. The class is
+    recognised by name, not imported: the api layer reaches this module through the low-precision rule."""
+    cls = type(x)
+    return (x.native, cls) if cls.__name__ == "Array" and cls.__module__ == "arraylayer.array" else (x, None)
 
-    return (x.native, True) if isinstance(x, Array) else (x, False)
 
-
-def _wrap(y: Any, wrapped: bool) -> Any:
-    if not wrapped:
-        return y
-    from ..array import Array
-
-    return Array(y)
+def _wrap(y: Any, wrapped: Any) -> Any:
+    """``y`` in the wrapper class that :func:`_unwrap` found (as it is when None)."""
+    return wrapped(y) if wrapped else y
 
 
 def encode(x: Any, format: str | Format, *, saturate: bool = False, native: bool = True) -> Any:

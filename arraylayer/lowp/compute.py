@@ -18,7 +18,7 @@ rounded to the format first (``x + 0.1`` adds 0.1015625 to a float8_e4m3fn array
 
 How, so that the bits agree by construction: every format has at most 8 bits, so an element-wise
 function of one format is a table of its 2**bits results (2**(2*bits) for two operands: 65,536 at
-most), computed once per function and format with NumPy's float32 function through arraylayer, and
+most), computed once per function and format with arraylayer's NumPy float32 kernel, and
 each backend gathers from it with its own ops (eagerly and under jax.jit, torch.compile and
 tf.function). The frameworks' own float32 ``log2``, ``hypot``, ``acos`` ... differ from NumPy's by
 an ulp here and there, and such an ulp moves a result across a float8 rounding boundary (XLA's
@@ -27,10 +27,9 @@ an ulp here and there, and such an ulp moves a result across a float8 rounding b
 on the backend and round once; their inputs' float32 sums are exact for short runs of float8 values,
 not in general, so a long reduction can differ in the last bit of float32 before the rounding.
 
-:func:`apply` runs a public function by name on native arrays; :func:`rule_kernel` is what the api
-layer's :func:`~arraylayer.api.dispatch.kernel` gives for a low-precision dtype, so ``arraylayer.add``
-(and every function of the table) follows the rule; the element-wise planners ask for it once per dtype
-combination and store it in their plans.
+:func:`rule_kernel` is what the api layer's :func:`~arraylayer.api.dispatch.kernel` gives for a
+low-precision dtype, so ``arraylayer.add`` (and every function above) follows the rule on every
+backend; the element-wise planners ask for it once per dtype combination and keep it in their plans.
 """
 
 from __future__ import annotations
@@ -41,13 +40,13 @@ from typing import Any, Final
 
 import numpy as np
 
-from ..errors import InvalidArgumentError, ScalarOverflowError, TypePromotionError, UnsupportedDtypeError
-from ..function_rules import BINARY, KIND_WORDS, UNARY
+from ..errors import ScalarOverflowError
+from ..function_rules import BINARY, UNARY
 from ._ops import ops_of
-from .casts import _unwrap, _wrap, cast, decode, format_of, native_codes, to_native
-from .formats import FORMATS, STATUS, Format, get_format
+from .casts import cast, decode, format_of, native_codes, to_native
+from .formats import FORMATS, Format, get_format
 
-__all__ = ["apply", "rule_kernel", "wide_name", "FUNCTIONS", "ACCUMULATING"]
+__all__ = ["rule_kernel", "wide_name", "FUNCTIONS", "ACCUMULATING"]
 
 #: The statistical functions the rule covers, with the kinds they take (letters as in function_rules).
 STATISTICAL: Final = {"sum": "iuf", "prod": "iuf", "cumulative_sum": "iuf", "cumulative_prod": "iuf",
@@ -68,10 +67,6 @@ def wide_name(f: Format) -> str:
 
 def _kind(f: Format) -> str:
     return "f" if f.is_float else "i" if f.signed else "u"
-
-
-def _stored(name: str, f: Format) -> bool:
-    return STATUS[name][f.name] in ("computed", "stored")
 
 
 def _widen(ops: Any, x: Any, f: Format) -> Any:
@@ -104,69 +99,27 @@ def _scalar(value: Any, f: Format, name: str) -> Any:
     return value  # an int format next to a float scalar: computed as int32 with it (the default float)
 
 
-def _format_of_inputs(name: str, xs: tuple[Any, ...]) -> Format:
-    """The one format of the array inputs; TypePromotionError for a mix (JAX has no implicit path)."""
-    found: list[tuple[str, Any]] = []
-    for x in xs:
-        if isinstance(x, (bool, int, float)):
-            continue
-        found.append((format_of(x) or ops_of(x).dtype_name(x), x))
-    names = {n for n, _ in found}
-    lowp = [n for n in names if n in FORMATS]
-    if len(names) == 1 and lowp:
-        return FORMATS[lowp[0]]
-    if not lowp:
-        raise InvalidArgumentError(f"{name}: no input is a low-precision array (dtypes {sorted(names)}); call "
-                                   f"arraylayer.{name} directly.")
-    other = sorted(names - {lowp[0]})[0]
-    raise TypePromotionError(
-        f"{name} of {lowp[0]} and {other}: a low-precision type does not promote implicitly with any other "
-        f"dtype (JAX's rule); write the cast, e.g. astype(x, '{other}') or astype(y, '{lowp[0]}')."
-    )
-
-
-def _check_kind(name: str, f: Format, ops: Any) -> None:
-    kinds = FUNCTIONS.get(name)
-    if kinds is None:
-        raise InvalidArgumentError(f"name={name!r} is not a function the low-precision rule runs; use one of "
-                                   f"{', '.join(sorted(FUNCTIONS))}.")
-    if _kind(f) not in kinds:
-        takes = " or ".join(KIND_WORDS[k] for k in kinds)
-        raise UnsupportedDtypeError(f"{name} is not defined for {f.name} inputs: it takes {takes} arrays.")
-    if not _stored(ops.name, f):
-        raise UnsupportedDtypeError(
-            f"{name}: {ops.name} cannot hold {f.name} arrays; compute on its uint8 codes' values instead "
-            f"(arraylayer.lowp.decode(codes, {f.name!r})) or use numpy or jax, which hold it."
-        )
-
-
-def _narrows(name: str, f: Format, result: Any, ops: Any, requested: Any) -> bool:
-    if requested is not None:
-        return False
-    if not f.is_float and name in ACCUMULATING:
-        return False
-    return hasattr(result, "dtype") and ops.dtype_name(result) == wide_name(f)
-
-
 @cache
 def _table(fn: str, format: str, arity: int) -> tuple[np.ndarray, bool]:
     """``fn``'s results for every code (every pair of codes) of ``format``, by the rule, on NumPy:
     the result codes (uint8) where the result is in the format, else the result values; and which."""
-    import arraylayer
     import ml_dtypes
+
+    from ..registry import get_backend
 
     f = FORMATS[format]
     count = 1 << f.bits
     codes = np.arange(count, dtype=np.uint8)
-    values = decode(codes, f, wide_name(f))
+    inexact = not f.is_float and (UNARY.get(fn) or BINARY[fn]).rule == "inexact"  # int4 in sqrt: float32
+    values = decode(codes, f, "float32" if inexact else wide_name(f))
     inputs = (values,) if arity == 1 else (np.repeat(values, count), np.tile(values, count))
     with np.errstate(all="ignore"):
         if fn == "nextafter" and f.is_float:  # the next value of the format, not of float32 (ml_dtypes' and JAX's)
             fmt = getattr(ml_dtypes, format)
             result = np.nextafter(*(i.astype(fmt) for i in inputs)).astype(np.float32)
         else:
-            result = np.asarray(getattr(arraylayer, fn)(*inputs))
-    if result.dtype.name != wide_name(f):
+            result = np.asarray(get_backend("numpy").kernels[fn](*inputs))
+    if result.dtype.name != wide_name(f) or inexact:
         return result, False
     if f.is_float:
         result = np.where(np.isnan(result), np.float32(np.nan), result)
@@ -206,33 +159,6 @@ def _tabulates(fn: str, f: Format, args: tuple[Any, ...]) -> bool:
         return False
     return all(hasattr(a, "dtype") or type(a) is bool or (type(a) is int) or (type(a) is float and f.is_float)
                for a in args)
-
-
-def apply(name: str, *args: Any, **kwargs: Any) -> Any:
-    """``arraylayer.<name>(*args, **kwargs)`` on arrays of one low-precision format, by the rule:
-    decode to float32 (int32), compute, round once back to the format. The same bits on every
-    backend that holds the format; the same UnsupportedDtypeError where a function is not defined
-    for the format's kind or the backend cannot hold it."""
-    import arraylayer
-
-    unwrapped = [_unwrap(a) for a in args]
-    natives = tuple(a for a, _ in unwrapped)
-    wrapped = any(w for _, w in unwrapped)
-    f = _format_of_inputs(name, natives)
-    ops = ops_of(next(a for a in natives if not isinstance(a, (bool, int, float))))
-    _check_kind(name, f, ops)
-    requested = kwargs.get("dtype")
-    if requested is not None and str(requested) == f.name:
-        kwargs = {**kwargs, "dtype": None}
-        requested = None
-    if not kwargs and _tabulates(name, f, natives):
-        natives = tuple(_scalar(a, f, name) if isinstance(a, (bool, int, float)) else a for a in natives)
-        return _wrap(_tabulated(name, f, natives), wrapped)
-    wide = tuple(_scalar(a, f, name) if isinstance(a, (bool, int, float)) else _widen(ops, a, f) for a in natives)
-    result = getattr(arraylayer, name)(*wide, **kwargs)
-    if _narrows(name, f, result, ops, requested):
-        result = _narrow(ops, result, f)
-    return _wrap(result, wrapped)
 
 
 def rule_kernel(name: str, format: str, run: Callable[..., Any], wide_native: Any, narrow_native: Any
