@@ -6,9 +6,9 @@
 2. ``lowp.scaled_matmul`` (decode both operands to float32, float32 matmul, scale) next to JAX's
    native float8 matmul (``jnp.matmul(a_f8, b_f8, preferred_element_type=float32)``, scaled alike),
    both under jax.jit.
-3. The computation rule (``lowp.compute``: element-wise functions gather from a table of float32
-   results rounded once; reductions in float32) on each backend's own float8_e4m3fn arrays, for
-   ``add``, ``exp`` and ``sum``, next to JAX's native float8 ``jnp.add``/``jnp.exp``/``jnp.sum`` under
+3. The computation rule (``arraylayer.add``/``exp``/``sum`` on float8_e4m3fn arrays: element-wise
+   functions gather from a table of float32 results rounded once; reductions in float32) on each
+   backend's own float8_e4m3fn arrays, next to JAX's native float8 ``jnp.add``/``jnp.exp``/``jnp.sum`` under
    jax.jit (JAX computes float8 natively; the others have no kernel for these).
 
 Each pair is measured interleaved (ours, native, ours, native, ...) after one warm-up call of each
@@ -99,7 +99,7 @@ def _rule_pairs(backend: str, n: int):
     import jax.numpy as jnp
     import ml_dtypes
 
-    from arraylayer.lowp import compute
+    import arraylayer as al
 
     rng = np.random.default_rng(1)
     a8 = (rng.standard_normal(n) * 4).astype(np.float32).astype(ml_dtypes.float8_e4m3fn)
@@ -126,7 +126,7 @@ def _rule_pairs(backend: str, n: int):
     for name in RULE_FUNCTIONS:
         args = (xa, xb) if name == "add" else (xa,)
         jargs = (ja, jb) if name == "add" else (ja,)
-        ours = compile_(lambda *v, name=name: compute.apply(name, *v))
+        ours = compile_(getattr(al, name))
         native = natives[name]
         pairs[name] = ((lambda ours=ours, args=args: done(ours(*args))),
                        (lambda native=native, jargs=jargs: native(*jargs).block_until_ready()))
