@@ -45,6 +45,8 @@ class TorchBackend(Backend):
         self._valid: tuple[Dtype, ...] = ()
         self._from_native: dict[Any, Dtype] = {}  # torch.dtype -> Dtype, for dtype_of
         self._numpy_dtypes: dict[Dtype, Any] = {}  # Dtype -> numpy.dtype, for asarray
+        self._low_to_torch: dict[Any, Any] = {}
+        self._low_to_numpy: dict[Any, Any] = {}
         self._np: Any = None
 
     def _build_native_dtypes(self, module: Any) -> dict[Dtype, Any]:
@@ -58,6 +60,9 @@ class TorchBackend(Backend):
         natives.update(self._low_precision_natives(lambda name: getattr(module, name)))
         self._from_native = {native: d for d, native in natives.items()}
         self._numpy_dtypes = {d: d.numpy_dtype for d in natives}
+        # float8 numpy.dtype <-> torch.dtype: torch's numpy bridge knows neither, so their bytes move as uint8
+        self._low_to_torch = {d.numpy_dtype: natives[d] for d in natives if d.is_low_precision}
+        self._low_to_numpy = {torch_dtype: numpy_dtype for numpy_dtype, torch_dtype in self._low_to_torch.items()}
         self._np = np
         return natives
 
@@ -126,6 +131,9 @@ class TorchBackend(Backend):
         array = shareable(array, writeable=True)
         if array.dtype == self._numpy_dtypes["bfloat16"]:
             return self.module.from_numpy(array.view(self._np.uint16)).view(self.module.bfloat16)
+        low = self._low_to_torch.get(array.dtype)
+        if low is not None:
+            return self.module.from_numpy(array.view(self._np.uint8)).view(low)
         return self.module.from_numpy(array)
 
     def astype(self, x: Any, dtype: Dtype) -> Any:
@@ -153,6 +161,9 @@ class TorchBackend(Backend):
         x = x.detach().cpu().resolve_conj().resolve_neg()
         if x.dtype == torch.bfloat16:
             return x.view(torch.uint16).numpy().view(self._numpy_dtypes["bfloat16"])
+        low = self._low_to_numpy.get(x.dtype)
+        if low is not None:
+            return x.view(torch.uint8).numpy().view(low)
         return x.numpy()
 
     # -- devices ----------------------------------------------------------------------------
