@@ -297,3 +297,26 @@ def test_public_functions_refuse_what_the_rule_does_not_run(backend):
         al.bitwise_and(x, x)
     with pytest.raises(TypePromotionError):
         al.add(x, lowp_support.native(backend, np.ones(3, np.float32)))
+
+
+@pytest.mark.parametrize("compiler", ["jax", "tensorflow"])
+def test_the_rule_under_a_compiler_gives_the_eager_bits(compiler):
+    """jax.jit and tf.function trace the table gathers and the float32 reductions (torch.compile is not
+    tested here: its compilation takes minutes on the CI machine)."""
+    pytest.importorskip(compiler)
+    values = np.array([1.0, 2.5, 448.0, -3.0, 0.0, -0.001953125], ml_dtypes.float8_e4m3fn)
+    x = native(compiler, values)
+    if compiler == "jax":
+        import jax
+
+        compile_ = jax.jit
+    else:
+        import tensorflow as tf
+
+        def compile_(fn):
+            return tf.function(fn, autograph=False)
+    for fn in ("add", "exp", "sum", "maximum", "less"):
+        call = getattr(al, fn)
+        args = (x, x) if fn in BINARY else (x,)
+        eager, traced = call(*args), compile_(call)(*args)
+        assert _same(result_host(traced, "float8_e4m3fn"), result_host(eager, "float8_e4m3fn")), fn
