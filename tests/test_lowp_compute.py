@@ -320,3 +320,29 @@ def test_the_rule_under_a_compiler_gives_the_eager_bits(compiler):
         args = (x, x) if fn in BINARY else (x,)
         eager, traced = call(*args), compile_(call)(*args)
         assert _same(result_host(traced, "float8_e4m3fn"), result_host(eager, "float8_e4m3fn")), fn
+
+
+def test_the_support_declaration_matches_every_call(backend):
+    """arraylayer.support.low_precision_support, for every function of the rule and every low-precision
+    dtype the backend holds: "supported" cells compute, "undefined" ones raise UnsupportedDtypeError;
+    the dtypes it cannot hold are "invalid"."""
+    from arraylayer.support import low_precision_support
+
+    held = {str(d) for d in al.get_backend(backend).low_precision_dtypes()}
+    wrong = []
+    for fn in compute.FUNCTIONS:
+        for dtype, cell in low_precision_support(fn, backend).items():
+            name = str(dtype)
+            if name not in held:
+                wrong += [] if cell.status == "invalid" else [(fn, name, cell.status)]
+                continue
+            x = native(backend, np.ones(2, _ml(name)))
+            args = (x, x) if fn in BINARY else (x,)
+            try:
+                getattr(al, fn)(*args)
+                outcome = "supported"
+            except UnsupportedDtypeError:
+                outcome = "undefined"
+            if outcome != cell.status:
+                wrong.append((fn, name, cell.status, outcome))
+    assert not wrong, wrong
