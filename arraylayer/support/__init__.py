@@ -36,8 +36,8 @@ from .declarations import (
     expand_dtypes,
     version_matches,
 )
-from .lowp import low_precision_support
 from .kernels import computes_stored, declaration_status, kernel_unsupported_dtypes, stored_only_dtypes
+from .lowp import low_precision_support
 from .matrix import CELL_MARKS, MATRIX_FORMATS, SupportMatrix, matrix_functions, render_matrix, support_matrix
 from .names import function_name, function_uses, public_functions
 from .queries import Cell, clear_caches, dtype_support, function_supported_dtypes, function_unsupported_dtypes
