@@ -114,3 +114,17 @@ def test_creation_gives_the_cast_of_the_value(backend, name):
             assert al.Dtype(made.dtype) is al.Dtype(name)
             assert _same(_values(made), np.full(3, value, np.float32).astype(getattr(ml_dtypes, name)).astype(np.float64))
         assert al.Dtype(al.empty(3, dtype=name).dtype) is al.Dtype(name)
+
+
+def test_astype_under_jit_and_compile_gives_the_same_bits():
+    """jax.jit in the normal run; torch.compile and tf.function as well under AL_LOWP_EXHAUSTIVE=1."""
+    host = np.array([1.0, 0.3, 464.0, 1000.0, -np.inf, np.nan], np.float32)
+    want = host.astype(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    compiled = {"jax": pytest.importorskip("jax").jit}
+    if EXHAUSTIVE:  # compiling costs minutes on a busy CI machine: the full run does torch and TensorFlow too
+        compiled.update(torch=pytest.importorskip("torch").compile, tensorflow=pytest.importorskip("tensorflow").function)
+    for backend, compile_ in compiled.items():
+        step = compile_(lambda x: al.astype(al.astype(x, "float8_e4m3fn"), "float32"))
+        with al.use_backend(backend):
+            x = al.asarray(host)
+        assert _same(np.asarray(al.to_backend(step(x), "numpy"), np.float64), want), backend
