@@ -178,7 +178,10 @@ def badinput(session: nox.Session) -> None:
 def lowp(session: nox.Session) -> None:
     """The exhaustive low-precision run (tests/test_lowp_*.py with AL_LOWP_EXHAUSTIVE=1): every format on
     every backend, decoding every code, encoding every float16 and bfloat16 pattern and 2**22 random float32
-    bit patterns bit for bit against ml_dtypes, eagerly and compiled. Arguments go to pytest."""
+    bit patterns bit for bit against ml_dtypes, eagerly and compiled; every element-wise function on every
+    code (every pair of codes) of every format against ml_dtypes(NumPy's float32 result). Arguments go to
+    pytest."""
     env = {"TF_CPP_MIN_LOG_LEVEL": "3", "AL_LOWP_EXHAUSTIVE": "1"}
     shared(session, "-m", "pytest", "tests/test_lowp_formats.py", "tests/test_lowp_casts.py", "tests/test_lowp_scaled.py",
+           "tests/test_lowp_astype.py", "tests/test_lowp_interchange.py", "tests/test_lowp_compute.py",
            "-p", "no:cacheprovider", *session.posargs, env=env)

@@ -48,7 +48,11 @@ from .dtypes import (
     all_complex_dtypes,
     all_dtypes,
     all_float_dtypes,
+    all_float8_dtypes,
     all_int_dtypes,
+    all_low_precision_dtypes,
+    all_low_precision_float_dtypes,
+    all_low_precision_int_dtypes,
     all_numeric_dtypes,
     all_uint_dtypes,
     as_dtype,
@@ -131,7 +135,9 @@ float16 = Dtype("float16")
 float32 = Dtype("float32")
 complex64 = Dtype("complex64")
 
-_BACKEND_DEPENDENT_DTYPES = ("int64", "uint16", "uint32", "uint64", "float64", "complex128")
+# The low-precision family (float8_e4m3fn ... uint2) too: a backend that cannot store one lacks it.
+_BACKEND_DEPENDENT_DTYPES = ("int64", "uint16", "uint32", "uint64", "float64", "complex128",
+                             *map(str, all_low_precision_dtypes))
 _KIND_TUPLES = {
     "dtypes": all_dtypes,
     "numeric_dtypes": all_numeric_dtypes,
@@ -139,6 +145,7 @@ _KIND_TUPLES = {
     "uint_dtypes": all_uint_dtypes,
     "float_dtypes": all_float_dtypes,
     "complex_dtypes": all_complex_dtypes,
+    "low_precision_dtypes": all_low_precision_dtypes,
 }
 
 
@@ -156,14 +163,14 @@ def _valid(group: str) -> tuple[Dtype, ...]:
     backend = _narrowing_backend()
     if backend is None:
         return _KIND_TUPLES[group]
-    valid = backend.valid_dtypes()
+    valid = (*backend.valid_dtypes(), *backend.low_precision_dtypes())
     return tuple(d for d in _KIND_TUPLES[group] if d in valid)
 
 
 def _dtype_attribute(name: str) -> Dtype:
     dtype = Dtype(name)
     backend = _narrowing_backend()
-    if backend is not None and dtype not in backend.valid_dtypes():
+    if backend is not None and dtype not in backend.valid_dtypes() and dtype not in backend.low_precision_dtypes():
         raise AttributeError(
             f"arraylayer.{name} is not available while the {backend.name} backend is active: "
             f"{backend.remedy(dtype)} It is available again under a backend that supports it "
@@ -201,7 +208,7 @@ def __getattr__(name: str) -> Any:
     if name.startswith("invalid_") and name[8:] in _KIND_TUPLES:
         valid = _valid(name[8:])
         return _named_group(name, tuple(d for d in _KIND_TUPLES[name[8:]] if d not in valid))
-    if name == "NativeDtype" or (name.startswith("native_") and name[7:] in all_dtypes):
+    if name == "NativeDtype" or (name.startswith("native_") and name[7:] in (*all_dtypes, *all_low_precision_dtypes)):
         from .registry import chosen_backend
 
         backend = chosen_backend()
@@ -218,7 +225,8 @@ __all__ = [
     "errors", "Dtype", "FInfo", "IInfo", "as_dtype", "register_dtype_alias",
     "bool", "int8", "int16", "int32", "uint8", "bfloat16", "float16", "float32", "complex64",
     "all_dtypes", "all_numeric_dtypes", "all_int_dtypes", "all_uint_dtypes", "all_float_dtypes",
-    "all_complex_dtypes",
+    "all_complex_dtypes", "all_low_precision_dtypes", "all_low_precision_float_dtypes",
+    "all_low_precision_int_dtypes", "all_float8_dtypes",
     "is_bool_dtype", "is_int_dtype", "is_uint_dtype", "is_float_dtype", "is_complex_dtype",
     "is_numeric_dtype", "dtype_bits", "finfo", "iinfo",
     "promote_types", "result_type", "lattice_result_type", "can_cast", "promote_types_of_inputs",

@@ -17,8 +17,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from .dtypes import Dtype, all_dtypes, as_dtype, register_dtype_alias
+from .dtypes import Dtype, all_dtypes, all_low_precision_dtypes, as_dtype, register_dtype_alias
 from .errors import BackendNotInstalledError, UnsupportedDtypeError
+from .lowp.formats import STATUS
 
 __all__ = ["Backend"]
 
@@ -117,6 +118,18 @@ class Backend(ABC):
         self.load()
         return tuple(d for d in all_dtypes if d in self.native_dtypes)
 
+    def low_precision_dtypes(self) -> tuple[Dtype, ...]:
+        """The low-precision dtypes this backend stores: arrays of them exist, ``astype`` and creation
+        work; every other function refuses them (see docs/low_precision.rst)."""
+        self.load()
+        return tuple(d for d in all_low_precision_dtypes if d in self.native_dtypes)
+
+    def _low_precision_natives(self, native: Callable[[str], Any]) -> dict[Dtype, Any]:
+        """``{dtype: native(name)}`` for the low-precision types the framework stores and casts
+        (``lowp.formats.STATUS``: "computed" or "stored"); the others are invalid here."""
+        status = STATUS[self.name]
+        return {d: native(d.name) for d in all_low_precision_dtypes if status[d.name] in ("computed", "stored")}
+
     def as_native_dtype(self, dtype: Any) -> Any:
         """The framework's dtype object for ``dtype``; UnsupportedDtypeError (naming the remedy)
         when the framework has no such dtype or cannot hold it as configured now."""
@@ -132,11 +145,20 @@ class Backend(ABC):
 
     def remedy(self, dtype: Dtype) -> str:
         """What a user can do about an invalid ``dtype`` (adapters refine it)."""
+        if dtype.is_low_precision and dtype in self.native_dtypes:
+            wider = "float32" if dtype.is_floating else "int32"
+            return (f"{self.name} stores {dtype}, but arraylayer computes only astype and creation with the "
+                    f"low-precision dtypes for now: cast with arraylayer.astype(x, {wider!r}) first.")
+        if dtype.is_low_precision:
+            holders = [b for b, status in STATUS.items() if status[dtype.name] in ("computed", "stored")]
+            wider = "float32" if dtype.is_floating else "int8"
+            return (f"{self.framework} cannot store {dtype} here (it has no such dtype, or no cast into it). "
+                    f"Use a backend that stores it ({', '.join(holders)}), or {wider} on this one.")
         return "Cast to a valid dtype first, or use another backend."
 
     def check_valid(self, dtype: Dtype) -> Dtype:
         """``dtype`` if this backend can hold it now, else the error naming the remedy."""
-        if dtype not in self.valid_dtypes():
+        if dtype not in self.valid_dtypes() and not (dtype.is_low_precision and dtype in self.native_dtypes):
             raise self.invalid_dtype_error(dtype)
         return dtype
 

@@ -27,6 +27,8 @@ class BackendReport:
     version: str = ""
     devices: tuple[str, ...] = ()
     valid: tuple[str, ...] = ()
+    #: the low-precision dtypes it stores (astype and creation only)
+    stored: tuple[str, ...] = ()
     problem: str = ""
     #: the backend's remedy text (each invalid dtype's name replaced by NUL) -> those dtypes
     remedies: dict[str, list[str]] = field(default_factory=dict)
@@ -47,7 +49,7 @@ def _one_line(error: BaseException) -> str:
 
 def backend_report(name: str, installed: bool) -> BackendReport:
     """Load backend ``name`` and describe it; failures are described, never raised."""
-    from .dtypes import all_dtypes
+    from .dtypes import all_dtypes, all_low_precision_dtypes
     from .registry import get_backend
 
     if not installed:
@@ -61,15 +63,16 @@ def backend_report(name: str, installed: bool) -> BackendReport:
             backend = get_backend(name)
             version = backend.version
             valid = tuple(str(d) for d in backend.valid_dtypes())
+            stored = tuple(str(d) for d in backend.low_precision_dtypes())
     except Exception as error:  # noqa: BLE001 - a framework that fails to import is reported
         return BackendReport(name, "import failed", problem=_one_line(error))
-    report = BackendReport(name, "ok", version=version, valid=valid)
+    report = BackendReport(name, "ok", version=version, valid=valid, stored=stored)
     try:
         report.devices = tuple(backend.devices())
     except Exception as error:  # noqa: BLE001
         report.problem = f"devices unavailable ({_one_line(error)})"
-    for dtype in all_dtypes:
-        if str(dtype) not in valid:
+    for dtype in (*all_dtypes, *all_low_precision_dtypes):
+        if str(dtype) not in valid and str(dtype) not in stored:
             template = re.sub(rf"\b{dtype}\b", "\0", backend.remedy(dtype))
             report.remedies.setdefault(template, []).append(str(dtype))
     return report
@@ -87,7 +90,7 @@ def _info_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _info(args: argparse.Namespace) -> int:
     from . import __version__, defaults, devices, promotion, registry
-    from .dtypes import all_dtypes
+    from .dtypes import all_dtypes, all_low_precision_dtypes
     from .logs import progress, quiet_framework_logs
     from .policies import POLICIES
 
@@ -129,10 +132,12 @@ def _info(args: argparse.Namespace) -> int:
 
     loaded = [r for r in reports if r.status == "ok"]
     if loaded:
-        out += ["", "Dtypes (yes: valid on the backend as installed and configured now)"]
+        out += ["", "Dtypes (yes: valid on the backend as installed and configured now; stored: a low-precision "
+                    "dtype it holds, for astype and creation only)"]
         rows = [["dtype"] + [r.name for r in loaded]]
-        for dtype in all_dtypes:
-            rows.append([str(dtype)] + ["yes" if str(dtype) in r.valid else "no" for r in loaded])
+        for dtype in (*all_dtypes, *all_low_precision_dtypes):
+            rows.append([str(dtype)] + ["yes" if str(dtype) in r.valid else "stored" if str(dtype) in r.stored
+                                        else "no" for r in loaded])
         out += _columns(rows)
         out += ["", "Invalid dtypes, and what to do"]
         width = max(60, shutil.get_terminal_size().columns - 1)

@@ -1,4 +1,7 @@
-"""The dtype catalogue: :class:`Dtype`, the fifteen dtypes, kind queries, the ``all_*`` tuples, finfo/iinfo.
+"""The dtype catalogue: :class:`Dtype`, every dtype, kind queries, the ``all_*`` tuples, finfo/iinfo.
+
+The dtypes are the standard's fifteen, bfloat16, and the low-precision family (float8/6/4, int4/int2;
+``all_low_precision_dtypes``), which the ``all_*`` tuples of the standard's dtypes leave out.
 
 A :class:`Dtype` is an object equal to its name (``arraylayer.float32 == "float32"``) that
 hashes as its name, so a dict keyed by Dtypes is found by names and the other way round.
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Union
 
 from .errors import InvalidDtypeError
+from .lowp.formats import FORMATS
 
 __all__ = [
     "Dtype",
@@ -32,6 +36,10 @@ __all__ = [
     "all_uint_dtypes",
     "all_float_dtypes",
     "all_complex_dtypes",
+    "all_low_precision_dtypes",
+    "all_float8_dtypes",
+    "all_low_precision_float_dtypes",
+    "all_low_precision_int_dtypes",
     "is_bool_dtype",
     "is_int_dtype",
     "is_uint_dtype",
@@ -62,7 +70,12 @@ CATALOGUE: Final[dict[str, tuple[str, int]]] = {
     "float64": ("float", 64),
     "complex64": ("complex", 64),
     "complex128": ("complex", 128),
+    # The low-precision family (ml_dtypes' types; :mod:`arraylayer.lowp.formats` holds their encodings).
+    # int1/uint1 are left out: of the backends only NumPy (ml_dtypes) can hold them.
+    **{name: ("float" if f.is_float else "int" if f.signed else "uint", f.bits) for name, f in FORMATS.items()},
 }
+#: The low-precision names, in canonical order: they sit outside the ``all_*`` tuples of the standard's dtypes.
+LOW_PRECISION: Final = frozenset(FORMATS)
 
 #: NumPy's one-letter kind of each category. The letter says what the values mean, also where
 #: ml_dtypes' own answer differs (it says 'V' for bfloat16): every real floating type is 'f'.
@@ -73,6 +86,11 @@ _CHAR: Final[dict[str, str]] = {
     "bool": "?", "int8": "b", "int16": "h", "int32": "i", "int64": "l", "uint8": "B", "uint16": "H",
     "uint32": "I", "uint64": "L", "bfloat16": "E", "float16": "e", "float32": "f", "float64": "d",
     "complex64": "F", "complex128": "D",
+    # ml_dtypes' characters (two of them repeat NumPy's: look a type up by name, never by char)
+    "float8_e4m3fn": "4", "float8_e5m2": "5", "float8_e4m3fnuz": "G", "float8_e5m2fnuz": "C",
+    "float8_e4m3b11fnuz": "L", "float8_e4m3": "7", "float8_e3m4": "3", "float8_e8m0fnu": "W",
+    "float6_e2m3fn": "8", "float6_e3m2fn": "9", "float4_e2m1fn": "0", "int4": "a", "uint4": "A", "int2": "c",
+    "uint2": "C",
 }
 
 # Modules whose dtype objects may be inspected by name. Anything else must be
@@ -81,7 +99,7 @@ _KNOWN_NATIVE_MODULES: Final = ("numpy", "ml_dtypes", "jax", "jaxlib", "torch", 
 
 
 class Dtype:
-    """One of arraylayer's fifteen dtypes: an object equal to its name, one instance per dtype.
+    """One of arraylayer's dtypes: an object equal to its name, one instance per dtype.
 
     ``Dtype(x)`` accepts a dtype name (``"float32"``), another Dtype, a native dtype
     object of NumPy, JAX, PyTorch or TensorFlow, or one of the Python types ``bool``,
@@ -92,10 +110,12 @@ class Dtype:
     ``kind`` is NumPy's one-letter code (``'b'``, ``'i'``, ``'u'``, ``'f'``, ``'c'``) of what the
     values mean; ``category`` is arraylayer's word for it (``"bool"``, ``"int"``, ``"uint"``,
     ``"float"``, ``"complex"``). ``numpy.dtype(d)`` works on NumPy 2.4 and later; ``d.numpy_dtype``
-    on any NumPy.
+    on any NumPy. ``bits`` is the width of a value (4 for int4), ``itemsize`` the bytes a backend stores
+    per element (1 for every low-precision type); ``is_low_precision`` marks the float8/6/4 and
+    int4/int2 family, whose kind follows its meaning as JAX's does (float8 is "real floating").
     """
 
-    __slots__ = ("name", "category", "kind", "bits", "itemsize", "char", "_hash")
+    __slots__ = ("name", "category", "kind", "bits", "itemsize", "char", "is_low_precision", "_hash")
 
     name: str
     category: str
@@ -103,6 +123,7 @@ class Dtype:
     bits: int
     itemsize: int
     char: str
+    is_low_precision: bool
 
     def __new__(cls, value: Any) -> Dtype:
         try:
@@ -115,7 +136,8 @@ class Dtype:
         self = object.__new__(cls)
         category, bits = CATALOGUE[name]
         for attribute, value in (("name", name), ("category", category), ("kind", KIND_LETTER[category]),
-                                 ("bits", bits), ("itemsize", bits // 8), ("char", _CHAR[name]), ("_hash", hash(name))):
+                                 ("bits", bits), ("itemsize", (bits + 7) // 8), ("char", _CHAR[name]),
+                                 ("is_low_precision", name in LOW_PRECISION), ("_hash", hash(name))):
             object.__setattr__(self, attribute, value)
         return self
 
@@ -158,13 +180,14 @@ class Dtype:
 
     @property
     def numpy_dtype(self) -> Any:
-        """This dtype as a ``numpy.dtype`` (bfloat16 through ml_dtypes); imports NumPy."""
+        """This dtype as a ``numpy.dtype`` (bfloat16 and the low-precision types through ml_dtypes);
+        imports NumPy."""
         import numpy as np
 
-        if self.name == "bfloat16":
+        if self.name == "bfloat16" or self.is_low_precision:
             import ml_dtypes
 
-            return np.dtype(ml_dtypes.bfloat16)
+            return np.dtype(getattr(ml_dtypes, self.name))
         return np.dtype(self.name)
 
     # NumPy 2.4 and later read this in ``numpy.dtype(d)`` (and so in ``numpy.dtype == d``).
@@ -364,16 +387,23 @@ def as_dtype(value: DtypeLike) -> Dtype:
         return resolve(value)
 
 
-def _by_kind(*kinds: str) -> tuple[Dtype, ...]:
-    return tuple(d for name, d in CANONICAL.items() if CATALOGUE[name][0] in kinds)
+def _by_kind(*kinds: str, low_precision: bool = False) -> tuple[Dtype, ...]:
+    return tuple(d for name, d in CANONICAL.items()
+                 if CATALOGUE[name][0] in kinds and d.is_low_precision == low_precision)
 
 
-all_dtypes: Final[tuple[Dtype, ...]] = tuple(CANONICAL.values())
+# The standard's dtypes and bfloat16 (what the official suite and the tests iterate) ...
+all_dtypes: Final[tuple[Dtype, ...]] = tuple(d for d in CANONICAL.values() if not d.is_low_precision)
 all_numeric_dtypes: Final = _by_kind("int", "uint", "float", "complex")
 all_int_dtypes: Final = _by_kind("int", "uint")
 all_uint_dtypes: Final = _by_kind("uint")
 all_float_dtypes: Final = _by_kind("float")
 all_complex_dtypes: Final = _by_kind("complex")
+# ... and the low-precision family beside them (never in the tuples above).
+all_low_precision_dtypes: Final = tuple(d for d in CANONICAL.values() if d.is_low_precision)
+all_low_precision_float_dtypes: Final = _by_kind("float", low_precision=True)
+all_low_precision_int_dtypes: Final = _by_kind("int", "uint", low_precision=True)
+all_float8_dtypes: Final = tuple(d for d in all_low_precision_float_dtypes if d.bits == 8)
 
 _SCALAR_KINDS: Final = {bool: "bool", int: "int", float: "float", complex: "complex"}
 
@@ -474,6 +504,14 @@ def _float_limits(name: str, mantissa: int, exponent: int) -> FInfo:
                  smallest_normal=2.0 ** (1 - bias), dtype=CANONICAL[name])
 
 
+def _format_limits(name: str) -> FInfo:
+    """A low-precision float's limits, from its encoding (float8_e8m0fnu's ``min`` is its smallest
+    value, as ml_dtypes says: the type is unsigned)."""
+    f = FORMATS[name]
+    return FInfo(bits=f.bits, eps=f.eps, max=f.max, min=f.min, smallest_normal=f.smallest_normal,
+                 dtype=CANONICAL[name])
+
+
 def _int_limits(name: str) -> IInfo:
     kind, bits = CATALOGUE[name]
     low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if kind == "int" else (0, 2**bits - 1)
@@ -484,6 +522,7 @@ def _int_limits(name: str) -> IInfo:
 # look-up, which torch.compile traces as constants (ml_dtypes' finfo objects it cannot trace).
 _FINFO: Final[dict[str, FInfo]] = {name: _float_limits(name, *f) for name, f in _FLOAT_FORMATS.items()}
 _FINFO.update({complex_: _FINFO[real] for complex_, real in _REAL_OF_COMPLEX.items()})
+_FINFO.update({name: _format_limits(name) for name, f in FORMATS.items() if f.is_float})
 _IINFO: Final[dict[str, IInfo]] = {name: _int_limits(name) for name, (kind, _) in CATALOGUE.items()
                                    if kind in ("int", "uint")}
 

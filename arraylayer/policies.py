@@ -23,6 +23,7 @@ from . import defaults
 from .dtypes import CANONICAL, Dtype, add_alias_listener, as_dtype
 from .errors import TypePromotionError
 from .lattice import CODES, STANDARD_LATTICE, STRICT_LATTICE, join_table, upper_sets
+from .lowp.formats import FLOAT_FORMATS, INT_FORMATS
 
 __all__ = ["Failure", "Policy", "POLICIES", "key_name"]
 
@@ -53,6 +54,15 @@ class Failure:
         self.why = why
 
     def error(self, a: Any, b: Any) -> TypePromotionError:
+        low = next((key for key in (a, b) if _low_precision(key)), None)
+        if low is not None:
+            wider = "float32" if as_dtype(low).is_floating else "int32"
+            return TypePromotionError(
+                f"Input dtypes ({key_name(a)}, {key_name(b)}) have no implicit promotion under the "
+                f"{self.policy!r} dtype promotion policy: a low-precision dtype (float8, float6, float4, "
+                f"int4, int2) is never widened or mixed implicitly (JAX's rule). Write the cast you mean, "
+                f"such as x.astype({wider!r}) on the {key_name(low)} input (arraylayer.astype(x, {wider!r}))."
+            )
         return TypePromotionError(
             f"Input dtypes ({key_name(a)}, {key_name(b)}) have no implicit promotion under the "
             f"{self.policy!r} dtype promotion policy: {self.why}. Cast one input explicitly to the "
@@ -64,6 +74,15 @@ class Failure:
 
 
 Cell = Union[Dtype, type, Failure]
+
+
+def _low_precision(key: Any) -> bool:
+    if key.__class__ is type and key in _SCALAR_NAMES:
+        return False
+    try:
+        return as_dtype(key).is_low_precision
+    except (TypeError, ValueError):
+        return False
 
 
 class Policy:
@@ -157,6 +176,8 @@ _ARRAY_API_CATEGORY: Final = {
     **{c: "bool" for c in ("b1",)},
     **{c: "integral" for c in ("u1", "u2", "u4", "u8", "i1", "i2", "i4", "i8", "i*")},
     **{c: "inexact" for c in ("bf", "f2", "f4", "f8", "c8", "c16", "f*", "c*")},
+    **{c: "integral" for c in INT_FORMATS},
+    **{c: "inexact" for c in FLOAT_FORMATS},
 }
 
 
@@ -253,6 +274,7 @@ def _paddle_table() -> dict[Any, dict[Any, Cell]]:
         for scalar in _PADDLE_SCALARS.values():
             result = table[twin][scalar]
             table[me][scalar] = me if result == twin else result
+    _paddle_low_precision(table)
     # Scalars: symmetric to the tensor-scalar cells; scalar with scalar is the higher kind, weak.
     scalars = list(_PADDLE_SCALARS.values())
     for rank_a, a in enumerate(scalars):
@@ -260,6 +282,20 @@ def _paddle_table() -> dict[Any, dict[Any, Cell]]:
         for rank_b, b in enumerate(scalars):
             table[a][b] = scalars[max(rank_a, rank_b)]
     return table
+
+
+def _paddle_low_precision(table: dict[Any, dict[Any, Cell]]) -> None:
+    """arraylayer's rule for the low-precision types under "paddle" (Paddle documents none): a tensor
+    joins only a tensor of its own dtype; a Python scalar joins it where JAX's lattice joins them."""
+    joins = join_table(STANDARD_LATTICE)
+    refused = Failure("paddle", "low-precision dtypes do not promote")
+    scalar_codes = {bool: "b1", int: "i*", float: "f*", complex: "c*"}
+    for low in (*FLOAT_FORMATS, *INT_FORMATS):
+        me = CANONICAL[low]
+        for other in CANONICAL.values():
+            table[me][other] = table[other][me] = me if other is me else refused
+        for scalar, code in scalar_codes.items():
+            table[me][scalar] = me if joins[low, code] == low else refused
 
 
 def _paddle_weak() -> dict[type, Callable[[], Dtype]]:

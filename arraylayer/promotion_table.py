@@ -158,10 +158,10 @@ def promotion_table(policy: str | None = None, *, x64: bool = False) -> Promotio
 
     from . import promotion
     from .errors import TypePromotionError
-    from .lattice import CODES
+    from .lattice import CODES, LOW_PRECISION_CODES
     from .policies import POLICIES
 
-    codes = tuple(CODES)
+    codes = tuple(c for c in CODES if c not in LOW_PRECISION_CODES)  # their rule: docs/concepts.rst
     cells: dict[tuple[str, str], TableCell] = {}
     with _table_settings(policy, x64) as name:
         materialise = POLICIES[name].weak_dtype  # Python type -> the dtype its weak results become

@@ -6,6 +6,10 @@
 2. ``lowp.scaled_matmul`` (decode both operands to float32, float32 matmul, scale) next to JAX's
    native float8 matmul (``jnp.matmul(a_f8, b_f8, preferred_element_type=float32)``, scaled alike),
    both under jax.jit.
+3. The computation rule (``arraylayer.add``/``exp``/``sum`` on float8_e4m3fn arrays: element-wise
+   functions gather from a table of float32 results rounded once; reductions in float32) on each
+   backend's own float8_e4m3fn arrays, next to JAX's native float8 ``jnp.add``/``jnp.exp``/``jnp.sum`` under
+   jax.jit (JAX computes float8 natively; the others have no kernel for these).
 
 Each pair is measured interleaved (ours, native, ours, native, ...) after one warm-up call of each
 (compilers trace there) and the best of each is kept, so a noisy machine slows both sides alike.
@@ -86,6 +90,49 @@ def _matmul_pair(size: int):
     return (lambda: ours(qa, qb).block_until_ready()), (lambda: native(qa, qb).block_until_ready()), same
 
 
+RULE_FUNCTIONS = ("add", "exp", "sum")
+
+
+def _rule_pairs(backend: str, n: int):
+    """{function: (ours, jax_native)} on n float8_e4m3fn values, each blocking until done."""
+    import jax
+    import jax.numpy as jnp
+    import ml_dtypes
+
+    import arraylayer as al
+
+    rng = np.random.default_rng(1)
+    a8 = (rng.standard_normal(n) * 4).astype(np.float32).astype(ml_dtypes.float8_e4m3fn)
+    b8 = (rng.standard_normal(n) * 4).astype(np.float32).astype(ml_dtypes.float8_e4m3fn)
+    ja, jb = jnp.asarray(a8), jnp.asarray(b8)
+    natives = {"add": jax.jit(jnp.add), "exp": jax.jit(jnp.exp), "sum": jax.jit(jnp.sum)}
+    if backend == "numpy":
+        xa, xb, done, compile_ = a8, b8, (lambda y: y), (lambda fn: fn)
+    elif backend == "jax":
+        xa, xb, done, compile_ = ja, jb, (lambda y: y.block_until_ready()), jax.jit
+    elif backend == "torch":
+        import torch
+
+        xa = torch.from_numpy(a8.view(np.uint8)).view(torch.float8_e4m3fn)
+        xb = torch.from_numpy(b8.view(np.uint8)).view(torch.float8_e4m3fn)
+        done, compile_ = (lambda y: y), (lambda fn: fn)
+    else:
+        import tensorflow as tf
+
+        ft = tf.dtypes.experimental.float8_e4m3fn
+        xa, xb = tf.cast(tf.constant(a8.astype(np.float32)), ft), tf.cast(tf.constant(b8.astype(np.float32)), ft)
+        done, compile_ = (lambda y: y.numpy()), (lambda fn: tf.function(fn, autograph=False))
+    pairs = {}
+    for name in RULE_FUNCTIONS:
+        args = (xa, xb) if name == "add" else (xa,)
+        jargs = (ja, jb) if name == "add" else (ja,)
+        ours = compile_(getattr(al, name))
+        native = natives[name]
+        pairs[name] = ((lambda ours=ours, args=args: done(ours(*args))),
+                       (lambda native=native, jargs=jargs: native(*jargs).block_until_ready()))
+    return pairs
+
+
 def _installed(name: str) -> bool:
     import importlib.util
 
@@ -116,6 +163,14 @@ def main() -> None:
         t_ours, t_native = _interleaved(ours, native, repeats)
         rows.append({"what": f"scaled matmul {size}x{size}x{size} e4m3fn (same bits: {same})", "backend": "jax",
                      "n": size, "ours_ms": t_ours * 1e3, "native_ms": t_native * 1e3, "ratio": t_ours / t_native})
+    if _installed("jax"):
+        for backend in ("numpy", "jax", "torch", "tensorflow"):
+            if not _installed(backend):
+                continue
+            for name, (ours, native) in _rule_pairs(backend, n // 4).items():
+                t_ours, t_native = _interleaved(ours, native, repeats)
+                rows.append({"what": f"rule {name} e4m3fn vs JAX native", "backend": backend, "n": n // 4,
+                             "ours_ms": t_ours * 1e3, "native_ms": t_native * 1e3, "ratio": t_ours / t_native})
     for row in rows:
         print(f"{row['what']:<52} {row['backend']:<11} ours {row['ours_ms']:9.3f} ms  native {row['native_ms']:9.3f} ms"
               f"  ratio {row['ratio']:5.2f}")

@@ -164,7 +164,7 @@ def test_the_graph_is_read():
     assert {"arraylayer.dtypes", "arraylayer.defaults", "arraylayer.api.dispatch"} <= set(MODULES)
     assert "arraylayer.policies" in GRAPH["arraylayer.promotion"]
     assert "arraylayer.registry" in GRAPH["arraylayer.native"]
-    assert GRAPH["arraylayer.dtypes"] == {"arraylayer.errors"}
+    assert GRAPH["arraylayer.dtypes"] == {"arraylayer.errors", "arraylayer.lowp.formats"}  # the family's encodings
 
 
 def test_the_dtype_core_knows_no_backend():
@@ -176,7 +176,9 @@ def test_the_dtype_core_knows_no_backend():
 
 
 def test_dtypes_imports_nothing_of_arraylayer_but_its_errors():
-    assert GRAPH["arraylayer.dtypes"] <= {"arraylayer.errors"}
+    # and the low-precision encodings, plain data that import nothing but the errors either
+    assert GRAPH["arraylayer.dtypes"] <= {"arraylayer.errors", "arraylayer.lowp.formats"}
+    assert GRAPH["arraylayer.lowp.formats"] <= {"arraylayer.errors"}
 
 
 def test_no_import_circle_but_the_known_ones():

@@ -6,7 +6,7 @@ backend), takes its backend from its array arguments (else the active backend), 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from ..devices import canonical_device, default_device
@@ -76,6 +76,8 @@ def asarray(
                 f"{device or 'its device'} without a copy; pass copy=None to allow one."
             )
         return obj
+    if resolved.is_low_precision and not (is_array and backend.dtype_of(obj) is resolved):
+        return _low_precision_asarray(obj, resolved, device, chunks)
     if chunks is not None:
         shape = tuple(obj.shape) if hasattr(obj, "shape") else arguments.nested_shape(obj, "obj")
         result = backend.asarray(obj, resolved, device, **arguments.chunks(backend, chunks, shape, resolved))
@@ -84,6 +86,17 @@ def asarray(
     if copy and (result is obj or (not is_array and hasattr(obj, "__dlpack__"))):
         result = backend.copy(result)
     return result
+
+
+def _low_precision_asarray(obj: Any, dtype: Dtype, device: str | None, chunks: Any) -> Array:
+    """``obj`` as a low-precision array: made in float32 (int32; a low-precision array stays itself) and
+    cast by ml_dtypes' rule, as ml_dtypes casts a float64 (through float32)."""
+    from .data_types import astype
+
+    own = getattr(obj, "dtype", None)
+    low = own is not None and as_dtype(own).is_low_precision
+    wide = None if low else "float32" if dtype.is_floating else "int32"
+    return astype(asarray(obj, dtype=wide, device=device, chunks=chunks), dtype)
 
 
 def _place(device: str | None) -> str | None:
@@ -125,9 +138,19 @@ def _shape(shape: Shape) -> tuple[int, ...]:
     return arguments.shape(shape)
 
 
+def _low_precision(backend: Any, make: Callable[[Dtype], Array], dtype: Dtype) -> Array:
+    """An array of a low-precision ``dtype``: made in float32 (int32) and cast by ml_dtypes' rule."""
+    from ..lowp.convert import convert
+
+    wide = as_dtype("float32" if dtype.is_floating else "int32")
+    return convert(backend, make(wide), wide, backend.check_valid(dtype))
+
+
 def _filled(name: str, shape: Shape, dtype: DtypeLike | None, device: str | None, chunks: Any) -> Array:
     backend = backend_of()
     resolved = infer_dtype_unchecked(dtype)
+    if resolved.is_low_precision:
+        return _low_precision(backend, lambda wide: _filled(name, shape, wide, device, chunks), resolved)
     checked = _shape(shape)
     return kernel(backend, name, resolved)(
         checked, dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device)),
@@ -159,6 +182,9 @@ def full(shape: Shape, fill_value: bool | int | float | complex, *, dtype: Dtype
     backend = backend_of()
     resolved = infer_dtype_unchecked(dtype, fill_value)
     _check_fill(fill_value, resolved, "fill_value")
+    if resolved.is_low_precision:
+        return _low_precision(backend, lambda wide: full(shape, fill_value, dtype=wide, device=device, chunks=chunks),
+                              resolved)
     checked = _shape(shape)
     return kernel(backend, "full", resolved)(
         checked, _exact(fill_value, resolved), dtype=native_dtype(backend, resolved),
@@ -169,6 +195,8 @@ def full(shape: Shape, fill_value: bool | int | float | complex, *, dtype: Dtype
 def _like(name: str, x: Array, dtype: DtypeLike | None, device: str | None, *fill: Any, chunks: Any = None) -> Array:
     backend, x, own = array_input(x)
     resolved = own if dtype is None else as_dtype(dtype)
+    if resolved.is_low_precision:
+        return _low_precision(backend, lambda wide: _like(name, x, wide, device, *fill, chunks=chunks), resolved)
     if fill:
         _check_fill(fill[0], resolved, "fill_value")
         fill = (_exact(fill[0], resolved),)

@@ -28,10 +28,17 @@ _KINDS: Final[dict[str, frozenset[str]]] = {
     "complex floating": frozenset({"complex"}),
     "numeric": frozenset({"int", "uint", "float", "complex"}),
 }
+#: arraylayer's kind name of the low-precision family (not the standard's).
+LOW_PRECISION_KIND: Final = "low precision"
 
 
-def astype(x: Array, dtype: DtypeLike, /, *, copy: bool = True, device: str | None = None) -> Array:
+def astype(x: Array, dtype: DtypeLike, /, *, copy: bool = True, device: str | None = None,
+           saturate: bool = False) -> Array:
     """``x`` converted to ``dtype`` (an explicit cast: floats truncate toward zero into integers).
+
+    Into or out of a low-precision dtype the bits are ml_dtypes' on every backend; ``saturate=True``
+    clamps values beyond a low-precision target's range to its largest finite value (see
+    docs/low_precision.rst).
 
     copy=True (the default) always returns a new array; copy=False returns ``x`` itself when
     nothing changes. Complex to real raises: take :func:`real` or :func:`abs` explicitly.
@@ -45,7 +52,13 @@ def astype(x: Array, dtype: DtypeLike, /, *, copy: bool = True, device: str | No
             f"astype from {source} to {target} would drop the imaginary part; take arraylayer.real(x) "
             f"or arraylayer.abs(x) first."
         )
-    result = backend.astype(x, target)
+    arguments.flag(saturate, "saturate")
+    if source.is_low_precision or target.is_low_precision:
+        from ..lowp.convert import convert
+
+        result = convert(backend, x, source, backend.check_valid(target), saturate=saturate)
+    else:
+        result = backend.astype(x, target)
     if device is not None:
         result = backend.to_device(result, device)
     if copy and result is x:
@@ -56,16 +69,22 @@ def astype(x: Array, dtype: DtypeLike, /, *, copy: bool = True, device: str | No
 def isdtype(dtype: DtypeLike, kind: str | DtypeLike | tuple[str | DtypeLike, ...]) -> bool:
     """True if ``dtype`` is of ``kind``: a dtype, one of the Array API's kind names ("bool",
     "signed integer", "unsigned integer", "integral", "real floating", "complex floating",
-    "numeric"), or a tuple of those."""
+    "numeric"), arraylayer's "low precision" (float8/6/4, int4/int2), or a tuple of those.
+
+    As in JAX, the low-precision types also answer to their meaning: float8_e4m3fn is "real
+    floating", int4 "signed integer" and "integral"."""
     resolved = as_dtype(dtype)
     if isinstance(kind, tuple):
         return any(isdtype(resolved, k) for k in kind)
+    if kind == LOW_PRECISION_KIND:
+        return resolved.is_low_precision
     if isinstance(kind, str) and not isinstance(kind, Dtype) and kind in _KINDS:
         return resolved.category in _KINDS[kind]
     try:
         return resolved is as_dtype(kind)
     except InvalidDtypeError:
         raise InvalidDtypeError(
-            f"isdtype kind {kind!r} is neither a dtype nor one of {', '.join(map(repr, _KINDS))}."
+            f"isdtype kind {kind!r} is neither a dtype nor one of {', '.join(map(repr, _KINDS))}, "
+            f"{LOW_PRECISION_KIND!r}."
         ) from None
 

@@ -60,9 +60,37 @@ def unsupported_error(name: str, dtype: Dtype, backend: Backend) -> UnsupportedD
 def kernel(backend: Backend, name: str, dtype: Dtype) -> Callable[..., Any]:
     """``backend``'s kernel ``name`` for inputs of ``dtype``; UnsupportedDtypeError where it has
     none, or where the backend stores ``dtype`` but cannot compute with it."""
-    if dtype in kernel_unsupported_dtypes(backend, name):
+    if dtype in kernel_unsupported_dtypes(backend, name):  # low-precision dtypes are here on every backend
+        if dtype.is_low_precision and name in backend.kernels:
+            return low_precision_kernel(backend, name, dtype)
         raise unsupported_error(name, dtype, backend)
     return backend.kernels[name]
+
+
+_RULE_KERNELS: Final[dict[tuple[Any, ...], Callable[..., Any]]] = {}
+
+
+def low_precision_kernel(backend: Backend, name: str, dtype: Dtype) -> Callable[..., Any]:
+    """The kernel ``name`` for a low-precision ``dtype`` by the one computation rule of every backend
+    (arraylayer/lowp/compute.py: compute in float32 or int32, round once); cached per backend, name and
+    dtype. UnsupportedDtypeError where the function is not one the rule runs (or not defined for the
+    dtype's kind)."""
+    key = (backend.name, name, dtype)
+    found = _RULE_KERNELS.get(key)
+    if found is None:
+        from ..lowp.compute import FUNCTIONS, rule_kernel, wide_name
+        from ..lowp.formats import FORMATS
+
+        if name not in FUNCTIONS:
+            raise UnsupportedDtypeError(
+                f"{name} does not compute with {dtype} arrays on any backend (the low-precision rule covers the "
+                f"element-wise and statistical functions). Cast first: arraylayer.astype(x, "
+                f"'{wide_name(FORMATS[dtype.name])}')."
+            )
+        wide = as_dtype(wide_name(FORMATS[dtype.name]))
+        found = _RULE_KERNELS[key] = rule_kernel(name, dtype.name, backend.kernels[name], backend.native_dtypes[wide],
+                                                 backend.native_dtypes[dtype])
+    return found
 
 
 def not_defined(name: str, dtypes: tuple[Any, ...], takes: str) -> UnsupportedDtypeError:

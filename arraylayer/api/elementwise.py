@@ -55,7 +55,8 @@ def _compute_dtype(name: str, spec: Spec, dtype: Dtype, inputs: tuple[Any, ...])
     if _KIND_LETTER[dtype.category] not in spec.kinds:
         raise not_defined(name, _dtypes_of(*inputs), _takes(spec.kinds))
     if spec.rule == "inexact" and dtype.category in ("bool", "int", "uint"):
-        return default_float_dtype()
+        # int4/int2 keep their dtype: the low-precision rule's kernel gives float32 (see lowp/compute.py)
+        return dtype if dtype.is_low_precision else default_float_dtype()
     return dtype
 
 

@@ -58,14 +58,14 @@ def _load_torch_for_dynamo() -> None:
     from torch._dynamo.variables.user_defined import UserDefinedClassVariable
 
     from ..context import SETTING_READERS, at_trace_end
-    from ..dtypes import Dtype, all_dtypes
+    from ..dtypes import Dtype, all_dtypes, all_low_precision_dtypes
     from ..registry import prepare_for_tracing
 
     common_constant_types.add(Dtype)  # immutable, one instance per dtype: Dynamo's own advice for such types
     UserDefinedClassVariable._constant_fold_classes().add(Dtype)  # Dtype("int32") is a constant
     # Guards name dict keys by repr (arraylayer.float32): the name reads a plain namespace of every dtype,
     # not the package, whose __getattr__ refuses a dtype the active backend lacks (uint16 on torch).
-    _get_closure_vars()[__name__.partition(".")[0]] = SimpleNamespace(**{str(d): d for d in all_dtypes})
+    _get_closure_vars()[__name__.partition(".")[0]] = SimpleNamespace(**{str(d): d for d in (*all_dtypes, *all_low_precision_dtypes)})
 
     torch = sys.modules["torch"]
     for reader in SETTING_READERS:  # read at trace time, as constants (Dynamo cannot trace ContextVar.get)

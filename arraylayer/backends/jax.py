@@ -52,7 +52,8 @@ class JaxBackend(Backend):
     def _build_native_dtypes(self, module: Any) -> dict[Dtype, Any]:
         import jax.numpy as jnp
 
-        return {d: jnp.dtype(str(d)) for d in all_dtypes}
+        # float6: XLA on the CPU refuses the type ("Invalid XLA PrimitiveType"), so it is invalid here
+        return {**{d: jnp.dtype(str(d)) for d in all_dtypes}, **self._low_precision_natives(jnp.dtype)}
 
     def _array_types(self, module: Any) -> tuple[type, ...]:
         import jax.core

@@ -25,7 +25,8 @@ class NumpyBackend(Backend):
         import ml_dtypes
         import numpy as np  # not ``module``: the dask backend shares these dtypes
 
-        return {d: np.dtype(ml_dtypes.bfloat16 if d == "bfloat16" else str(d)) for d in all_dtypes}
+        natives = {d: np.dtype(ml_dtypes.bfloat16 if d == "bfloat16" else str(d)) for d in all_dtypes}
+        return {**natives, **self._low_precision_natives(lambda name: np.dtype(getattr(ml_dtypes, name)))}
 
     def _array_types(self, module: Any) -> tuple[type, ...]:
         return (module.ndarray, module.generic)

@@ -82,6 +82,8 @@ class TensorflowBackend(Backend):
 
     def _build_native_dtypes(self, module: Any) -> dict[Dtype, Any]:
         natives = {d: module.as_dtype(str(d)) for d in all_dtypes}
+        # float8_e4m3fn and float8_e5m2 have a CPU cast; the other names of tf.dtypes.experimental have none
+        natives.update(self._low_precision_natives(lambda name: getattr(module.dtypes.experimental, name)))
         self._by_enum = {native.as_datatype_enum: d for d, native in natives.items()}
         return natives
 
@@ -125,7 +127,7 @@ class TensorflowBackend(Backend):
         if self._valid is None:
             self._probe()
         resolved = as_dtype(dtype)  # a tf.DType hashes as an int: never look it up directly
-        if resolved not in self._valid_set:
+        if resolved not in self._valid_set and not (resolved.is_low_precision and resolved in self.native_dtypes):
             raise self.invalid_dtype_error(resolved)
         return resolved
 

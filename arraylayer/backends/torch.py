@@ -54,6 +54,8 @@ class TorchBackend(Backend):
         self._valid: tuple[Dtype, ...] = ()
         self._from_native: dict[Any, Dtype] = {}  # torch.dtype -> Dtype, for dtype_of
         self._numpy_dtypes: dict[Dtype, Any] = {}  # Dtype -> numpy.dtype, for asarray
+        self._low_to_torch: dict[Any, Any] = {}
+        self._low_to_numpy: dict[Any, Any] = {}
         self._np: Any = None
 
     def _build_native_dtypes(self, module: Any) -> dict[Dtype, Any]:
@@ -62,9 +64,15 @@ class TorchBackend(Backend):
         import numpy as np
 
         natives = {d: getattr(module, d.name) for d in all_dtypes if isinstance(getattr(module, d.name, None), module.dtype)}
-        self._from_native = {native: d for d, native in natives.items()}
         self._valid = tuple(d for d in natives if d not in _PROBED or _computes(module, natives[d]))
+        # the float8 types it stores; its int1-7/uint1-7 are shells and float4_e2m1fn_x2 packs two values
+        natives.update(self._low_precision_natives(lambda name: getattr(module, name)))
+        self._from_native = {native: d for d, native in natives.items()}
         self._numpy_dtypes = _NumpyDtypes()
+        # float8 numpy.dtype <-> torch.dtype: torch's numpy bridge knows neither, so their bytes move as
+        # uint8. Keyed by name (NumPy side) and Dtype: ml_dtypes is imported only when one crosses.
+        self._low_to_torch = {d.name: natives[d] for d in natives if d.is_low_precision}
+        self._low_to_numpy = {natives[d]: d for d in natives if d.is_low_precision}
         self._np = np
         return natives
 
@@ -133,6 +141,9 @@ class TorchBackend(Backend):
         array = shareable(array, writeable=True)
         if array.dtype == self._numpy_dtypes["bfloat16"]:
             return self.module.from_numpy(array.view(self._np.uint16)).view(self.module.bfloat16)
+        low = self._low_to_torch.get(array.dtype.name)
+        if low is not None:
+            return self.module.from_numpy(array.view(self._np.uint8)).view(low)
         return self.module.from_numpy(array)
 
     def astype(self, x: Any, dtype: Dtype) -> Any:
@@ -160,6 +171,9 @@ class TorchBackend(Backend):
         x = x.detach().cpu().resolve_conj().resolve_neg()
         if x.dtype == torch.bfloat16:
             return x.view(torch.uint16).numpy().view(self._numpy_dtypes["bfloat16"])
+        low = self._low_to_numpy.get(x.dtype)
+        if low is not None:
+            return x.view(torch.uint8).numpy().view(self._numpy_dtypes[low])
         return x.numpy()
 
     # -- devices ----------------------------------------------------------------------------

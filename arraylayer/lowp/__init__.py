@@ -1,15 +1,27 @@
 """Low-precision formats (float8, float6, float4, int4, int2) with ml_dtypes' bits on every backend.
 
-Not yet wired into arraylayer's dtype catalogue: these functions take native arrays (or
-arraylayer Arrays) of float/uint8 and keep a format that a framework cannot store as uint8 codes.
+The catalogue (:mod:`arraylayer.dtypes`) reads :mod:`.formats` at import, so this package imports
+nothing else until a name is used: casts and scales (which need NumPy) load on first access.
 docs/low_precision.rst describes what stands.
 """
 
-from .casts import NATIVE_DECODE, NATIVE_ENCODE, cast, decode, encode, format_of, to_native
-from .formats import FLOAT_FORMATS, FORMATS, INT_FORMATS, NATIVE, STATUS, Format, get_format
-from .scaled import amax_scale, dequantize, quantize, scaled_matmul
+from __future__ import annotations
 
-__all__ = [
-    "FORMATS", "FLOAT_FORMATS", "INT_FORMATS", "NATIVE", "STATUS", "NATIVE_ENCODE", "NATIVE_DECODE", "Format", "get_format",
-    "encode", "decode", "cast", "to_native", "format_of", "amax_scale", "quantize", "dequantize", "scaled_matmul",
-]
+from importlib import import_module
+from typing import Any
+
+from .formats import FLOAT_FORMATS, FORMATS, INT_FORMATS, NATIVE, STATUS, Format, get_format
+
+# name -> the submodule defining it, imported on first access (NumPy is not imported with arraylayer).
+_LAZY = {
+    **dict.fromkeys(("NATIVE_ENCODE", "NATIVE_DECODE", "cast", "decode", "encode", "format_of", "to_native"), "casts"),
+    **dict.fromkeys(("amax_scale", "dequantize", "quantize", "scaled_matmul"), "scaled"),
+}
+
+__all__ = ["FORMATS", "FLOAT_FORMATS", "INT_FORMATS", "NATIVE", "STATUS", "Format", "get_format", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

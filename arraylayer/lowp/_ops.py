@@ -161,6 +161,16 @@ class DaskOps(NumpyOps):
 
     name = "dask"
 
+    def codes_of(self, y: Any) -> Any:
+        return y.map_blocks(np.ndarray.view, np.uint8, dtype=np.uint8)
+
+    def from_codes(self, codes: Any, name: str) -> Any:
+        dtype = self.native_dtype(name)
+        return codes.map_blocks(np.ndarray.view, dtype, dtype=dtype)
+
+    def take(self, table: Any, index: Any) -> Any:
+        return index.map_blocks(table.__getitem__, dtype=table.dtype)
+
 
 class TorchOps:
     name = "torch"
@@ -201,8 +211,8 @@ class TorchOps:
     def from_codes(self, codes: Any, name: str) -> Any:
         return codes.view(self.native_dtype(name))
 
-    def take(self, table: Any, index: Any) -> Any:
-        return table[index.long()]
+    def take(self, table: Any, index: Any) -> Any:  # index_select: 1000x faster than table[index] on CPU
+        return self.torch.index_select(table, 0, index.reshape(-1).long()).reshape(index.shape)
 
     def shr(self, x: Any, s: Any) -> Any:
         return self.torch.bitwise_right_shift(x, s)

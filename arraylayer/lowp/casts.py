@@ -50,18 +50,16 @@ NATIVE_DECODE = {("tensorflow", "float8_e4m3fn"), ("tensorflow", "float8_e5m2"),
                  *(("numpy", n) for n in FORMATS if FORMATS[n].is_float)}
 
 
-def _unwrap(x: Any) -> tuple[Any, bool]:
-    from ..array import Array
+def _unwrap(x: Any) -> tuple[Any, Any]:
+    """``(native, wrapper class)`` for an arraylayer.Array, ``(x, None)`` otherwise. The class is
+    recognised by name, not imported: the api layer reaches this module through the low-precision rule."""
+    cls = type(x)
+    return (x.native, cls) if cls.__name__ == "Array" and cls.__module__ == "arraylayer.array" else (x, None)
 
-    return (x.native, True) if isinstance(x, Array) else (x, False)
 
-
-def _wrap(y: Any, wrapped: bool) -> Any:
-    if not wrapped:
-        return y
-    from ..array import Array
-
-    return Array(y)
+def _wrap(y: Any, wrapped: Any) -> Any:
+    """``y`` in the wrapper class that :func:`_unwrap` found (as it is when None)."""
+    return wrapped(y) if wrapped else y
 
 
 def encode(x: Any, format: str | Format, *, saturate: bool = False, native: bool = True) -> Any:
@@ -224,7 +222,7 @@ def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32
             raise InvalidArgumentError(f"format={format!r} but the array's dtype is {source}: leave format out.")
         if (ops.name, source) in NATIVE_DECODE and dtype in _DECODE_TO:
             return _wrap(ops.astype(codes, dtype), wrapped)
-        format, codes = source, _native_codes(ops, codes, FORMATS[source])
+        format, codes = source, native_codes(ops, codes, FORMATS[source])
     elif source != "uint8" or format is None:
         raise InvalidArgumentError(
             f"decode() takes uint8 codes with their format (format=...) or a native low-precision array, "
@@ -238,9 +236,12 @@ def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32
     return _wrap(ops.take(table, codes & ((1 << f.bits) - 1)), wrapped)
 
 
-def _native_codes(ops: Any, x: Any, f: Format) -> Any:
-    """The codes of a native low-precision array (TensorFlow has no bitcast for them: through float32)."""
-    if ops.name == "tensorflow":
+def native_codes(ops: Any, x: Any, f: Format) -> Any:
+    """The codes of a native low-precision array. TensorFlow has no bitcast for them, and XLA bitcasts
+    a type narrower than a byte only in pairs: those go through float32 (int32), exactly."""
+    if ops.name == "tensorflow" or (ops.name == "jax" and f.bits < 8):
+        if not f.is_float:
+            return ops.astype(ops.astype(x, "int32") & ((1 << f.bits) - 1), "uint8")
         return _encode_portable(ops, ops.astype(x, "float32"), f)
     return ops.codes_of(x)
 
@@ -263,8 +264,8 @@ def to_native(codes: Any, format: str | Format) -> Any:
             f"{ops.name} cannot hold {f.name} arrays (status: {STATUS[ops.name][f.name]}); keep the uint8 codes "
             f"and decode them with arraylayer.lowp.decode(codes, {f.name!r})."
         )
-    if ops.name == "tensorflow":  # no bitcast: every value is exact in float32
-        return ops.astype(decode(codes, f), f.name)
+    if ops.name == "tensorflow" or (ops.name == "jax" and f.bits < 8):  # no bitcast: every value is exact in float32/int32
+        return ops.astype(decode(codes, f, "float32" if f.is_float else "int32"), f.name)
     return ops.from_codes(codes, f.name)
 
 

@@ -15,6 +15,8 @@ is the one import path:
 * :mod:`~arraylayer.support.queries`: :func:`function_supported_dtypes` /
   :func:`function_unsupported_dtypes` and :func:`dtype_support`, from data, never by reading
   source code, computed once and served from a dict;
+* :mod:`~arraylayer.support.lowp`: which low-precision dtypes the element-wise and statistical
+  functions take on a backend (computed by the one rule of :mod:`arraylayer.lowp.compute`);
 * :mod:`~arraylayer.support.matrix`: the function x dtype matrix of a backend and its text,
   Markdown and HTML forms (``python -m arraylayer support``).
 
@@ -35,6 +37,7 @@ from .declarations import (
     version_matches,
 )
 from .kernels import computes_stored, declaration_status, kernel_unsupported_dtypes, stored_only_dtypes
+from .lowp import low_precision_support
 from .matrix import CELL_MARKS, MATRIX_FORMATS, SupportMatrix, matrix_functions, render_matrix, support_matrix
 from .names import function_name, function_uses, public_functions
 from .queries import Cell, clear_caches, dtype_support, function_supported_dtypes, function_unsupported_dtypes
@@ -46,5 +49,5 @@ __all__ = [
     "Uses", "FUNCTIONS", "RULES", "function_table", "public_functions", "function_name", "function_uses",
     "kernel_dtype", "kernel_domain", "stored_only_dtypes", "computes_stored", "function_supported_dtypes",
     "function_unsupported_dtypes", "dtype_support", "Cell", "clear_caches", "INDEPENDENT", "SupportMatrix",
-    "matrix_functions", "support_matrix", "render_matrix", "MATRIX_FORMATS", "CELL_MARKS",
+    "matrix_functions", "support_matrix", "render_matrix", "MATRIX_FORMATS", "CELL_MARKS", "low_precision_support",
 ]

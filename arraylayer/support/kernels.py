@@ -63,9 +63,9 @@ _ANY_STORED_DTYPE: Final = frozenset({"astype"})
 def stored_only_dtypes(backend: Backend) -> frozenset[Dtype]:
     """The dtypes ``backend`` stores (arrays of them exist) but cannot compute with: torch's
     uint16/uint32/uint64, TensorFlow's dtypes without CPU kernels (see ``valid_dtypes``)."""
-    if backend.name in _CONFIGURED_VALIDITY:
-        return frozenset()
     backend.load()
+    if backend.name in _CONFIGURED_VALIDITY:  # its stored low-precision types are not configured
+        return frozenset(backend.low_precision_dtypes())
     return frozenset(backend.native_dtypes) - frozenset(backend.valid_dtypes())
 
 

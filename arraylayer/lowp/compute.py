@@ -1,0 +1,195 @@
+"""The computation rule for the low-precision formats: compute in a wider type, round once.
+
+Every element-wise and statistical function of the standard runs on a low-precision array the
+same way on every backend, whatever kernel the framework has: the inputs are decoded to float32
+(int32 for int4/uint4/int2/uint2; exact), arraylayer's own float32 (int32) function runs, and a
+result in that wide type is rounded once back to the input's format with ml_dtypes' rounding. A NaN
+result becomes the format's one positive NaN (the frameworks' float32 functions disagree on the sign
+of the NaN they make: NumPy's ``acos(2)`` is ``-nan``). ``nextafter`` gives the format's next value,
+as ml_dtypes and JAX do (float32's next value would round back to the input). Bool results stay
+bool; results that the function's own rule puts in another type stay there (``sqrt`` of an int4 is float32, as of an int8; ``sum``/``prod``/
+``cumulative_*`` of the integer formats accumulate in and return the default int, as for int8).
+Integer results wrap into the format (``int4(7) + int4(1)`` is ``-8``), as JAX and ml_dtypes do and
+as int8 arithmetic does everywhere.
+
+Promotion is JAX's: two arrays of one format compute; a low-precision array next to an array of any
+other dtype is a TypePromotionError naming the ``astype`` to write; a Python scalar is weak and is
+rounded to the format first (``x + 0.1`` adds 0.1015625 to a float8_e4m3fn array, as JAX does).
+
+How, so that the bits agree by construction: every format has at most 8 bits, so an element-wise
+function of one format is a table of its 2**bits results (2**(2*bits) for two operands: 65,536 at
+most), computed once per function and format with arraylayer's NumPy float32 kernel, and
+each backend gathers from it with its own ops (eagerly and under jax.jit, torch.compile and
+tf.function). The frameworks' own float32 ``log2``, ``hypot``, ``acos`` ... differ from NumPy's by
+an ulp here and there, and such an ulp moves a result across a float8 rounding boundary (XLA's
+``log2(2**-15)`` is not -15): computing per backend would not give one answer. Reductions (``sum``,
+``prod``, ``mean``, ``std``, ``var``, ``max``, ``min``, ``cumulative_*``) compute in float32 (int32)
+on the backend and round once; their inputs' float32 sums are exact for short runs of float8 values,
+not in general, so a long reduction can differ in the last bit of float32 before the rounding.
+
+:func:`rule_kernel` is what the api layer's :func:`~arraylayer.api.dispatch.kernel` gives for a
+low-precision dtype, so ``arraylayer.add`` (and every function above) follows the rule on every
+backend; the element-wise planners ask for it once per dtype combination and keep it in their plans.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Any, Final
+
+import numpy as np
+
+from ..errors import ScalarOverflowError
+from ..function_rules import BINARY, UNARY
+from ._ops import ops_of
+from .casts import cast, decode, format_of, native_codes, to_native
+from .formats import FORMATS, Format, get_format
+
+__all__ = ["rule_kernel", "wide_name", "FUNCTIONS", "ACCUMULATING"]
+
+#: The statistical functions the rule covers, with the kinds they take (letters as in function_rules).
+STATISTICAL: Final = {"sum": "iuf", "prod": "iuf", "cumulative_sum": "iuf", "cumulative_prod": "iuf",
+                      "max": "iuf", "min": "iuf", "mean": "iuf", "std": "iuf", "var": "iuf"}
+#: Every function :func:`apply` runs, with the kinds it takes.
+FUNCTIONS: Final = {**{n: s.kinds for n, s in UNARY.items()}, **{n: s.kinds for n, s in BINARY.items()}, **STATISTICAL}
+#: Functions whose integer result is an accumulator (the default int), not the input's format.
+ACCUMULATING: Final = frozenset({"sum", "prod", "cumulative_sum", "cumulative_prod"})
+
+
+_NAN: Final = float("nan")
+
+
+def wide_name(f: Format) -> str:
+    """The type a format computes in: float32, or int32 for the integer formats."""
+    return "float32" if f.is_float else "int32"
+
+
+def _kind(f: Format) -> str:
+    return "f" if f.is_float else "i" if f.signed else "u"
+
+
+def _widen(ops: Any, x: Any, f: Format) -> Any:
+    if f.is_float:
+        return decode(x, None, "float32")
+    return ops.astype(x, "int32")  # numpy and JAX, the two that store the integer formats, cast exactly
+
+
+def _narrow(ops: Any, y: Any, f: Format) -> Any:
+    if f.is_float:  # one NaN: the frameworks' float32 functions disagree on the sign of the NaN they make
+        return cast(ops.where(ops.isnan(y), _NAN, y), f)
+    return ops.astype(y, f.name)  # wraps, as ml_dtypes and XLA define the cast (9 -> -7 for int4)
+
+
+def _scalar(value: Any, f: Format, name: str) -> Any:
+    """A Python scalar next to an array of ``f``: weak, converted to the format first (JAX's rule)."""
+    if type(value) is bool:
+        return value
+    if f.is_float and type(value) in (int, float):
+        import ml_dtypes
+
+        return float(np.asarray(value, np.float32).astype(getattr(ml_dtypes, f.name)).astype(np.float32))
+    if not f.is_float and type(value) is int:
+        if not f.min <= value <= f.max:
+            raise ScalarOverflowError(
+                f"{name}: the Python int {value} does not fit {f.name} ({int(f.min)} to {int(f.max)}); "
+                f"cast the array to a wider integer type first (astype(x, 'int32'))."
+            )
+        return value
+    return value  # an int format next to a float scalar: computed as int32 with it (the default float)
+
+
+@cache
+def _table(fn: str, format: str, arity: int) -> tuple[np.ndarray, bool]:
+    """``fn``'s results for every code (every pair of codes) of ``format``, by the rule, on NumPy:
+    the result codes (uint8) where the result is in the format, else the result values; and which."""
+    import ml_dtypes
+
+    from ..registry import get_backend
+
+    f = FORMATS[format]
+    count = 1 << f.bits
+    codes = np.arange(count, dtype=np.uint8)
+    inexact = not f.is_float and (UNARY.get(fn) or BINARY[fn]).rule == "inexact"  # int4 in sqrt: float32
+    values = decode(codes, f, "float32" if inexact else wide_name(f))
+    inputs = (values,) if arity == 1 else (np.repeat(values, count), np.tile(values, count))
+    with np.errstate(all="ignore"):
+        if fn == "nextafter" and f.is_float:  # the next value of the format, not of float32 (ml_dtypes' and JAX's)
+            fmt = getattr(ml_dtypes, format)
+            result = np.nextafter(*(i.astype(fmt) for i in inputs)).astype(np.float32)
+        else:
+            result = np.asarray(get_backend("numpy").kernels[fn](*inputs))
+    if result.dtype.name != wide_name(f) or inexact:
+        return result, False
+    if f.is_float:
+        result = np.where(np.isnan(result), np.float32(np.nan), result)
+    narrowed = result.astype(getattr(ml_dtypes, format))
+    return (narrowed.view(np.uint8) if f.bits == 8 else native_codes_numpy(narrowed, f)), True
+
+
+def native_codes_numpy(x: np.ndarray, f: Format) -> np.ndarray:
+    """The codes of an ml_dtypes array of a format narrower than a byte (one per byte, masked)."""
+    return x.view(np.uint8) & np.uint8((1 << f.bits) - 1)
+
+
+def _scalar_code(value: Any, f: Format) -> int:
+    import ml_dtypes
+
+    return int(native_codes_numpy(np.asarray([value], np.float32 if f.is_float else np.int32)
+                                  .astype(getattr(ml_dtypes, f.name)), f)[0])
+
+
+def _tabulated(fn: str, f: Format, args: tuple[Any, ...]) -> Any:
+    """``fn`` of one or two operands of ``f`` (arrays, or a Python scalar already checked to fit) by a gather."""
+    arity = len(args)
+    array = next(a for a in args if hasattr(a, "dtype"))
+    ops = ops_of(array)
+    table, narrowed = _table(fn, f.name, arity)
+    index = None
+    for a in args:
+        code = _scalar_code(a, f) if not hasattr(a, "dtype") else ops.astype(native_codes(ops, a, f), "int32")
+        index = code if index is None else index * (1 << f.bits) + code
+    gathered = ops.take(ops.table((f"{fn}:{f.name}:{arity}", table.dtype.name), lambda k, d: table, array), index)
+    return to_native(gathered, f) if narrowed else gathered
+
+
+def _tabulates(fn: str, f: Format, args: tuple[Any, ...]) -> bool:
+    """Element-wise, every operand an array of ``f`` or a Python scalar of its kind."""
+    if fn not in UNARY and fn not in BINARY:
+        return False
+    return all(hasattr(a, "dtype") or type(a) is bool or (type(a) is int) or (type(a) is float and f.is_float)
+               for a in args)
+
+
+def rule_kernel(name: str, format: str, run: Callable[..., Any], wide_native: Any, narrow_native: Any
+                ) -> Callable[..., Any]:
+    """A kernel for arrays of ``format`` by the rule, for the api layer (:func:`arraylayer.api.dispatch.kernel`
+    returns it where a backend's kernel is asked for a low-precision dtype): an element-wise function
+    gathers from its table; otherwise the array arguments of the format are decoded, ``run`` (the
+    backend's kernel, given the wide type) computes, a ``dtype=`` of the format becomes
+    ``wide_native``, and a result in the wide type is rounded once back to the format."""
+    f = get_format(format)
+    wide = wide_name(f)
+    elementwise = name in UNARY or name in BINARY
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        if elementwise and not kwargs and _tabulates(name, f, args):
+            return _tabulated(name, f, tuple(a if hasattr(a, "dtype") else _scalar(a, f, name) for a in args))
+        ops = None
+        converted = []
+        for a in args:
+            if hasattr(a, "dtype") and format_of(a) == f.name:
+                ops = ops_of(a)
+                a = _widen(ops, a, f)
+            elif isinstance(a, (bool, int, float)):
+                a = _scalar(a, f, name)
+            converted.append(a)
+        if kwargs.get("dtype") is not None and kwargs["dtype"] == narrow_native:
+            kwargs = {**kwargs, "dtype": wide_native}
+        result = run(*converted, **kwargs)
+        if ops is not None and hasattr(result, "dtype") and ops.dtype_name(result) == wide and not (
+                not f.is_float and name in ACCUMULATING):
+            return _narrow(ops, result, f)
+        return result
+
+    return kernel

@@ -1,0 +1,32 @@
+"""``astype`` and creation for the low-precision dtypes: every conversion into or out of one goes
+through :mod:`.casts`, so its bits are ml_dtypes' on every backend (round to nearest even; out of
+range as the type defines it; ``saturate=True`` clamps to the largest finite value instead). Integer
+targets (int4, int2) wrap, as an explicit cast does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..dtypes import Dtype, as_dtype
+from .formats import FORMATS
+
+__all__ = ["convert"]
+
+_FLOAT32, _INT32 = as_dtype("float32"), as_dtype("int32")
+
+
+def convert(backend: Any, x: Any, source: Dtype, target: Dtype, *, saturate: bool = False) -> Any:
+    """``x`` (a native array of ``backend`` of dtype ``source``) as ``target``, where one of the two
+    is low precision; ``backend`` stores ``target`` (the caller checked)."""
+    from .casts import cast, decode
+
+    if source is target:
+        return x
+    if source.is_low_precision:  # decode exactly into float32 (int32 for the integer types)
+        wide = _FLOAT32 if source.is_floating else _INT32
+        x, source = decode(x, dtype=wide.name), wide
+        if not target.is_low_precision:
+            return backend.astype(x, target)
+    if source.is_bool or (FORMATS[target.name].is_float and not source.is_floating):
+        x = backend.astype(x, _FLOAT32 if FORMATS[target.name].is_float else _INT32)
+    return cast(x, target.name, saturate=saturate)

@@ -1,0 +1,348 @@
+"""The computation rule (arraylayer.lowp.compute): every element-wise and statistical function of the
+standard, on arrays of a low-precision format, gives on every backend that holds the format exactly the
+bits of the oracle ``ml_dtypes(NumPy's float32 result)`` (int32 and a wrapping cast for the integer
+formats; NaN results are the format's positive NaN, the documented rule), or the same
+UnsupportedDtypeError.
+
+The oracle calls NumPy's own functions on float32 (int32) copies, never arraylayer. CI's run takes a
+sample of formats and of input pairs; ``AL_LOWP_EXHAUSTIVE=1`` (``nox -s lowp``) runs every format
+and every pair of codes.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import arraylayer as al
+from arraylayer import lowp
+from arraylayer.errors import ScalarOverflowError, TypePromotionError, UnsupportedDtypeError
+from arraylayer.function_rules import BINARY, UNARY
+from arraylayer.lowp import compute
+from tests import lowp_support
+from tests.lowp_support import EXHAUSTIVE, host
+
+SAMPLE = ("float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "int4")
+FORMATS = tuple(lowp.FORMATS) if EXHAUSTIVE else SAMPLE
+PAIRS = None if EXHAUSTIVE else 300  # random pairs of codes per binary function (all pairs when exhaustive)
+
+# NumPy's name where it differs from the standard's
+NUMPY_NAME = {"bitwise_invert": "invert", "pow": "power"}
+
+
+def _floor_divide(x1, x2):
+    """NumPy's floor_divide, and at infinities the standard's floor of the true quotient (NumPy gives NaN)."""
+    infinite = np.isinf(x1) | np.isinf(x2)
+    return np.where(infinite, np.floor(x1 / x2), np.floor_divide(x1, x2)) if x1.dtype.kind == "f" else np.floor_divide(x1, x2)
+
+
+STANDARD = {"floor_divide": _floor_divide}
+
+
+def _ml(name):
+    return getattr(ml_dtypes, name)
+
+
+def _holds(backend, name):
+    return lowp.STATUS[backend][name] in ("computed", "stored")
+
+
+def native(backend, values):
+    """An ml_dtypes NumPy array as ``backend``'s own array of that format."""
+    name = values.dtype.name
+    if backend == "numpy":
+        return values
+    if backend == "jax":
+        import jax.numpy as jnp
+
+        return jnp.asarray(values)
+    if backend == "torch":
+        import torch
+
+        return torch.from_numpy(values.view(np.uint8).copy()).view(getattr(torch, name))
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        return tf.cast(tf.constant(values.astype(np.float32)), getattr(tf.dtypes.experimental, name))
+    import dask.array as da
+
+    return da.from_array(values, chunks=max(1, len(values) // 3))
+
+
+def result_host(y, name):
+    """A result as NumPy: the format's codes (uint8) for an array of the format, else the values."""
+    if lowp.format_of(y) == name:
+        if type(y).__module__.startswith("tensorflow"):
+            return host(lowp.encode(lowp.decode(y), name))  # TensorFlow cannot view its float8 as bytes
+        if type(y).__module__.startswith("torch"):
+            import torch
+
+            return y.view(torch.uint8).numpy()
+        return host(y).view(np.uint8) if lowp.FORMATS[name].is_float else host(y).astype(np.int8)
+    return host(y)
+
+
+def oracle(fn_name, name, *xs, **kwargs):
+    """NumPy's function on float32 (int32) copies, then one NaN and the cast to the format where the
+    function keeps the input's type."""
+    f = lowp.FORMATS[name]
+    wide = np.float32 if f.is_float else np.int32
+    spec = UNARY.get(fn_name) or BINARY.get(fn_name)
+    inexact = (spec is not None and spec.rule == "inexact") or fn_name in ("mean", "std", "var")
+    # integers in an inexact function: the default float (float32), as for int8
+    args = [x.astype(np.float32 if inexact else wide) if isinstance(x, np.ndarray) else x for x in xs]
+    if fn_name == "nextafter" and f.is_float:  # the standard: the next value of the array's dtype
+        args = [np.nextafter(*xs).astype(np.float32)]
+        fn_name = "positive"
+    with np.errstate(all="ignore"):
+        y = np.asarray(STANDARD.get(fn_name, getattr(np, NUMPY_NAME.get(fn_name, fn_name)))(*args, **kwargs))
+    if y.dtype != wide or (not f.is_float and fn_name in compute.ACCUMULATING):
+        return y
+    if f.is_float:
+        return np.where(np.isnan(y), np.float32(np.nan), y).astype(_ml(name)).view(np.uint8)
+    return y.astype(_ml(name)).astype(np.int8)
+
+
+def all_values(name):
+    f = lowp.FORMATS[name]
+    return np.arange(1 << f.bits, dtype=np.uint8).view(_ml(name)) if f.is_float else \
+        np.arange(int(f.min), int(f.max) + 1).astype(_ml(name))
+
+
+def _same(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    if got.dtype.kind == "f":
+        return got.shape == want.shape and bool((got.view(np.uint32 if got.itemsize == 4 else np.uint64)
+                                                 == want.astype(got.dtype).view(np.uint32 if got.itemsize == 4 else np.uint64)).all())
+    return got.shape == want.shape and bool((got == want).all())
+
+
+def _kind(name):
+    f = lowp.FORMATS[name]
+    return "f" if f.is_float else "i" if f.signed else "u"
+
+
+def _defined(spec_kinds, name):
+    return _kind(name) in spec_kinds
+
+
+def _public(fn_name, *args, **kwargs):
+    return getattr(al, fn_name)(*args, **kwargs)
+
+
+def _check(fn_name, name, backend, *xs, call=_public, **kwargs):
+    """The mismatch (a short string) of one call of ``call(fn_name, ...)``, or None."""
+    try:
+        want = oracle(fn_name, name, *xs, **kwargs)
+    except Exception as e:  # NumPy refuses (integer pow with negative exponents): arraylayer decides
+        want = e
+    args = [native(backend, x) if isinstance(x, np.ndarray) else x for x in xs]
+    try:
+        got = result_host(call(fn_name, *args, **kwargs), name)
+    except UnsupportedDtypeError as e:
+        return None if isinstance(want, Exception) else f"{fn_name}: raised {e}"
+    if isinstance(want, Exception):
+        return None  # NumPy refused: compared across backends by test_same_bits_on_every_backend
+    return None if _same(got, want) else f"{fn_name}: {np.count_nonzero(got != want)} of {got.size} differ"
+
+
+def _formats_held(backend):
+    return [n for n in FORMATS if _holds(backend, n)]
+
+
+def _pairs(name, seed):
+    values = all_values(name)
+    if PAIRS is None:
+        return np.repeat(values, len(values)), np.tile(values, len(values))
+    rng = np.random.default_rng(seed)
+    return rng.choice(values, PAIRS), rng.choice(values, PAIRS)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_unary_functions_give_the_oracle_bits(backend, name):
+    if not _holds(backend, name):
+        pytest.skip(f"{backend} cannot hold {name} (lowp.STATUS)")
+    x = all_values(name)
+    failures = [m for fn, spec in UNARY.items() if _defined(spec.kinds, name) and (m := _check(fn, name, backend, x))]
+    assert not failures, failures
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_binary_functions_give_the_oracle_bits(backend, name):
+    if not _holds(backend, name):
+        pytest.skip(f"{backend} cannot hold {name} (lowp.STATUS)")
+    failures = []
+    for i, (fn, spec) in enumerate(BINARY.items()):
+        if not _defined(spec.kinds, name):
+            continue
+        x1, x2 = _pairs(name, i)
+        if fn.startswith("bitwise_") and "shift" in fn:
+            x2 = np.abs(x2.astype(np.int32)).astype(x2.dtype)  # negative shifts are undefined
+        m = _check(fn, name, backend, x1, x2)
+        if m:
+            failures.append(m)
+    assert not failures, failures
+
+
+# values whose float32 sums and products are exact, so that any order of accumulation gives one result
+_STAT_VALUES = {
+    "f": np.array([0.5, -1.25, 3.0, 1.5, -0.375, 2.0, 0.75, -2.5, 1.0, 1.75, -0.5, 1.125], np.float32),
+    "i": np.array([1, -2, 3, 1, -1, 2, 1, -2, 1, 2, -1, 1], np.int32),
+    "u": np.array([1, 2, 3, 1, 1, 2, 1, 2, 1, 2, 1, 1], np.int32),
+}
+_STATISTICAL = {"sum": {}, "prod": {}, "max": {}, "min": {}, "mean": {}, "std": {}, "var": {}}
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_statistical_functions_give_the_oracle_bits(backend, name):
+    if not _holds(backend, name):
+        pytest.skip(f"{backend} cannot hold {name} (lowp.STATUS)")
+    f = lowp.FORMATS[name]
+    values = _STAT_VALUES[_kind(name)]
+    if f.specials == "e8m0":
+        values = np.abs(values) + 0.25
+    x = np.clip(values, f.min, f.max).astype(_ml(name))
+    failures = [m for fn in _STATISTICAL if (m := _check(fn, name, backend, x))]
+    wide = np.float32 if f.is_float else np.int32
+    for fn, numpy_fn in (("cumulative_sum", np.cumsum), ("cumulative_prod", np.cumprod)):
+        want = numpy_fn(x.astype(wide))
+        if f.is_float:
+            want = want.astype(_ml(name)).view(np.uint8)
+        got = result_host(_public(fn, native(backend, x)), name)
+        if not _same(got, want):
+            failures.append(fn)
+    assert not failures, failures
+
+
+def test_reductions_accumulate_in_float32_not_in_the_format():
+    """100 ones sum to 100 (JAX's own float8 sum gives 64) and the mean of 100 ones is 1."""
+    ones = np.ones(100, ml_dtypes.float8_e4m3fn)
+    assert float(_public("sum", ones).astype(np.float32)) == 96.0  # 100 rounds to 96 in e4m3fn
+    assert float(_public("mean", ones).astype(np.float32)) == 1.0
+    assert _public("sum", ones).dtype == ones.dtype
+
+
+def test_int4_arithmetic_wraps_and_sums_in_the_default_int():
+    x = np.array([7, -8, 3], ml_dtypes.int4)
+    y = np.array([1, -1, 7], ml_dtypes.int4)
+    assert _public("add", x, y).astype(np.int32).tolist() == [-8, 7, -6]  # as JAX and ml_dtypes
+    total = _public("sum", x)
+    assert total.dtype == np.int32 and int(total) == 2
+    assert _public("sqrt", np.array([4, 2], ml_dtypes.int4)).dtype == np.float32
+
+
+def test_python_scalars_are_rounded_to_the_format_first():
+    x = np.zeros(1, ml_dtypes.float8_e4m3fn)
+    assert float(_public("add", x, 0.1).astype(np.float32)[0]) == 0.1015625  # as JAX
+    with pytest.raises(ScalarOverflowError, match="does not fit int4"):
+        _public("add", np.zeros(1, ml_dtypes.int4), 8)
+
+
+def test_mixed_dtypes_do_not_promote():
+    x = np.zeros(2, ml_dtypes.float8_e4m3fn)
+    with pytest.raises(TypePromotionError, match="astype"):
+        _public("add", x, np.zeros(2, np.float32))
+    with pytest.raises(TypePromotionError, match="astype"):
+        _public("add", x, np.zeros(2, ml_dtypes.float8_e5m2))
+
+
+@pytest.mark.parametrize("fn", ["bitwise_and", "bitwise_invert", "bitwise_left_shift"])
+def test_functions_undefined_for_floats_raise_the_same_error_everywhere(backend, fn):
+    x = native(backend, np.ones(3, ml_dtypes.float8_e4m3fn))
+    args = (x,) if fn in UNARY else (x, x)
+    with pytest.raises(UnsupportedDtypeError, match=f"{fn} is not defined for float8_e4m3fn"):
+        _public(fn, *args)
+
+
+def test_same_bits_on_every_backend(backend):
+    """Where NumPy refuses (integer pow with negative exponents), every backend still agrees with NumPy's
+    arraylayer (raise or the same values)."""
+    x1, x2 = np.array([2, -3, 1, 0], ml_dtypes.int4), np.array([-1, 2, -2, 3], ml_dtypes.int4)
+    if not _holds(backend, "int4"):
+        pytest.skip(f"{backend} cannot hold int4 (lowp.STATUS)")
+
+    def outcome(b):
+        try:
+            return result_host(_public("pow", native(b, x1), native(b, x2)), "int4").tolist()
+        except UnsupportedDtypeError as e:
+            return type(e).__name__
+
+    assert outcome(backend) == outcome("numpy")
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "int4"])
+def test_public_functions_follow_the_rule(backend, name):
+    """arraylayer.add, .exp, .sum ... on a low-precision array: the api layer's kernel is the rule's
+    (arraylayer.api.dispatch.kernel), planned once and then served from the plan cache."""
+    if not _holds(backend, name):
+        pytest.skip(f"{backend} cannot hold {name} (lowp.STATUS)")
+    x1, x2 = _pairs(name, 99)
+    failures = []
+    for fn in ("exp", "sqrt", "floor", "abs", "isnan", "negative"):
+        if _defined(UNARY[fn].kinds, name):
+            failures += [m for _ in range(2) if (m := _check(fn, name, backend, x1, call=_public))]
+    for fn in ("add", "multiply", "divide", "hypot", "equal", "maximum", "nextafter"):
+        failures += [m for _ in range(2) if (m := _check(fn, name, backend, x1, x2, call=_public))]
+    x = np.clip(_STAT_VALUES[_kind(name)], lowp.FORMATS[name].min, lowp.FORMATS[name].max).astype(_ml(name))
+    failures += [m for fn in ("sum", "mean", "max", "prod") if (m := _check(fn, name, backend, x, call=_public))]
+    assert not failures, failures
+
+
+def test_public_functions_refuse_what_the_rule_does_not_run(backend):
+    if not _holds(backend, "float8_e4m3fn"):
+        pytest.skip(f"{backend} cannot hold float8_e4m3fn")
+    x = native(backend, np.ones(3, ml_dtypes.float8_e4m3fn))
+    with pytest.raises(UnsupportedDtypeError, match="bitwise_and is not defined for float8_e4m3fn"):
+        al.bitwise_and(x, x)
+    with pytest.raises(TypePromotionError):
+        al.add(x, lowp_support.native(backend, np.ones(3, np.float32)))
+
+
+@pytest.mark.parametrize("compiler", ["jax", "tensorflow"])
+def test_the_rule_under_a_compiler_gives_the_eager_bits(compiler):
+    """jax.jit and tf.function trace the table gathers and the float32 reductions (torch.compile is not
+    tested here: its compilation takes minutes on the CI machine)."""
+    pytest.importorskip(compiler)
+    values = np.array([1.0, 2.5, 448.0, -3.0, 0.0, -0.001953125], ml_dtypes.float8_e4m3fn)
+    x = native(compiler, values)
+    if compiler == "jax":
+        import jax
+
+        compile_ = jax.jit
+    else:
+        import tensorflow as tf
+
+        def compile_(fn):
+            return tf.function(fn, autograph=False)
+    for fn in ("add", "exp", "sum", "maximum", "less"):
+        call = getattr(al, fn)
+        args = (x, x) if fn in BINARY else (x,)
+        eager, traced = call(*args), compile_(call)(*args)
+        assert _same(result_host(traced, "float8_e4m3fn"), result_host(eager, "float8_e4m3fn")), fn
+
+
+def test_the_support_declaration_matches_every_call(backend):
+    """arraylayer.support.low_precision_support, for every function of the rule and every low-precision
+    dtype the backend holds: "supported" cells compute, "undefined" ones raise UnsupportedDtypeError;
+    the dtypes it cannot hold are "invalid"."""
+    from arraylayer.support import low_precision_support
+
+    held = {str(d) for d in al.get_backend(backend).low_precision_dtypes()}
+    wrong = []
+    for fn in compute.FUNCTIONS:
+        for dtype, cell in low_precision_support(fn, backend).items():
+            name = str(dtype)
+            if name not in held:
+                wrong += [] if cell.status == "invalid" else [(fn, name, cell.status)]
+                continue
+            x = native(backend, np.ones(2, _ml(name)))
+            args = (x, x) if fn in BINARY else (x,)
+            try:
+                getattr(al, fn)(*args)
+                outcome = "supported"
+            except UnsupportedDtypeError:
+                outcome = "undefined"
+            if outcome != cell.status:
+                wrong.append((fn, name, cell.status, outcome))
+    assert not wrong, wrong
