@@ -19,10 +19,11 @@ from typing import Any, NamedTuple
 
 import arraylayer as al
 
+from . import leafwise
 from .api import arguments
 from .dtypes import Dtype
 from .errors import InvalidArgumentError, InvalidArgumentTypeError
-from .tree import tree_leaves, tree_map, tree_map_with_path
+from .tree import tree_columns, tree_leaves, tree_map, tree_map_with_path
 
 __all__ = ["GradientTransformation", "chain", "apply_updates", "clip_by_global_norm", "clip_by_value",
            "add_decayed_weights", "trace", "scale_by_adam", "scale", "scale_by_learning_rate"]
@@ -134,7 +135,8 @@ def chain(*transforms: GradientTransformation) -> GradientTransformation:
 
 def apply_updates(params: Any, updates: Any) -> Any:
     """``params + updates``, leaf by leaf (each in its parameter's dtype)."""
-    return tree_map(al.add, params, updates)
+    (p, u), rebuild = tree_columns(params, updates)
+    return rebuild(leafwise.ops(p, u).add(p, u))
 
 
 def _stateless(f: Callable[[Any, Any], Any]) -> GradientTransformation:
@@ -255,16 +257,13 @@ def scale_by_adam(b1: Hyper = 0.9, b2: Hyper = 0.999, eps: Hyper = 1e-8) -> Grad
                 corrections[dtype] = tuple(al.astype(c, dtype, copy=False) for c in pair)
             return corrections[dtype]
 
-        mu = tree_map(lambda m, g: al.add(al.multiply(m, h("b1", m.dtype)), al.multiply(g, _one_minus(h("b1", g.dtype)))),
-                      state["mu"], updates)
-        nu = tree_map(lambda v, g: al.add(al.multiply(v, h("b2", v.dtype)),
-                                          al.multiply(al.square(g), _one_minus(h("b2", g.dtype)))), state["nu"], updates)
-
-        def step(m: Any, v: Any) -> Any:
-            first, second = corrected_for(m.dtype)
-            return al.divide(al.divide(m, first), al.add(al.sqrt(al.divide(v, second)), h("eps", m.dtype)))
-
-        return tree_map(step, mu, nu), {"count": count, "mu": mu, "nu": nu}
+        (mu, g, nu), rebuild = tree_columns(state["mu"], updates, state["nu"])
+        do = leafwise.ops(mu, g, nu)  # the same operations leaf by leaf, or column by column
+        mu = do.add(do.multiply(mu, lambda d: h("b1", d)), do.multiply(g, lambda d: _one_minus(h("b1", d))))
+        nu = do.add(do.multiply(nu, lambda d: h("b2", d)), do.multiply(do.square(g), lambda d: _one_minus(h("b2", d))))
+        first = do.divide(mu, lambda d: corrected_for(d)[0])
+        second = do.add(do.sqrt(do.divide(nu, lambda d: corrected_for(d)[1])), lambda d: h("eps", d))
+        return rebuild(do.divide(first, second)), {"count": count, "mu": rebuild(mu), "nu": rebuild(nu)}
 
     return GradientTransformation(init, update)
 
@@ -277,9 +276,10 @@ def scale(factor: Hyper) -> GradientTransformation:
 
 
 def _times(updates: Any, h: In, name: str, negate: bool = False) -> Any:
-    if negate:
-        return tree_map(lambda u: al.negative(al.multiply(u, h(name, u.dtype))), updates)
-    return tree_map(lambda u: al.multiply(u, h(name, u.dtype)), updates)
+    (u,), rebuild = tree_columns(updates)
+    do = leafwise.ops(u)
+    scaled = do.multiply(u, lambda d: h(name, d))
+    return rebuild(do.negative(scaled) if negate else scaled)
 
 
 def scale_by_learning_rate(learning_rate: Hyper | Schedule) -> GradientTransformation:
