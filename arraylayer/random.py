@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 import arraylayer as al
 
+from . import dropout_masks
 from .api import arguments
 from .context import replaying
 from .dtypes import Dtype
@@ -311,7 +312,8 @@ def split(key: Any, num: int = 2) -> Any:
     """``num`` new keys, as an array of shape ``(num, 2)`` (``jax.random.split``)."""
     key = _check_key(key)
     (num,) = _check_shape((num,), "num")
-    return _whole(key, 0, num, _keys_of)
+    eager = dropout_masks.split(al.current_backend(), key, num)
+    return _whole(key, 0, num, _keys_of) if eager is None else eager
 
 
 def fold_in(key: Any, data: Any) -> Any:
