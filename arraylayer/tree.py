@@ -94,7 +94,7 @@ def tree_columns(tree: Any, *rest: Any) -> tuple[list[list[Any]], Callable[[Sequ
     and the rebuild of ``tree``'s structure: what ``tree_map`` does leaf by leaf, for code that
     works on whole columns of leaves at once. Structures are checked as ``tree_map`` checks them."""
     leaves, rebuild = tree_flatten(tree)
-    shape = _structure(tree)
+    shape = _structure(tree) if rest else None
     columns = [leaves]
     for position, other in enumerate(rest, start=1):
         if _structure(other) != shape:
