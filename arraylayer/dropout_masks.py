@@ -1,5 +1,7 @@
-"""nn.dropout's keep mask in eager code on the CPU, computed by NumPy in place: the same bits as
-``arraylayer.random.bernoulli(key, p, shape)``, several times faster there.
+"""nn.dropout's keep mask and ``random.split``'s keys in eager code on the CPU, computed by NumPy
+in place: the same bits as ``arraylayer.random.bernoulli(key, p, shape)`` and ``random.split``,
+several times faster there (a split of a few keys: ~110 tiny NumPy operations instead of ~200
+arraylayer calls on PyTorch).
 
 ``random`` runs threefry's ~110 integer operations through arraylayer, one array at a time (on
 PyTorch in int32, which needs a mask after every right shift). Here they run as NumPy uint32
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from .context import replaying
 
@@ -32,7 +34,7 @@ def _load_numpy() -> None:
 
         np = numpy
 
-__all__ = ["keep"]
+__all__ = ["keep", "split"]
 
 _ROTATIONS: Final = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY: Final = 0x1BD11BDA
@@ -50,9 +52,10 @@ def _read(key: Any) -> tuple[int, int] | None:
     return k0, k1
 
 
-def _threefry_into(out: Any, keys: tuple[int, int, int], first: int, threshold: int) -> None:
-    """out[:] = (y0 ^ y1) < threshold for the counters first, first + 1, ... (high words 0)."""
-    x1 = np.arange(first, first + out.size, dtype=np.uint32)
+def _threefry(keys: tuple[int, int, int], first: int, size: int) -> tuple[Any, Any]:
+    """threefry-2x32's two output words (uint32 arrays) for the counters first, first + 1, ...
+    (high words 0), computed in place."""
+    x1 = np.arange(first, first + size, dtype=np.uint32)
     x1 += np.uint32(keys[1])
     x0 = x1 + np.uint32(keys[0])  # the first round's x0 + x1, with x0 = 0 + keys[0]
     spare = np.empty_like(x1)
@@ -68,6 +71,12 @@ def _threefry_into(out: Any, keys: tuple[int, int, int], first: int, threshold: 
             np.bitwise_xor(x1, x0, out=x1)
         np.add(x0, np.uint32(keys[(group + 1) % 3]), out=x0)
         np.add(x1, np.uint32((keys[(group + 2) % 3] + group + 1) & _MASK), out=x1)
+    return x0, x1
+
+
+def _threefry_into(out: Any, keys: tuple[int, int, int], first: int, threshold: int) -> None:
+    """out[:] = (y0 ^ y1) < threshold for the counters first, first + 1, ... (high words 0)."""
+    x0, x1 = _threefry(keys, first, out.size)
     np.bitwise_xor(x0, x1, out=x0)
     np.less(x0, np.uint32(threshold), out=out)
 
@@ -85,33 +94,62 @@ def _mask(words: tuple[int, int], size: int, p: float) -> Any:
     return out
 
 
-def _numpy(key: Any, x: Any, p: float) -> Any:
+class _Eager(NamedTuple):
+    """How a backend's eager CPU arrays meet NumPy here."""
+
+    words: Callable[[Any], tuple[int, int] | None]  # a key's two words, or None: not here
+    on_cpu: Callable[[Any], bool]  # whether an array is one this backend holds in host memory
+    native: Callable[[Any], Any]  # a NumPy result as the backend's array (keys: its public words)
+
+
+def _numpy_words(key: Any) -> tuple[int, int] | None:
     _load_numpy()
     if type(key) is not np.ndarray or key.shape != (2,) or key.dtype.kind not in "iu":
         return None
-    words = _read(key)
-    return None if words is None else _mask(words, x.size, p).reshape(x.shape)
+    return _read(key)
 
 
-def _torch(key: Any, x: Any, p: float) -> Any:
+def _torch_words(key: Any) -> tuple[int, int] | None:
     import torch
 
-    if (type(key) is not torch.Tensor or key.device.type != "cpu" or x.device.type != "cpu" or replaying()
+    if (type(key) is not torch.Tensor or key.device.type != "cpu" or replaying()
             or key.dtype.is_floating_point or key.dtype.is_complex or tuple(key.shape) != (2,)):
         return None
     _load_numpy()  # never while Dynamo traces: a traced call returned above
-    words = _read(key)
-    return None if words is None else torch.from_numpy(_mask(words, x.numel(), p)).reshape(x.shape)
+    return _read(key)
 
 
-#: the backends whose eager CPU masks come from here
-_MAKERS: Final[dict[str, Callable[[Any, Any, float], Any]]] = {"numpy": _numpy, "torch": _torch}
+def _torch_native(a: Any) -> Any:
+    import torch
+
+    return torch.from_numpy(a.astype(np.int64) if a.dtype == np.uint32 else a)  # keys: int64 in [0, 2**32)
+
+
+#: the backends whose eager CPU masks and split keys come from here
+_EAGER: Final[dict[str, _Eager]] = {
+    "numpy": _Eager(_numpy_words, lambda x: True, lambda a: a),
+    "torch": _Eager(_torch_words, lambda x: x.device.type == "cpu", _torch_native),
+}
 
 
 def keep(backend: str, key: Any, x: Any, p: float) -> Any:
     """A native bool array of x's shape, True with probability ``p`` exactly where
     ``random.bernoulli(key, p, x.shape)`` is, or None (draw it with ``random.bernoulli``)."""
-    make = _MAKERS.get(backend)
-    if make is None or math.prod(x.shape) >= 2**32:
+    eager = _EAGER.get(backend)
+    size = math.prod(x.shape)
+    if eager is None or size >= 2**32 or not eager.on_cpu(x):
         return None
-    return make(key, x, p)
+    words = eager.words(key)
+    return None if words is None else eager.native(_mask(words, size, p)).reshape(x.shape)
+
+
+def split(backend: str, key: Any, num: int) -> Any:
+    """``random.split(key, num)`` (checked arguments; the key in the backend's public words) as a
+    native array of shape (num, 2), or None (split it with ``random``'s own rounds)."""
+    eager = _EAGER.get(backend)
+    words = None if eager is None or num >= 2**32 else eager.words(key)
+    if words is None:
+        return None
+    k0, k1 = words
+    y0, y1 = _threefry((k0, k1, k0 ^ k1 ^ _PARITY), 0, num)
+    return eager.native(np.stack([y0, y1], axis=-1))

@@ -21,6 +21,7 @@ import numbers
 import operator
 from typing import Any, NamedTuple
 
+from . import dropout_masks
 from .api import arguments
 from .api.creation import arange, asarray, empty, full_like
 from .api.data_types import astype, isdtype
@@ -341,7 +342,8 @@ def split(key: Any, num: int = 2) -> Any:
     """``num`` new keys, as an array of shape ``(num, 2)`` (``jax.random.split``)."""
     key = _check_key(key)
     (num,) = _check_shape((num,), "num")
-    return _whole(key, 0, num, _keys_of)
+    eager = dropout_masks.split(current_backend(), key, num)
+    return _whole(key, 0, num, _keys_of) if eager is None else eager
 
 
 def fold_in(key: Any, data: Any) -> Any:

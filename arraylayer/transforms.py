@@ -17,16 +17,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from . import leafwise
 from .api import arguments, elementwise, statistical
 from .api.creation import ones_like, zeros, zeros_like
 from .api.data_types import astype
-from .api.elementwise import divide, greater, multiply, negative, sqrt, square, subtract
+from .api.elementwise import divide, greater, multiply, sqrt, square, subtract
 from .api.searching import where
 from .dtypes import Dtype
 from .errors import InvalidArgumentError, InvalidArgumentTypeError
 from .interchange import dev
 from .registry import backend_of, use_backend
-from .tree import tree_leaves, tree_map, tree_map_with_path
+from .tree import tree_columns, tree_leaves, tree_map, tree_map_with_path
 
 __all__ = ["GradientTransformation", "chain", "apply_updates", "clip_by_global_norm", "clip_by_value",
            "add_decayed_weights", "trace", "scale_by_adam", "scale", "scale_by_learning_rate"]
@@ -138,7 +139,8 @@ def chain(*transforms: GradientTransformation) -> GradientTransformation:
 
 def apply_updates(params: Any, updates: Any) -> Any:
     """``params + updates``, leaf by leaf (each in its parameter's dtype)."""
-    return tree_map(elementwise.add, params, updates)
+    (p, u), rebuild = tree_columns(params, updates)
+    return rebuild(leafwise.ops(p, u).add(p, u))
 
 
 def _stateless(f: Callable[[Any, Any], Any]) -> GradientTransformation:
@@ -259,16 +261,13 @@ def scale_by_adam(b1: Hyper = 0.9, b2: Hyper = 0.999, eps: Hyper = 1e-8) -> Grad
                 corrections[dtype] = tuple(astype(c, dtype, copy=False) for c in pair)
             return corrections[dtype]
 
-        mu = tree_map(lambda m, g: elementwise.add(multiply(m, h("b1", m.dtype)), multiply(g, _one_minus(h("b1", g.dtype)))),
-                      state["mu"], updates)
-        nu = tree_map(lambda v, g: elementwise.add(multiply(v, h("b2", v.dtype)),
-                                          multiply(square(g), _one_minus(h("b2", g.dtype)))), state["nu"], updates)
-
-        def step(m: Any, v: Any) -> Any:
-            first, second = corrected_for(m.dtype)
-            return divide(divide(m, first), elementwise.add(sqrt(divide(v, second)), h("eps", m.dtype)))
-
-        return tree_map(step, mu, nu), {"count": count, "mu": mu, "nu": nu}
+        (mu, g, nu), rebuild = tree_columns(state["mu"], updates, state["nu"])
+        do = leafwise.ops(mu, g, nu)  # the same operations leaf by leaf, or column by column
+        mu = do.add(do.multiply(mu, lambda d: h("b1", d)), do.multiply(g, lambda d: _one_minus(h("b1", d))))
+        nu = do.add(do.multiply(nu, lambda d: h("b2", d)), do.multiply(do.square(g), lambda d: _one_minus(h("b2", d))))
+        first = do.divide(mu, lambda d: corrected_for(d)[0])
+        second = do.add(do.sqrt(do.divide(nu, lambda d: corrected_for(d)[1])), lambda d: h("eps", d))
+        return rebuild(do.divide(first, second)), {"count": count, "mu": rebuild(mu), "nu": rebuild(nu)}
 
     return GradientTransformation(init, update)
 
@@ -281,9 +280,10 @@ def scale(factor: Hyper) -> GradientTransformation:
 
 
 def _times(updates: Any, h: In, name: str, negate: bool = False) -> Any:
-    if negate:
-        return tree_map(lambda u: negative(multiply(u, h(name, u.dtype))), updates)
-    return tree_map(lambda u: multiply(u, h(name, u.dtype)), updates)
+    (u,), rebuild = tree_columns(updates)
+    do = leafwise.ops(u)
+    scaled = do.multiply(u, lambda d: h(name, d))
+    return rebuild(do.negative(scaled) if negate else scaled)
 
 
 def scale_by_learning_rate(learning_rate: Hyper | Schedule) -> GradientTransformation:

@@ -19,7 +19,7 @@ from typing import Any
 from .api.dispatch import WRAPPERS
 from .errors import InvalidArgumentError
 
-__all__ = ["tree_map", "tree_leaves", "tree_flatten", "tree_paths", "tree_map_with_path", "path_name"]
+__all__ = ["tree_map", "tree_columns", "tree_leaves", "tree_flatten", "tree_paths", "tree_map_with_path", "path_name"]
 
 Path = tuple[Any, ...]
 
@@ -85,8 +85,16 @@ def tree_leaves(tree: Any) -> list[Any]:
 def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
     """``tree`` with each leaf replaced by ``f(leaf, *corresponding leaves of rest)``; every tree of
     ``rest`` must have ``tree``'s structure (InvalidArgumentError naming the difference otherwise)."""
+    columns, rebuild = tree_columns(tree, *rest)
+    return rebuild([f(*row) for row in zip(*columns, strict=True)])
+
+
+def tree_columns(tree: Any, *rest: Any) -> tuple[list[list[Any]], Callable[[Sequence[Any]], Any]]:
+    """The leaves of ``tree`` and of each tree of ``rest`` (one list per tree, in the same order),
+    and the rebuild of ``tree``'s structure: what ``tree_map`` does leaf by leaf, for code that
+    works on whole columns of leaves at once. Structures are checked as ``tree_map`` checks them."""
     leaves, rebuild = tree_flatten(tree)
-    shape = _structure(tree)
+    shape = _structure(tree) if rest else None
     columns = [leaves]
     for position, other in enumerate(rest, start=1):
         if _structure(other) != shape:
@@ -95,7 +103,7 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
                 f"({_describe(other)} against {_describe(tree)}); pass trees of the same dicts, lists and tuples."
             )
         columns.append(tree_flatten(other)[0])
-    return rebuild([f(*row) for row in zip(*columns, strict=True)])
+    return columns, rebuild
 
 
 def _describe(tree: Any) -> str:

@@ -1,15 +1,16 @@
 """One training step of a small transformer through arraylayer against the same model written
-natively: eager torch and torch.compile (targets 1.2x and 1.05x), jax.jit.
+natively: eager torch and torch.compile (targets 1.2x and 1.05x), jax.jit, tf.function.
 
 The model: token and position embeddings, two pre-norm blocks of causal multi-head attention and a
 gelu MLP (layer_norm, softmax, dropout after the embedding, the attention weights and each block's
 two branches), a final layer_norm, a dense head, softmax cross-entropy, Adam. Through arraylayer it
 is written once (``forward``: nn functions, attention by hand); natively with
 ``torch.nn.functional`` + ``torch.optim.Adam`` (eager, and the loss compiled by ``torch.compile``),
-and with ``jax.numpy``/``jax.nn`` and Adam written in jax (optax is not a dependency) under
-``jax.jit``. arraylayer's dropout draws keyed masks (the same on every backend); the native models
-use the framework's own dropout (torch's generator, ``jax.random.bernoulli``), as their authors
-would. Both versions start from the same weights and batch and must give the same loss with
+with ``jax.numpy``/``jax.nn`` and Adam written in jax (optax is not a dependency) under
+``jax.jit``, and with TensorFlow's operations, ``tf.GradientTape`` and the same Adam under
+``tf.function``. arraylayer's dropout draws keyed masks (the same on every backend); the native
+models use the framework's own dropout (torch's generator, ``jax.random.bernoulli``,
+``tf.nn.dropout``), as their authors would. Both versions start from the same weights and batch and must give the same loss with
 dropout off before the timing starts.
 
 Timing (torch with ``--threads`` intra-op threads, 1 by default): rounds of ``--steps`` steps, the two versions alternating round by round in alternating
@@ -17,8 +18,8 @@ order (A B, B A, ...); each round waits for its last step's loss. Reported: the 
 each, the median (and quartiles) of the rounds' paired ratios (the figure compared with the
 targets). Results are printed and written to benchmarks/results/transformer.json.
 
-Run: PYTHONPATH=. python benchmarks/bench_transformer.py [--cases torch-eager,torch-compiled,jax-jit]
-     [--rounds 15] [--steps 10] [--tiny]
+Run: PYTHONPATH=. python benchmarks/bench_transformer.py [--cases torch-eager,torch-compiled,jax-jit,tf-function]
+     [--rounds 15] [--steps 10] [--tiny] [--rate 0.1] [--clock wall|cpu]
 """
 
 from __future__ import annotations
@@ -211,6 +212,51 @@ def jax_step(size: Size, rate: float) -> Callable[..., Any]:
     return jax.jit(step)
 
 
+def tf_step(size: Size, rate: float) -> Callable[..., Any]:
+    import tensorflow as tf
+
+    b, t, d, h = size.batch, size.seq, size.width, size.heads
+
+    def layer_norm(x: Any, s: Any, o: Any) -> Any:
+        centred = x - tf.reduce_mean(x, -1, keepdims=True)
+        return centred / tf.sqrt(tf.reduce_mean(centred * centred, -1, keepdims=True) + 1e-5) * s + o
+
+    def dropout(x: Any) -> Any:
+        return x if rate == 0 else tf.nn.dropout(x, rate)
+
+    def heads(z: Any) -> Any:
+        return tf.transpose(tf.reshape(z, (b, t, h, d // h)), (0, 2, 1, 3))
+
+    def loss(p: Any, tokens: Any, targets: Any, causal: Any) -> Any:
+        x = dropout(tf.gather(p["embed"], tokens) + p["pos"])
+        for i in range(BLOCKS):
+            y = layer_norm(x, p[f"{i}.ln1_s"], p[f"{i}.ln1_o"])
+            q, k, v = (heads(z) for z in tf.split(tf.matmul(y, p[f"{i}.qkv"]), 3, -1))
+            scores = tf.matmul(q, k, transpose_b=True) * (1.0 / math.sqrt(d // h)) + causal
+            attended = tf.reshape(tf.transpose(tf.matmul(dropout(tf.nn.softmax(scores)), v), (0, 2, 1, 3)), (b, t, d))
+            x = x + dropout(tf.matmul(attended, p[f"{i}.out"]))
+            y = layer_norm(x, p[f"{i}.ln2_s"], p[f"{i}.ln2_o"])
+            y = tf.nn.gelu(tf.matmul(y, p[f"{i}.up"]) + p[f"{i}.up_b"], approximate=False)
+            x = x + dropout(tf.matmul(y, p[f"{i}.down"]) + p[f"{i}.down_b"])
+        logits = tf.reshape(tf.matmul(layer_norm(x, p["norm_s"], p["norm_o"]), p["head"]), (b * t, size.vocab))
+        return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(tf.reshape(targets, (-1,)), logits))
+
+    def step(p: Any, state: Any, tokens: Any, targets: Any, causal: Any, key: Any) -> Any:
+        with tf.GradientTape() as tape:
+            tape.watch(p)
+            value = loss(p, tokens, targets, causal)
+        grads = {k: tf.convert_to_tensor(g) for k, g in tape.gradient(value, p).items()}  # the embedding: IndexedSlices
+        count = state["count"] + 1
+        c = tf.cast(count, tf.float32)
+        first, second = 1 - B1 ** c, 1 - B2 ** c
+        mu = {k: state["mu"][k] * B1 + g * (1 - B1) for k, g in grads.items()}
+        nu = {k: state["nu"][k] * B2 + g * g * (1 - B2) for k, g in grads.items()}
+        p = {k: w - (mu[k] / first) / (tf.sqrt(nu[k] / second) + EPS) * LR for k, w in p.items()}
+        return p, {"count": count, "mu": mu, "nu": nu}, value
+
+    return tf.function(step)
+
+
 # -- the cases ------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Case:
@@ -225,6 +271,12 @@ def _jit(make: Callable[..., Any]) -> Callable[..., Any]:
     return jax.jit(make)
 
 
+def _tf_function(make: Callable[..., Any]) -> Callable[..., Any]:
+    import tensorflow as tf
+
+    return tf.function(make)
+
+
 def _compiled(make: Callable[..., Any]) -> Callable[..., Any]:
     import torch
 
@@ -236,6 +288,7 @@ CASES = {
     "torch-compiled": Case("torch", lambda s, r: _compiled(arraylayer_step(s, r)),
                            lambda s, r, p: torch_step(s, r, p, compiled=True)),
     "jax-jit": Case("jax", lambda s, r: _jit(arraylayer_step(s, r)), lambda s, r, p: jax_step(s, r)),
+    "tf-function": Case("tensorflow", lambda s, r: _tf_function(arraylayer_step(s, r)), lambda s, r, p: tf_step(s, r)),
 }
 
 
@@ -247,24 +300,30 @@ def _inputs(backend: str, size: Size) -> tuple[Any, ...]:
 
 
 def _native_state(backend: str, params: dict[str, Any]) -> Any:
-    if backend != "jax":
+    """The hand-written Adam's state (jax, tensorflow); torch.optim.Adam keeps its own."""
+    if backend not in ("jax", "tensorflow"):
         return None
-    import jax.numpy as jnp
+    with al.use_backend(backend):
+        zeros = {k: al.zeros_like(v) for k, v in params.items()}
+        return {"count": al.zeros((), dtype=al.int32), "mu": zeros, "nu": dict(zeros)}
 
-    zeros = {k: jnp.zeros_like(v) for k, v in params.items()}
-    return {"count": jnp.zeros((), jnp.int32), "mu": zeros, "nu": dict(zeros)}
+
+#: how a round is timed: wall-clock time, or this process's CPU time (steadier on a shared machine,
+#: where other processes take the cores; both versions run on one thread)
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+clock = CLOCKS["wall"]
 
 
 def _round(step: Callable[..., Any], inputs: tuple[Any, ...], steps: int) -> float:
     params, state, *data = inputs
-    start = time.perf_counter()
+    start = clock()
     for _ in range(steps):
         params, state, loss = step(params, state, *data)
     float(loss)
-    return (time.perf_counter() - start) / steps
+    return (clock() - start) / steps
 
 
-def measure(name: str, size: Size, rounds: int, steps: int) -> dict[str, Any]:
+def measure(name: str, size: Size, rounds: int, steps: int, rate: float = RATE) -> dict[str, Any]:
     case = CASES[name]
     inputs = _inputs(case.backend, size)
     native_inputs = (inputs[0], _native_state(case.backend, inputs[0]), *inputs[2:])
@@ -273,7 +332,7 @@ def measure(name: str, size: Size, rounds: int, steps: int) -> dict[str, Any]:
         check_theirs = case.theirs(size, 0.0, inputs[0])(*native_inputs)[2]
         if not math.isclose(float(check_ours), float(check_theirs), rel_tol=1e-5):
             raise SystemExit(f"{name}: the two steps disagree (loss {float(check_ours)} vs {float(check_theirs)})")
-        ours, theirs = case.ours(size, RATE), case.theirs(size, RATE, inputs[0])
+        ours, theirs = case.ours(size, rate), case.theirs(size, rate, inputs[0])
         started = time.perf_counter()
         _round(ours, inputs, 2)
         warm_ours = time.perf_counter() - started
@@ -291,7 +350,8 @@ def measure(name: str, size: Size, rounds: int, steps: int) -> dict[str, Any]:
             "ratio": statistics.median(ratios),
             "ratio_quartiles": [ratios[len(ratios) // 4], ratios[(3 * len(ratios)) // 4]],
             "loss_without_dropout": float(check_ours), "warm_up_arraylayer_s": warm_ours,
-            "warm_up_native_s": warm_theirs, "rounds": rounds, "steps": steps}
+            "warm_up_native_s": warm_theirs, "rounds": rounds, "steps": steps, "dropout": rate,
+            "clock": next(k for k, v in CLOCKS.items() if v is clock)}
 
 
 def main() -> None:
@@ -299,32 +359,40 @@ def main() -> None:
     parser.add_argument("--cases", default=",".join(CASES))
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--steps", type=int, default=10)
-    parser.add_argument("--tiny", action="store_true", help="a tiny model (a smoke run; results not written)")
+    parser.add_argument("--tiny", action="store_true", help="a tiny model (rows labelled @tiny: for torch.compile on a slow machine)")
     parser.add_argument("--threads", type=int, default=1, help="torch's intra-op threads (1: a shared machine)")
+    parser.add_argument("--rate", type=float, default=RATE, help="the dropout rate (0: no dropout, no masks drawn)")
+    parser.add_argument("--clock", choices=CLOCKS, default="wall", help="time rounds by wall clock or by this "
+                        "process's CPU time (steadier on a loaded machine)")
     parser.add_argument("--quick", action="store_true", help="--tiny with one round of one step (nox -s bench -- --quick)")
     args = parser.parse_args()
     if args.quick:
         args.tiny, args.rounds, args.steps = True, 1, 1
     size = SIZES["tiny" if args.tiny else "default"]
+    global clock
+    clock = CLOCKS[args.clock]
     chosen = [c for c in args.cases.split(",") if importlib.util.find_spec(CASES[c].backend)]
     if any(CASES[c].backend == "torch" for c in chosen):
         import torch
 
         torch.set_num_threads(args.threads)
-    print(f"one training step of a {BLOCKS}-block transformer {size}, {args.rounds} alternating rounds of "
-          f"{args.steps} steps: medians, the median of the paired ratios (quartiles)")
-    print(f"{'case':<16}{'arraylayer':>13}{'native':>12}{'ratio':>8}{'quartiles':>15}")
+    print(f"one training step of a {BLOCKS}-block transformer {size}, dropout {args.rate}, {args.rounds} alternating "
+          f"rounds of {args.steps} steps, {args.clock} time: medians, the median of the paired ratios (quartiles)")
+    print(f"{'case':<24}{'arraylayer':>13}{'native':>12}{'ratio':>8}{'quartiles':>15}")
     results = {}
     with quiet_framework_logs():
         for name in chosen:
-            row = results[name] = measure(name, size, args.rounds, args.steps)
+            label = name + ("@tiny" if args.tiny else "") + ("" if args.rate == RATE else f"@dropout={args.rate:g}")
+            row = results[label] = measure(name, size, args.rounds, args.steps, args.rate)
             low, high = row["ratio_quartiles"]
-            print(f"{name:<16}{row['arraylayer_ms']:>10.2f} ms{row['native_ms']:>9.2f} ms{row['ratio']:>8.3f}"
+            print(f"{label:<24}{row['arraylayer_ms']:>10.2f} ms{row['native_ms']:>9.2f} ms{row['ratio']:>8.3f}"
                   f"{low:>8.3f}-{high:.3f}", flush=True)
-    if not args.tiny:
+    if not args.quick:
         RESULTS.parent.mkdir(exist_ok=True)
         old = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-        RESULTS.write_text(json.dumps({**old, "size": size.__dict__, "results": {**old.get("results", {}), **results}},
+        old.pop("size", None)  # before the sizes were named
+        RESULTS.write_text(json.dumps({**old, "sizes": {k: v.__dict__ for k, v in SIZES.items()},
+                                       "results": {**old.get("results", {}), **results}},
                                       indent=2) + "\n")
         print(f"written to {RESULTS}")
 

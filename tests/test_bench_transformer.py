@@ -36,6 +36,15 @@ def test_the_benchmark_runs_at_a_tiny_size(bench, request, case):
     assert row["arraylayer_ms"] > 0 and row["native_ms"] > 0 and row["ratio"] > 0
     # the tiny model starts near uniform guessing over its 11 tokens
     assert abs(row["loss_without_dropout"] - math.log(bench.SIZES["tiny"].vocab)) < 1.0
+    assert row["dropout"] == bench.RATE and row["clock"] == "wall"
+
+
+def test_rounds_timed_by_cpu_time_without_dropout(bench, request, monkeypatch):
+    if "torch" not in selected_backends(request.config):
+        pytest.skip("torch not selected")
+    monkeypatch.setattr(bench, "clock", bench.CLOCKS["cpu"])
+    row = bench.measure("torch-eager", bench.SIZES["tiny"], rounds=1, steps=1, rate=0.0)
+    assert row["dropout"] == 0.0 and row["clock"] == "cpu" and row["arraylayer_ms"] > 0
 
 
 def test_dropout_changes_the_loss(bench):

@@ -1,0 +1,106 @@
+"""Element-wise arithmetic over columns of leaves (the leaves at the same positions of several
+parameter trees, ``tree.tree_columns``): what an optimizer does to every parameter each step.
+
+Where the framework has multi-tensor kernels (PyTorch's ``torch._foreach_*``) and every leaf
+suits them (one float32 or float64 dtype, plain tensors on one device, eager code outside
+``torch.func`` transforms), one call covers a whole column; otherwise each leaf gets its own
+arraylayer call. Both compute the same correctly rounded operations in the same dtype and order,
+so they give the same bits; only the number of dispatches differs.
+
+A second operand is a column, or a *scalar*: a function of the leaf's native dtype giving the
+value in that dtype (a Python float, or a 0-d array of the leaf's backend).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final, NamedTuple
+
+from .api.elementwise import add, divide, multiply, negative, sqrt, square
+from .context import replaying
+from .registry import backend_of
+
+__all__ = ["Ops", "ops"]
+
+Column = list[Any]  # or a tuple (what torch._foreach_* returns)
+_COLUMNS: Final = (list, tuple)
+Scalar = Callable[[Any], Any]
+
+
+class Ops(NamedTuple):
+    """Column operations: ``add``/``multiply``/``divide(xs, column or scalar)``,
+    ``sqrt``/``square``/``negative(xs)``; each returns a new column."""
+
+    add: Callable[[Column, Column | Scalar], Column]
+    multiply: Callable[[Column, Column | Scalar], Column]
+    divide: Callable[[Column, Column | Scalar], Column]
+    sqrt: Callable[[Column], Column]
+    square: Callable[[Column], Column]
+    negative: Callable[[Column], Column]
+
+
+def _binary(f: Callable[[Any, Any], Any]) -> Callable[[Column, Column | Scalar], Column]:
+    def run(xs: Column, y: Column | Scalar) -> Column:
+        if isinstance(y, _COLUMNS):
+            return [f(a, b) for a, b in zip(xs, y, strict=True)]
+        return [f(a, y(a.dtype)) for a in xs]  # type: ignore[operator]
+
+    return run
+
+
+def _unary(f: Callable[[Any], Any]) -> Callable[[Column], Column]:
+    return lambda xs: [f(a) for a in xs]
+
+
+#: one arraylayer call per leaf (every backend, every dtype, traced code)
+PER_LEAF: Final = Ops(_binary(add), _binary(multiply), _binary(divide), _unary(sqrt), _unary(square),
+                      _unary(negative))
+
+
+def _torch() -> Callable[[tuple[Column, ...]], Ops | None]:
+    import torch
+
+    floats = (torch.float32, torch.float64)  # half precision: arraylayer rounds scalars first, torch would not
+    plain = torch.Tensor
+    transforms_active = torch._C._are_functorch_transforms_active
+
+    def bound(dtype: Any) -> Ops:
+        def binary(kernel: Callable[[Column, Any], Column]) -> Callable[[Column, Column | Scalar], Column]:
+            return lambda xs, y: kernel(xs, y if isinstance(y, _COLUMNS) else y(dtype))  # type: ignore[operator]
+
+        return Ops(binary(torch._foreach_add), binary(torch._foreach_mul), binary(torch._foreach_div),
+                   torch._foreach_sqrt, lambda xs: torch._foreach_mul(xs, xs), torch._foreach_neg)
+
+    by_dtype = {dtype: bound(dtype) for dtype in floats}
+
+    def choose(columns: tuple[Column, ...]) -> Ops | None:
+        first = columns[0][0]
+        if first.__class__ is not plain or first.dtype not in by_dtype or transforms_active() or replaying():
+            return None
+        dtype, device = first.dtype, first.device
+        for column in columns:
+            for x in column:
+                if x.__class__ is not plain or x.dtype is not dtype or x.device != device:
+                    return None
+        return by_dtype[dtype]
+
+    return choose
+
+
+_BUILDERS: Final[dict[str, Callable[[], Callable[[tuple[Column, ...]], Ops | None]]]] = {"torch": _torch}
+_CHOOSERS: dict[str, Callable[[tuple[Column, ...]], Ops | None]] = {}
+
+
+def ops(*columns: Column) -> Ops:
+    """The operations for these columns (of equal length): the multi-tensor kernels where the
+    backend has them and every leaf of every column suits them, else ``PER_LEAF``."""
+    if not columns or not columns[0]:
+        return PER_LEAF
+    name = backend_of(columns[0][0]).name
+    choose = _CHOOSERS.get(name)
+    if choose is None:
+        build = _BUILDERS.get(name)
+        if build is None:
+            return PER_LEAF
+        choose = _CHOOSERS[name] = build()
+    return choose(columns) or PER_LEAF
