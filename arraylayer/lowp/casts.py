@@ -50,18 +50,17 @@ NATIVE_DECODE = {("tensorflow", "float8_e4m3fn"), ("tensorflow", "float8_e5m2"),
                  *(("numpy", n) for n in FORMATS if FORMATS[n].is_float)}
 
 
-def _unwrap(x: Any) -> tuple[Any, bool]:
-    from ..array import Array
+def _unwrap(x: Any) -> tuple[Any, type | None]:
+    """The native array of an ``arraylayer.Array`` and its class (None for a native array). The class is
+    recognised by name, not imported: arraylayer.array reaches the api, whose astype reaches this module."""
+    cls = type(x)
+    if cls.__name__ == "Array" and cls.__module__ == "arraylayer.array":
+        return x.native, cls
+    return x, None
 
-    return (x.native, True) if isinstance(x, Array) else (x, False)
 
-
-def _wrap(y: Any, wrapped: bool) -> Any:
-    if not wrapped:
-        return y
-    from ..array import Array
-
-    return Array(y)
+def _wrap(y: Any, wrapped: type | None) -> Any:
+    return y if wrapped is None else wrapped(y)
 
 
 def encode(x: Any, format: str | Format, *, saturate: bool = False, native: bool = True) -> Any:
