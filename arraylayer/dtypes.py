@@ -235,6 +235,10 @@ CANONICAL: Final[dict[str, Dtype]] = {name: Dtype._make(name) for name in CATALO
 # strings hit the Dtype entries because a Dtype hashes and compares as its name.
 ALIASES: dict[Any, Dtype] = dict(CANONICAL)
 
+# NumPy's (and so JAX's) low-precision dtype objects and ml_dtypes' types -> Dtype, read by resolve().
+_LOW_NUMPY: dict[Any, Dtype] = {}
+_NUMPY_LIKE: Final = ("numpy", "ml_dtypes")
+
 # Called as listener(native, dtype) for every new alias: the promotion tables add
 # the alias as a key so that native dtypes are a single look-up there too.
 _alias_listeners: list[Callable[[Any, Dtype], None]] = []
@@ -282,6 +286,12 @@ def register_dtype_alias(native: Any, dtype: DtypeLike) -> None:
             "float and complex have fixed meanings and cannot be aliased. Register a framework's dtype "
             "object instead."
         )
+    if target.is_low_precision and type(native).__module__.split(".")[0] in _NUMPY_LIKE or (
+            isinstance(native, type) and native.__module__.split(".")[0] in _NUMPY_LIKE):
+        # NumPy's (ml_dtypes') low-precision dtype objects stay out of ALIASES and the promotion tables:
+        # torch.compile cannot compare them with the keys it looks up there (a graph break)
+        _LOW_NUMPY[native] = target
+        return
     try:
         # Some native dtypes hash as, and compare equal to, a small int (tf.int32 == 3).
         # Such a key would turn the Python value 3 into a dtype, so it is never stored.
@@ -331,6 +341,10 @@ def resolve(value: Any) -> Dtype:
         return _default_of(_SCALAR_KINDS[value])
     if isinstance(value, str):
         raise _invalid(value)
+    try:
+        return _LOW_NUMPY[value]
+    except (KeyError, TypeError):
+        pass
     name = _native_name(value)
     if name is None or name not in CANONICAL:
         raise _invalid(value)

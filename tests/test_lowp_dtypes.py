@@ -87,3 +87,15 @@ def test_framework_dtype_objects_resolve(backend):
         assert set(names) >= {"float8_e4m3fn", "float8_e5m2", "int4", "uint4"}
     for name, native in names.items():
         assert al.Dtype(native) is al.Dtype(name.strip()), (backend, name)
+
+
+def test_torch_compile_traces_after_numpy_low_precision_dtypes_resolved():
+    """NumPy's float8 dtype objects, once resolved, must not break torch.compile's look-ups of
+    torch dtypes (Dynamo cannot compare them with the keys it looks up: a graph break)."""
+    torch = pytest.importorskip("torch")
+    assert al.Dtype(np.dtype(ml_dtypes.float8_e4m3fn)) is al.float8_e4m3fn
+    assert al.result_type(np.zeros(2, ml_dtypes.int4), 1) is al.int4
+    a = torch.ones(2, 2)
+    step = torch.compile(lambda a: al.sum(al.add(al.matmul(a, a.mT), 1.0), axis=0), backend="eager", fullgraph=True)
+    ones = np.ones((2, 2))
+    assert step(a).tolist() == np.sum(ones @ ones.T + 1.0, axis=0).tolist()

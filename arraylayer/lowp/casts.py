@@ -272,7 +272,7 @@ def to_native(codes: Any, format: str | Format) -> Any:
 def cast(x: Any, format: str | Format, *, saturate: bool = False) -> Any:
     """``x`` in ``format``: an array of the framework's own dtype where it stores the format,
     otherwise the uint8 codes (the format is then carried by the caller). arraylayer Arrays give
-    the uint8 codes as an Array (arraylayer's dtypes do not include these formats yet)."""
+    the uint8 codes as an Array (``arraylayer.astype`` gives an Array of the low-precision dtype)."""
     f = get_format(format)
     x, wrapped = _unwrap(x)
     if not wrapped and not saturate and NATIVE_ENCODE.get((ops_of(x).name, f.name)) in ("direct", "cast"):
