@@ -132,9 +132,14 @@ def jax_check_set(x: Any, key: Any) -> None:
         checked_positions(x.shape, key)
 
 
+# TensorFlow's StridedSlice kernel handles at most 8 dimensions (strided_slice_op.cc: "Unhandled
+# input dimensions"); a basic key on a tensor of higher rank gathers NumPy's positions instead.
+_TF_SLICE_RANK = 8
+
+
 def tensorflow_getitem(tf: Any, x: Any, key: Any) -> Any:
     """TensorFlow indexing with the standard's full key set and NumPy's results and errors."""
-    if is_basic(key):
+    if is_basic(key) and (x.shape.rank or 0) <= _TF_SLICE_RANK:
         check_integer_bounds(tuple(x.shape), key)
         return x[key]
     selected = positions(tuple(x.shape), numpy_key(key, to_host))

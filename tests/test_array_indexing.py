@@ -230,3 +230,19 @@ def test_zero_d_integer_keys_give_numpy_shapes(backend, name, shape):
             result = x[key]
             assert result.shape == np.shape(expected), (key, result.shape)
             np.testing.assert_array_equal(np.asarray(result), expected)
+
+
+HIGH_RANK_KEYS = {"all ints": (0, 1) * 5, "ellipsis and int": (Ellipsis, 1), "int": 1,
+                  "slices": (slice(None, None, -1), 0, Ellipsis, slice(1, None)), "none": (None, 0, Ellipsis, -1)}
+
+
+@pytest.mark.parametrize("name", list(HIGH_RANK_KEYS))
+def test_basic_keys_on_more_than_8_axes_match_numpy(backend, name):
+    """TensorFlow's strided slice handles at most 8 axes (the suite indexes a 28-d reshape)."""
+    x = np.arange(2**10, dtype=np.float32).reshape((2,) * 10)
+    key = HIGH_RANK_KEYS[name]
+    with al.use_backend(backend):
+        result = np.asarray(al.Array(al.asarray(x))[key])
+    expected = x[key]
+    assert result.shape == expected.shape
+    np.testing.assert_array_equal(result, expected)

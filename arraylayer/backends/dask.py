@@ -58,7 +58,10 @@ class DaskBackend(NumpyBackend):
         if isinstance(obj, da.Array):
             x = self.astype(obj, dtype)
             return x if chunks is DEFAULT_CHUNKS else x.rechunk(chunks)
-        return da.from_array(super().asarray(obj, dtype), chunks=chunks)
+        values = super().asarray(obj, dtype)
+        if values.size == 0 and chunks is DEFAULT_CHUNKS:  # dask's "auto" divides by zero on some empty shapes
+            chunks = -1
+        return da.from_array(values, chunks=chunks)
 
     def copy(self, x: Any) -> Any:
         """A new array object over ``x``'s graph: the standard's ``copy=True`` asks for a new array,

@@ -37,13 +37,14 @@ def _whole(signature: str, function: Callable[..., Any], *arrays: Any, sizes: di
            **kwargs: Any) -> Any:
     """``function`` on every matrix of the stacks ``arrays`` (matrix axes made whole), lazily.
     Empty stacks or matrices hold no values: their results are NumPy's, made from empty arrays
-    (dask's gufuncs cannot chunk a zero-length axis)."""
+    (dask's gufuncs cannot chunk a zero-length axis), each one chunk (dask's automatic chunking
+    divides by zero on some empty shapes, such as (4, 1, 1, 1, 5, 0, 17))."""
     if any(getattr(a, "size", 1) == 0 for a in arrays):
         empties = [np.empty(a.shape, a.dtype) if isinstance(a, da.Array) else a for a in arrays]
         result = function(*empties, **kwargs)
         if isinstance(result, tuple):
-            return tuple(da.from_array(r) for r in result)
-        return da.from_array(result)
+            return tuple(da.from_array(r, chunks=-1) for r in result)
+        return da.from_array(result, chunks=-1)
     result = da.apply_gufunc(function, signature, *arrays, allow_rechunk=True, output_sizes=sizes,
                              output_dtypes=_output_dtypes(signature, function, arrays), **kwargs)
     return tuple(result) if isinstance(result, (list, tuple)) else result

@@ -87,7 +87,7 @@ def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
         x, axis = x.reshape(-1), 0
     if isinstance(repeats, int):
         if x.size == 0:  # dask cannot repeat an empty array; there are no values to wait for
-            return da.from_array(np.repeat(np.empty(x.shape, x.dtype), repeats, axis=axis))
+            return da.from_array(np.repeat(np.empty(x.shape, x.dtype), repeats, axis=axis), chunks=-1)
         return da.repeat(x, repeats, axis=axis)
     shape = list(x.shape)
     shape[axis] = unknown()[0]

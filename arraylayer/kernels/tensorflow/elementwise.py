@@ -43,7 +43,6 @@ atanh = tf.math.atanh
 cos = tf.math.cos
 cosh = tf.math.cosh
 exp = tf.math.exp
-log = tf.math.log
 logical_not = tf.math.logical_not
 sin = tf.math.sin
 sinh = tf.math.sinh
@@ -284,6 +283,15 @@ def imag(x: Any, /) -> Any:
 
 
 # -- float functions TF lacks ----------------------------------------------------------------
+def log(x: Any, /) -> Any:
+    """Complex input as ``log|x| + i*atan2(imag, real)``: TF's complex log gives a NaN real part
+    where ``|x|**2`` leaves the dtype's range (``log(1.6e19 + 1.5e19j)`` and ``log(1e-30 + 1e-30j)``
+    in complex64), and this form has the standard's special values at zeros, infinities and NaN."""
+    if not x.dtype.is_complex:
+        return tf.math.log(x)
+    return tf.complex(tf.math.log(tf.math.abs(x)), tf.math.atan2(tf.math.imag(x), tf.math.real(x)))
+
+
 def log2(x: Any, /) -> Any:
     return _scaled_log(x, _LN2)
 
@@ -297,7 +305,7 @@ def _scaled_log(x: Any, ln_base: float) -> Any:
     scales each part (a complex division would turn ``log(0j) = -inf + 0j`` into NaNs)."""
     dtype = x.dtype
     if dtype.is_complex:
-        natural = tf.math.log(x)
+        natural = log(x)
         return tf.complex(tf.math.truediv(tf.math.real(natural), ln_base),
                           tf.math.truediv(tf.math.imag(natural), ln_base))
     if is_half(dtype):
