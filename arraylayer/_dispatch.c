@@ -24,7 +24,7 @@ typedef struct {
     int guard;
 } Entry;
 
-typedef struct {
+typedef struct Dispatcher {
     PyObject_HEAD
     PyObject *dict;
     PyObject *fallback; /* the Python function: every case this object does not replay */
@@ -35,11 +35,15 @@ typedef struct {
     int count, next;
     Entry entries[SLOTS];
     PyMethodDef def;
+    struct Dispatcher *plans_of; /* whose plans this one replays (itself when NULL) */
+    int wraps;                   /* 1: arraylayer.Array in (unwrapped), Array out */
 } Dispatcher;
 
 static PyObject *policy_var;     /* ContextVar of the policy in force (arraylayer.promotion) */
 static PyObject *policy_setting; /* its Setting: .process when the variable is unset */
-static PyObject *s_dtype, *s_weak_type, *s_name, *s_process;
+static PyObject *s_dtype, *s_weak_type, *s_name, *s_process, *s_native;
+static PyTypeObject *array_type; /* arraylayer.Array, set with its first compiled operator */
+static PyObject *zero_d;         /* the post-step for a result of another class than the operand's */
 
 static int
 is_scalar_type(PyTypeObject *t)
@@ -164,14 +168,86 @@ done:
     return result;
 }
 
+/* other's native form (new reference) for the fast path, or NULL (no exception) for the Python method */
+static PyObject *
+operator_operand(PyObject *other)
+{
+    if (Py_TYPE(other) == array_type) {
+        PyObject *native = PyObject_GetAttr(other, s_native);
+        if (native == NULL)
+            PyErr_Clear();
+        return native;
+    }
+    return is_scalar_type(Py_TYPE(other)) ? Py_NewRef(other) : NULL;
+}
+
+/* The plan of ``d`` for the unwrapped ``natives`` replayed, its result wrapped in a new Array (``like``:
+ * the native whose class the result should have). NULL with *fell set: take the Python function. */
+static PyObject *
+replay_wrapped(Dispatcher *d, PyObject *const *natives, PyObject *like, int *fell)
+{
+    PyObject *dtypes[2] = {NULL, NULL}, *result = NULL, *array = NULL;
+    int declined = 0;
+    *fell = 1;
+    Entry *e = lookup(d, natives, dtypes);
+    if (e == NULL)
+        goto done;
+    if ((result = replay(d, e, natives, dtypes, &declined)) == NULL) {
+        if (!declined && !PyErr_ExceptionMatches(PyExc_Exception))
+            *fell = 0;
+        else
+            PyErr_Clear();
+        goto done;
+    }
+    *fell = 0;
+    if (Py_TYPE(result) != Py_TYPE(like)) {
+        Py_SETREF(result, PyObject_CallOneArg(zero_d, result));
+        if (result == NULL)
+            goto done;
+    }
+    if ((array = array_type->tp_alloc(array_type, 0)) != NULL && PyObject_SetAttr(array, s_native, result) < 0)
+        Py_CLEAR(array);
+done:
+    Py_XDECREF(result);
+    Py_XDECREF(dtypes[0]);
+    Py_XDECREF(dtypes[1]);
+    return array;
+}
+
+/* A dispatcher with ``wraps``: Arrays and Python scalars unwrapped, the plan replayed, an Array out. */
+static PyObject *
+dispatch_wrapped(Dispatcher *self, Dispatcher *source, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *natives[2] = {NULL, NULL}, *like = NULL, *array = NULL;
+    int fell = 1;
+    if (array_type == NULL)
+        goto fallback;
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        if ((natives[i] = operator_operand(args[i])) == NULL)
+            goto fallback;
+        if (like == NULL && Py_TYPE(args[i]) == array_type)
+            like = natives[i];
+    }
+    if (like != NULL)
+        array = replay_wrapped(source, natives, like, &fell);
+fallback:
+    if (array == NULL && fell)
+        array = call_fallback(self, args, nargs, NULL);
+    Py_XDECREF(natives[0]);
+    Py_XDECREF(natives[1]);
+    return array;
+}
+
 /* METH_FASTCALL | METH_KEYWORDS body of the public function. */
 static PyObject *
 dispatch(PyObject *obj, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    Dispatcher *self = (Dispatcher *)obj;
+    Dispatcher *self = (Dispatcher *)obj, *source = self->plans_of == NULL ? self : self->plans_of;
     PyObject *dtypes[2] = {NULL, NULL}, *result = NULL;
-    if (nargs != self->arity || kwnames != NULL || self->count == 0)
+    if (nargs != self->arity || kwnames != NULL || source->count == 0)
         return call_fallback(self, args, nargs, kwnames);
+    if (self->wraps)
+        return dispatch_wrapped(self, source, args, nargs);
     Entry *e = lookup(self, args, dtypes);
     if (e != NULL) {
         int declined = 0; /* a guard sent the call to the Python function */
@@ -249,12 +325,16 @@ Dispatcher_size(Dispatcher *self, PyObject *Py_UNUSED(ignored))
 static int
 Dispatcher_init(Dispatcher *self, PyObject *args, PyObject *kwds)
 {
-    static char *keywords[] = {"fallback", "name", "doc", "arity", "module", NULL};
-    PyObject *fallback, *name, *doc, *module;
-    int arity;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OUUiU:Dispatcher", keywords, &fallback, &name, &doc, &arity,
-                                     &module))
+    static char *keywords[] = {"fallback", "name", "doc", "arity", "module", "plans_of", "wraps", NULL};
+    PyObject *fallback, *name, *doc, *module, *plans_of = Py_None;
+    int arity, wraps = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OUUiU|Op:Dispatcher", keywords, &fallback, &name, &doc, &arity,
+                                     &module, &plans_of, &wraps))
         return -1;
+    if (plans_of != Py_None && (Py_TYPE(plans_of) != Py_TYPE(self) || ((Dispatcher *)plans_of)->arity != arity)) {
+        PyErr_SetString(PyExc_TypeError, "Dispatcher: plans_of must be a Dispatcher of the same arity");
+        return -1;
+    }
     if (arity != 1 && arity != 2) {
         PyErr_SetString(PyExc_ValueError, "Dispatcher: arity must be 1 or 2");
         return -1;
@@ -269,6 +349,9 @@ Dispatcher_init(Dispatcher *self, PyObject *args, PyObject *kwds)
     if (self->doc == NULL)
         return -1;
     self->arity = arity;
+    self->wraps = wraps;
+    if (plans_of != Py_None)
+        self->plans_of = (Dispatcher *)Py_NewRef(plans_of);
     self->def.ml_name = PyUnicode_AsUTF8(self->name);
     if (self->def.ml_name == NULL)
         return -1;
@@ -285,6 +368,7 @@ Dispatcher_traverse(Dispatcher *self, visitproc visit, void *arg)
     Py_VISIT(self->dict);
     Py_VISIT(self->fallback);
     Py_VISIT(self->public);
+    Py_VISIT((PyObject *)self->plans_of);
     for (int k = 0; k < SLOTS; k++) {
         Entry *e = &self->entries[k];
         Py_VISIT(e->t1); Py_VISIT(e->d1); Py_VISIT(e->t2); Py_VISIT(e->d2); Py_VISIT(e->policy);
@@ -299,6 +383,7 @@ Dispatcher_clear(Dispatcher *self)
     Py_CLEAR(self->dict);
     Py_CLEAR(self->fallback);
     Py_CLEAR(self->public);
+    Py_CLEAR(self->plans_of);
     for (int k = 0; k < SLOTS; k++)
         entry_clear(&self->entries[k]);
     self->count = self->next = 0;
@@ -325,6 +410,7 @@ static PyMethodDef Dispatcher_methods[] = {
 static PyMemberDef Dispatcher_members[] = {
     {"public", T_OBJECT, offsetof(Dispatcher, public), READONLY, "the function users call"},
     {"fallback", T_OBJECT, offsetof(Dispatcher, fallback), READONLY, "the Python function"},
+    {"arity", T_INT, offsetof(Dispatcher, arity), READONLY, "how many arguments the function takes"},
     {"__dictoffset__", T_PYSSIZET, offsetof(Dispatcher, dict), READONLY},
     {NULL, 0, 0, 0, NULL},
 };
@@ -365,9 +451,6 @@ typedef struct {
 static Operator operators[MAX_OPERATORS];
 static PyMethodDef operator_defs[MAX_OPERATORS];
 static int operator_count;
-static PyTypeObject *array_type; /* arraylayer.Array */
-static PyObject *zero_d;         /* the post-step for a result of another class than the operand's */
-static PyObject *s_native;
 
 static PyObject *
 operator_fallback(Operator *op, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -382,26 +465,13 @@ operator_fallback(Operator *op, PyObject *self, PyObject *const *args, Py_ssize_
     return PyObject_Vectorcall(op->fallback, stack, nargs + 1, kwnames);
 }
 
-/* other's native form (new reference) for the fast path, or NULL (no exception) for the Python method */
-static PyObject *
-operator_operand(PyObject *other)
-{
-    if (Py_TYPE(other) == array_type) {
-        PyObject *native = PyObject_GetAttr(other, s_native);
-        if (native == NULL)
-            PyErr_Clear();
-        return native;
-    }
-    return is_scalar_type(Py_TYPE(other)) ? Py_NewRef(other) : NULL;
-}
-
 static PyObject *
 operate(int index, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     Operator *op = &operators[index];
     Dispatcher *d = op->dispatcher;
-    PyObject *native = NULL, *other = NULL, *result = NULL, *array = NULL;
-    PyObject *operands[2] = {NULL, NULL}, *dtypes[2] = {NULL, NULL};
+    PyObject *native = NULL, *other = NULL, *array = NULL, *operands[2] = {NULL, NULL};
+    int fell = 1;
     if (kwnames != NULL || nargs != (op->form == 2 ? 0 : 1) || d->count == 0 || Py_TYPE(self) != array_type)
         goto fallback;
     if ((native = PyObject_GetAttr(self, s_native)) == NULL) {
@@ -415,32 +485,12 @@ operate(int index, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyOb
         operands[op->form == 0 ? 1 : 0] = other;
         operands[op->form == 0 ? 0 : 1] = native;
     }
-    Entry *e = lookup(d, operands, dtypes);
-    if (e == NULL)
-        goto fallback;
-    int declined = 0;
-    if ((result = replay(d, e, operands, dtypes, &declined)) == NULL) {
-        if (!declined && !PyErr_ExceptionMatches(PyExc_Exception))
-            goto done;
-        PyErr_Clear();
-        goto fallback;
-    }
-    if (Py_TYPE(result) != Py_TYPE(native)) {
-        Py_SETREF(result, PyObject_CallOneArg(zero_d, result));
-        if (result == NULL)
-            goto done;
-    }
-    if ((array = array_type->tp_alloc(array_type, 0)) != NULL && PyObject_SetAttr(array, s_native, result) < 0)
-        Py_CLEAR(array);
-    goto done;
+    array = replay_wrapped(d, operands, native, &fell);
 fallback:
-    array = operator_fallback(op, self, args, nargs, kwnames);
-done:
+    if (array == NULL && fell)
+        array = operator_fallback(op, self, args, nargs, kwnames);
     Py_XDECREF(native);
     Py_XDECREF(other);
-    Py_XDECREF(result);
-    Py_XDECREF(dtypes[0]);
-    Py_XDECREF(dtypes[1]);
     return array;
 }
 

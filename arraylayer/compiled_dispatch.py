@@ -39,6 +39,8 @@ ACTIVE: Final = _dispatch is not None
 
 #: Every dispatcher made, for :func:`clear` and :func:`prepare_for_dynamo`.
 _DISPATCHERS: Final[list[Any]] = []
+#: The dispatchers of the Array namespaces (:func:`on_arrays`): their plans are their function's.
+_WRAPPERS: Final[list[Any]] = []
 #: (class, name, compiled operator method, its Python method), for :func:`prepare_for_dynamo`
 OPERATORS: Final[list[tuple[type, str, Any, Callable[..., Any]]]] = []
 _FORMS: Final = {"binary": 0, "reflected": 1, "unary": 2}
@@ -55,8 +57,9 @@ def compiled(function: Callable[..., Any], name: str, parameters: str, arity: in
     ``_dispatch.Dispatcher.store``): None for a Python scalar's dtype, any policy, no cast."""
     if _dispatch is None:
         return function, None
-    doc = f"{name}($self, {parameters}, /)\n--\n\n{function.__doc__ or ''}"
-    dispatcher = _dispatch.Dispatcher(function, name, doc, arity, function.__module__)
+    dispatcher = _dispatch.Dispatcher(function, name, _signed(name, parameters, function.__doc__), arity,
+                                      function.__module__)
+    dispatcher.parameters = parameters
     dispatcher.accepts_wrapped = True  # like the Python function: wrappers are checked in its planning path
     _DISPATCHERS.append(dispatcher)
     return dispatcher.public, dispatcher.store
@@ -76,6 +79,25 @@ def operator_method(cls: type, name: str, function: Callable[..., Any], method: 
         return method
     OPERATORS.append((cls, name, compiled_method, method))
     return compiled_method  # type: ignore[no-any-return]
+
+
+def _signed(name: str, parameters: str, doc: str | None) -> str:
+    """A builtin's docstring with its signature first (what ``inspect.signature`` reads)."""
+    return f"{name}($self, {parameters}, /)\n--\n\n{doc or ''}"
+
+
+def on_arrays(function: Callable[..., Any], fallback: Callable[..., Any]) -> Callable[..., Any]:
+    """The compiled form of an Array namespace's ``fallback`` for compiled ``function``: Arrays (and
+    Python scalars) in, ``function``'s plans replayed, an Array out; ``fallback`` for everything else
+    (and ``fallback`` itself when ``function`` is not compiled)."""
+    dispatcher = getattr(function, "__self__", None)
+    if _dispatch is None or type(dispatcher) is not _dispatch.Dispatcher:
+        return fallback
+    name = fallback.__name__
+    wrapper = _dispatch.Dispatcher(fallback, name, _signed(name, dispatcher.parameters, fallback.__doc__),
+                                   dispatcher.arity, fallback.__module__, plans_of=dispatcher, wraps=True)
+    _WRAPPERS.append(wrapper)
+    return wrapper.public  # type: ignore[no-any-return]
 
 
 def python_function(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -100,24 +122,25 @@ def prepare_for_dynamo() -> None:
     from torch._dynamo.decorators import substitute_in_graph
     from torch._dynamo.trace_rules import _polyfilled_function_ids
 
-    for dispatcher in _DISPATCHERS:
-        _TWINS[dispatcher.public.__name__] = dispatcher.fallback
+    for dispatcher in [*_DISPATCHERS, *_WRAPPERS]:
         if id(dispatcher.public) not in _polyfilled_function_ids:
-            substitute_in_graph(dispatcher.public, skip_signature_check=True)(_traced(dispatcher.public.__name__))
+            _TWINS.append(dispatcher.fallback)
+            substitute_in_graph(dispatcher.public, skip_signature_check=True)(
+                _traced(len(_TWINS) - 1, dispatcher.public.__name__))
 
 
-#: name -> the Python function Dynamo traces for the compiled one (see :func:`_traced`)
-_TWINS: Final[dict[str, Callable[..., Any]]] = {}
+#: the Python functions Dynamo traces for the compiled ones (see :func:`_traced`)
+_TWINS: Final[list[Callable[..., Any]]] = []
 
 
-def _traced(name: str) -> Callable[..., Any]:
+def _traced(index: int, name: str) -> Callable[..., Any]:
     """What Dynamo traces for compiled function ``name``: the Python function, reached through a
     module global. Dynamo builds a polyfill without a source, and so would every closure cell of
     the Python function (its plan cache, whose keys include other frameworks' dtypes, which Dynamo
     cannot hold as constants); reached through a global, it has one, as when called directly."""
 
     def traced(*args: Any) -> Any:
-        return _TWINS[name](*args)
+        return _TWINS[index](*args)
 
     traced.__name__ = traced.__qualname__ = name
     return traced

@@ -132,6 +132,21 @@ def test_array_operators_agree(backend):
 
 
 @needs_compiled
+def test_array_namespace_functions_agree(backend):
+    """The Array namespace's compiled element-wise functions against their Python forms."""
+    import importlib
+
+    xp = importlib.import_module(f"arraylayer.xp.arrays.{backend}")
+    for label, x1, x2 in cases(backend):
+        a1, a2 = (x if isinstance(x, (int, float)) else al.Array(x) for x in (x1, x2))
+        for name in BINARY_NAMES:
+            compiled = getattr(xp, name)
+            assert isinstance(compiled, types.BuiltinFunctionType), name
+            got = both_paths(compiled, compiled.__self__.fallback, a1, a2)
+            assert all(g == got[0] for g in got), (backend, label, name, got)
+
+
+@needs_compiled
 def test_clear_plans_empties_the_compiled_caches():
     x = np.ones(3, np.float32)
     al.add(x, x)
