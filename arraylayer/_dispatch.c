@@ -9,43 +9,17 @@
  *
  * Plain C against CPython's API: no build tool beyond a C compiler, no other dependency.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_dispatch.h"
 #include <structmember.h>
-
-#define SLOTS 16
-
-enum { GUARD_NONE = 0, GUARD_ALL_WEAK = 1, GUARD_ANY_WEAK = 2 };
-
-typedef struct {
-    PyObject *t1, *d1, *t2, *d2; /* d NULL: a Python scalar (no dtype) */
-    PyObject *policy;            /* NULL: any policy */
-    PyObject *run, *cast1, *cast2;
-    int guard;
-} Entry;
-
-typedef struct Dispatcher {
-    PyObject_HEAD
-    PyObject *dict;
-    PyObject *fallback; /* the Python function: every case this object does not replay */
-    PyObject *public;   /* the builtin function handed to users */
-    PyObject *doc;      /* bytes holding def.ml_doc */
-    PyObject *name;     /* str holding def.ml_name */
-    int arity;
-    int count, next;
-    Entry entries[SLOTS];
-    PyMethodDef def;
-    struct Dispatcher *plans_of; /* whose plans this one replays (itself when NULL) */
-    int wraps;                   /* 1: arraylayer.Array in (unwrapped), Array out */
-} Dispatcher;
 
 static PyObject *policy_var;     /* ContextVar of the policy in force (arraylayer.promotion) */
 static PyObject *policy_setting; /* its Setting: .process when the variable is unset */
-static PyObject *s_dtype, *s_weak_type, *s_name, *s_process, *s_native;
-static PyTypeObject *array_type; /* arraylayer.Array, set with its first compiled operator */
-static PyObject *zero_d;         /* the post-step for a result of another class than the operand's */
+static PyObject *s_dtype, *s_weak_type, *s_name, *s_process;
+PyObject *al_s_native;
+PyTypeObject *al_array_type; /* arraylayer.Array, set with its first compiled operator */
+PyObject *al_zero_d;         /* the post-step for a result of another class than the operand's */
 
-static int
+int
 is_scalar_type(PyTypeObject *t)
 {
     return t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type || t == &PyComplex_Type;
@@ -169,11 +143,11 @@ done:
 }
 
 /* other's native form (new reference) for the fast path, or NULL (no exception) for the Python method */
-static PyObject *
-operator_operand(PyObject *other)
+PyObject *
+al_operator_operand(PyObject *other)
 {
-    if (Py_TYPE(other) == array_type) {
-        PyObject *native = PyObject_GetAttr(other, s_native);
+    if (Py_TYPE(other) == al_array_type) {
+        PyObject *native = PyObject_GetAttr(other, al_s_native);
         if (native == NULL)
             PyErr_Clear();
         return native;
@@ -183,8 +157,8 @@ operator_operand(PyObject *other)
 
 /* The plan of ``d`` for the unwrapped ``natives`` replayed, its result wrapped in a new Array (``like``:
  * the native whose class the result should have). NULL with *fell set: take the Python function. */
-static PyObject *
-replay_wrapped(Dispatcher *d, PyObject *const *natives, PyObject *like, int *fell)
+PyObject *
+al_replay_wrapped(Dispatcher *d, PyObject *const *natives, PyObject *like, int *fell)
 {
     PyObject *dtypes[2] = {NULL, NULL}, *result = NULL, *array = NULL;
     int declined = 0;
@@ -201,11 +175,11 @@ replay_wrapped(Dispatcher *d, PyObject *const *natives, PyObject *like, int *fel
     }
     *fell = 0;
     if (Py_TYPE(result) != Py_TYPE(like)) {
-        Py_SETREF(result, PyObject_CallOneArg(zero_d, result));
+        Py_SETREF(result, PyObject_CallOneArg(al_zero_d, result));
         if (result == NULL)
             goto done;
     }
-    if ((array = array_type->tp_alloc(array_type, 0)) != NULL && PyObject_SetAttr(array, s_native, result) < 0)
+    if ((array = al_array_type->tp_alloc(al_array_type, 0)) != NULL && PyObject_SetAttr(array, al_s_native, result) < 0)
         Py_CLEAR(array);
 done:
     Py_XDECREF(result);
@@ -220,16 +194,16 @@ dispatch_wrapped(Dispatcher *self, Dispatcher *source, PyObject *const *args, Py
 {
     PyObject *natives[2] = {NULL, NULL}, *like = NULL, *array = NULL;
     int fell = 1;
-    if (array_type == NULL)
+    if (al_array_type == NULL)
         goto fallback;
     for (Py_ssize_t i = 0; i < nargs; i++) {
-        if ((natives[i] = operator_operand(args[i])) == NULL)
+        if ((natives[i] = al_operator_operand(args[i])) == NULL)
             goto fallback;
-        if (like == NULL && Py_TYPE(args[i]) == array_type)
+        if (like == NULL && Py_TYPE(args[i]) == al_array_type)
             like = natives[i];
     }
     if (like != NULL)
-        array = replay_wrapped(source, natives, like, &fell);
+        array = al_replay_wrapped(source, natives, like, &fell);
 fallback:
     if (array == NULL && fell)
         array = call_fallback(self, args, nargs, NULL);
@@ -246,8 +220,9 @@ dispatch(PyObject *obj, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
     PyObject *dtypes[2] = {NULL, NULL}, *result = NULL;
     if (nargs != self->arity || kwnames != NULL || source->count == 0)
         return call_fallback(self, args, nargs, kwnames);
-    if (self->wraps)
-        return dispatch_wrapped(self, source, args, nargs);
+    if (self->wraps || (al_array_type != NULL && (Py_TYPE(args[0]) == al_array_type ||
+                                               (nargs == 2 && Py_TYPE(args[1]) == al_array_type))))
+        return dispatch_wrapped(self, source, args, nargs); /* Arrays in, an Array out */
     Entry *e = lookup(self, args, dtypes);
     if (e != NULL) {
         int declined = 0; /* a guard sent the call to the Python function */
@@ -415,7 +390,7 @@ static PyMemberDef Dispatcher_members[] = {
     {NULL, 0, 0, 0, NULL},
 };
 
-static PyTypeObject DispatcherType = {
+PyTypeObject al_DispatcherType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "arraylayer._dispatch.Dispatcher",
     .tp_doc = PyDoc_STR("Dispatcher(fallback, name, doc, arity, module): the compiled plans of one "
@@ -432,114 +407,6 @@ static PyTypeObject DispatcherType = {
     .tp_dictoffset = offsetof(Dispatcher, dict),
 };
 
-
-/* ---- arraylayer.Array's operators ------------------------------------------------------------
- * One method descriptor per operator (a real method_descriptor, so that torch.compile can be told
- * to trace the Python method in its place). A call unwraps the operands (Arrays and Python
- * scalars only), replays the element-wise function's plan, and wraps the result in a new Array;
- * anything else runs the Python method. */
-
-#define MAX_OPERATORS 48
-
-typedef struct {
-    Dispatcher *dispatcher;
-    PyObject *fallback; /* the Python method */
-    PyObject *name;
-    int form;           /* 0: function(self, other); 1: function(other, self); 2: function(self) */
-} Operator;
-
-static Operator operators[MAX_OPERATORS];
-static PyMethodDef operator_defs[MAX_OPERATORS];
-static int operator_count;
-
-static PyObject *
-operator_fallback(Operator *op, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
-{
-    PyObject *stack[4];
-    Py_ssize_t total = nargs + (kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames));
-    if (total > 3)
-        return PyErr_Format(PyExc_TypeError, "%U takes at most 3 arguments", op->name);
-    stack[0] = self;
-    for (Py_ssize_t i = 0; i < total; i++)
-        stack[i + 1] = args[i];
-    return PyObject_Vectorcall(op->fallback, stack, nargs + 1, kwnames);
-}
-
-static PyObject *
-operate(int index, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
-{
-    Operator *op = &operators[index];
-    Dispatcher *d = op->dispatcher;
-    PyObject *native = NULL, *other = NULL, *array = NULL, *operands[2] = {NULL, NULL};
-    int fell = 1;
-    if (kwnames != NULL || nargs != (op->form == 2 ? 0 : 1) || d->count == 0 || Py_TYPE(self) != array_type)
-        goto fallback;
-    if ((native = PyObject_GetAttr(self, s_native)) == NULL) {
-        PyErr_Clear();
-        goto fallback;
-    }
-    operands[0] = native;
-    if (op->form != 2) {
-        if ((other = operator_operand(args[0])) == NULL)
-            goto fallback;
-        operands[op->form == 0 ? 1 : 0] = other;
-        operands[op->form == 0 ? 0 : 1] = native;
-    }
-    array = replay_wrapped(d, operands, native, &fell);
-fallback:
-    if (array == NULL && fell)
-        array = operator_fallback(op, self, args, nargs, kwnames);
-    Py_XDECREF(native);
-    Py_XDECREF(other);
-    return array;
-}
-
-#define OP(n, k) static PyObject *op_##n##_##k(PyObject *self, PyObject *const *args, Py_ssize_t nargs, \
-    PyObject *kw) { return operate(8 * n + k, self, args, nargs, kw); }
-#define OP8(n) OP(n, 0) OP(n, 1) OP(n, 2) OP(n, 3) OP(n, 4) OP(n, 5) OP(n, 6) OP(n, 7)
-OP8(0) OP8(1) OP8(2) OP8(3) OP8(4) OP8(5)
-typedef PyObject *(*operator_fn)(PyObject *, PyObject *const *, Py_ssize_t, PyObject *);
-#define FN8(n) op_##n##_0, op_##n##_1, op_##n##_2, op_##n##_3, op_##n##_4, op_##n##_5, op_##n##_6, op_##n##_7
-static operator_fn operator_fns[MAX_OPERATORS] = {FN8(0), FN8(1), FN8(2), FN8(3), FN8(4), FN8(5)};
-
-static PyObject *
-operator_method(PyObject *Py_UNUSED(module), PyObject *args)
-{
-    PyObject *cls, *name, *function, *fallback, *doc, *post;
-    int form;
-    if (!PyArg_ParseTuple(args, "OUOOiUO:operator_method", &cls, &name, &function, &fallback, &form, &doc, &post))
-        return NULL;
-    PyObject *dispatcher = PyCFunction_Check(function) ? PyCFunction_GET_SELF(function) : NULL;
-    if (dispatcher == NULL || Py_TYPE(dispatcher) != &DispatcherType)
-        Py_RETURN_NONE; /* not a compiled function: the Python method stays */
-    if (!PyType_Check(cls) || form < 0 || form > 2 || ((Dispatcher *)dispatcher)->arity != (form == 2 ? 1 : 2)) {
-        PyErr_SetString(PyExc_ValueError, "operator_method: a class, and a form matching the function");
-        return NULL;
-    }
-    if (array_type != NULL && (PyObject *)array_type != cls) {
-        PyErr_SetString(PyExc_ValueError, "operator_method: one Array class only");
-        return NULL;
-    }
-    if (operator_count == MAX_OPERATORS) {
-        PyErr_SetString(PyExc_RuntimeError, "operator_method: too many operators");
-        return NULL;
-    }
-    Operator *op = &operators[operator_count];
-    PyObject *doc_bytes = PyUnicode_AsUTF8String(doc);
-    if (doc_bytes == NULL)
-        return NULL;
-    op->dispatcher = (Dispatcher *)Py_NewRef(dispatcher);
-    op->fallback = Py_NewRef(fallback);
-    op->name = Py_NewRef(name);
-    op->form = form;
-    operator_defs[operator_count].ml_name = PyUnicode_AsUTF8(name);
-    operator_defs[operator_count].ml_meth = (PyCFunction)(void (*)(void))operator_fns[operator_count];
-    operator_defs[operator_count].ml_flags = METH_FASTCALL | METH_KEYWORDS;
-    operator_defs[operator_count].ml_doc = PyBytes_AS_STRING(doc_bytes); /* kept for the process's life */
-    array_type = (PyTypeObject *)Py_NewRef(cls);
-    Py_XSETREF(zero_d, Py_NewRef(post));
-    return PyDescr_NewMethod(array_type, &operator_defs[operator_count++]);
-}
 
 static PyObject *
 configure(PyObject *Py_UNUSED(module), PyObject *args)
@@ -559,7 +426,7 @@ configure(PyObject *Py_UNUSED(module), PyObject *args)
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(policy_var, policy_setting): where the policy in force is read (its .name)."},
-    {"operator_method", operator_method, METH_VARARGS,
+    {"operator_method", al_operator_method, METH_VARARGS,
      "operator_method(array_class, name, function, python_method, form, doc, zero_d): the compiled method "
      "(form 0: function(self, other), 1: function(other, self), 2: function(self)), or None when function "
      "is not compiled."},
@@ -575,19 +442,19 @@ static struct PyModuleDef dispatch_module = {
 PyMODINIT_FUNC
 PyInit__dispatch(void)
 {
-    if (PyType_Ready(&DispatcherType) < 0)
+    if (PyType_Ready(&al_DispatcherType) < 0)
         return NULL;
     s_dtype = PyUnicode_InternFromString("dtype");
     s_weak_type = PyUnicode_InternFromString("weak_type");
     s_name = PyUnicode_InternFromString("name");
     s_process = PyUnicode_InternFromString("process");
-    s_native = PyUnicode_InternFromString("_native");
-    if (!s_dtype || !s_weak_type || !s_name || !s_process || !s_native)
+    al_s_native = PyUnicode_InternFromString("_native");
+    if (!s_dtype || !s_weak_type || !s_name || !s_process || !al_s_native)
         return NULL;
     PyObject *m = PyModule_Create(&dispatch_module);
     if (m == NULL)
         return NULL;
-    if (PyModule_AddObjectRef(m, "Dispatcher", (PyObject *)&DispatcherType) < 0) {
+    if (PyModule_AddObjectRef(m, "Dispatcher", (PyObject *)&al_DispatcherType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -3,7 +3,7 @@
 Prints a table (backend, case, native, arraylayer, ratio, target, ok) and writes
 benchmarks/results/ops.json.
 
-Run: python benchmarks/bench_ops.py [--quick] [--backend NAME ...] [--only PREFIX ...] [--output PATH]
+Run: python benchmarks/bench_ops.py [--quick] [--backend NAME ...] [--only PREFIX ...] [--cpu-time] [--output PATH]
 (``--only "Array:"`` runs just the cases whose name starts so, and writes ops.partial.json.)
 
 The run and its cases are here; the timing is ``ops_timing.py``, each framework's native
@@ -67,7 +67,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_core import import_cost  # noqa: E402  (the `import arraylayer` measurement, reused)
 from ops_frameworks import ALLOCATIONS, NATIVES, Native, mlp_arraylayer  # noqa: E402
-from ops_timing import FULL, QUICK, Row, Settings, paired, timed_row  # noqa: E402
+from ops_timing import CLOCK, FULL, QUICK, Row, Settings, paired, timed_row  # noqa: E402
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
@@ -373,7 +373,8 @@ def result_file(rows: list[Row], quick: bool, backends: list[str]) -> dict[str, 
     from arraylayer.compiled_dispatch import ACTIVE
 
     return {"date": time.strftime("%Y-%m-%d %H:%M"), "commit": _commit(), "quick": quick,
-            "dispatch": "compiled" if ACTIVE else "pure Python", "platform": platform.platform(),
+            "dispatch": "compiled" if ACTIVE else "pure Python", "clock": CLOCK["timer"].__name__,
+            "platform": platform.platform(),
             "cpus": os.cpu_count(), "backends": backends, "versions": versions, "settings": asdict(QUICK if quick else FULL),
             "results": results, "details": details}
 
@@ -385,11 +386,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="only this backend (repeatable); default: every installed one")
     parser.add_argument("--only", action="append", default=[], metavar="PREFIX",
                         help="only the cases whose name starts with PREFIX (repeatable), e.g. 'Array:'")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time loops by this thread's CPU time, not wall time (a shared, loaded machine)")
     parser.add_argument("--output", type=Path, default=None,
                         help="default: benchmarks/results/ops.json (ops.partial.json with --only)")
     args = parser.parse_args(argv)
     s = QUICK if args.quick else FULL
     ONLY[:] = args.only
+    if args.cpu_time:
+        CLOCK["timer"] = time.thread_time
     if args.output is None:
         args.output = Path(__file__).parent / "results" / ("ops.partial.json" if args.only else "ops.json")
 
@@ -408,7 +413,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from arraylayer.compiled_dispatch import ACTIVE
 
-    print(f"dispatch: {'compiled (arraylayer._dispatch)' if ACTIVE else 'pure Python'}")
+    print(f"dispatch: {'compiled (arraylayer._dispatch)' if ACTIVE else 'pure Python'}; "
+          f"clock: {'thread CPU time' if args.cpu_time else 'wall time'}")
     print(table(rows))
     errors = [r for r in rows if "error" in r.details]
     for r in errors:

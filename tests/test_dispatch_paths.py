@@ -133,7 +133,8 @@ def test_array_operators_agree(backend):
 
 @needs_compiled
 def test_array_namespace_functions_agree(backend):
-    """The Array namespace's compiled element-wise functions against their Python forms."""
+    """The Array namespace's compiled element-wise functions, and arraylayer's own given Arrays,
+    against their Python forms."""
     import importlib
 
     xp = importlib.import_module(f"arraylayer.xp.arrays.{backend}")
@@ -143,6 +144,8 @@ def test_array_namespace_functions_agree(backend):
             compiled = getattr(xp, name)
             assert isinstance(compiled, types.BuiltinFunctionType), name
             got = both_paths(compiled, compiled.__self__.fallback, a1, a2)
+            assert all(g == got[0] for g in got), (backend, label, name, got)
+            got = both_paths(*compiled_and_python(name), a1, a2)  # arraylayer's own function on Arrays
             assert all(g == got[0] for g in got), (backend, label, name, got)
 
 
