@@ -121,13 +121,15 @@ lookup(Dispatcher *self, PyObject *const *args, PyObject **dtypes)
 static PyObject *
 replay(Dispatcher *self, Entry *e, PyObject *const *args, PyObject *const *dtypes, int *declined)
 {
-    PyObject *operands[2] = {NULL, NULL}, *casts[2] = {e->cast1, e->cast2}, *result = NULL;
-    int n = self->arity;
-    if (e->guard != GUARD_NONE) {
-        int fall = weak_guard(e->guard, args, dtypes, n);
+    /* the plan's own references: Python code run below (a guard, a cast) may clear the entry */
+    PyObject *run = Py_NewRef(e->run), *casts[2] = {Py_XNewRef(e->cast1), Py_XNewRef(e->cast2)};
+    PyObject *operands[2] = {NULL, NULL}, *result = NULL;
+    int n = self->arity, guard = e->guard;
+    if (guard != GUARD_NONE) {
+        int fall = weak_guard(guard, args, dtypes, n);
         if (fall != 0) {
             *declined = fall > 0;
-            return NULL;
+            goto done;
         }
     }
     for (int i = 0; i < n; i++) {
@@ -135,10 +137,13 @@ replay(Dispatcher *self, Entry *e, PyObject *const *args, PyObject *const *dtype
         if (operands[i] == NULL)
             goto done;
     }
-    result = PyObject_Vectorcall(e->run, operands, n, NULL);
+    result = PyObject_Vectorcall(run, operands, n, NULL);
 done:
     Py_XDECREF(operands[0]);
     Py_XDECREF(operands[1]);
+    Py_DECREF(run);
+    Py_XDECREF(casts[0]);
+    Py_XDECREF(casts[1]);
     return result;
 }
 
