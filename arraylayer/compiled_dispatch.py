@@ -6,7 +6,12 @@
 a call the C side has no plan for, or whose plan raises, runs the Python function, which decides
 and raises as it always does. Without the extension (no compiler at install time), or with
 ``ARRAYLAYER_PURE_PYTHON=1`` in the environment, :data:`ACTIVE` is False and the public functions
-are the Python ones.
+are the Python ones. The same replay serves ``Array``'s operators (:func:`operator_method`), the
+Array namespaces' element-wise functions (:func:`on_arrays`) and ``al.add(A, B)`` on Arrays.
+
+Why plain C against CPython's API: building it needs nothing but a C compiler (setuptools, pinned
+in pyproject.toml, drives it), while Cython or Rust/PyO3 would add a build tool and a toolchain to
+every install for a few hundred lines that only compare pointers and call callables.
 
 Under torch.compile, Dynamo cannot trace C; :func:`prepare_for_dynamo` (run when ``torch._dynamo``
 is imported) tells it to trace each function's Python twin in its place, and gives ``Array`` back its
