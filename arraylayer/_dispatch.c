@@ -16,6 +16,7 @@ static PyObject *policy_var;     /* ContextVar of the policy in force (arraylaye
 static PyObject *policy_setting; /* its Setting: .process when the variable is unset */
 static PyObject *s_dtype, *s_weak_type, *s_name, *s_process;
 PyObject *al_s_native;
+Py_ssize_t al_native_offset; /* the offset of Array's ``_native`` slot (0: read it by name) */
 PyTypeObject *al_array_type; /* arraylayer.Array, set with its first compiled operator */
 PyObject *al_zero_d;         /* the post-step for a result of another class than the operand's */
 
@@ -147,15 +148,26 @@ done:
     return result;
 }
 
+/* an Array's native (new reference), or NULL with no exception set */
+PyObject *
+al_get_native(PyObject *array)
+{
+    if (al_native_offset > 0) {
+        PyObject *native = *(PyObject **)((char *)array + al_native_offset);
+        return native == NULL ? NULL : Py_NewRef(native);
+    }
+    PyObject *native = PyObject_GetAttr(array, al_s_native);
+    if (native == NULL)
+        PyErr_Clear();
+    return native;
+}
+
 /* other's native form (new reference) for the fast path, or NULL (no exception) for the Python method */
 PyObject *
 al_operator_operand(PyObject *other)
 {
     if (Py_TYPE(other) == al_array_type) {
-        PyObject *native = PyObject_GetAttr(other, al_s_native);
-        if (native == NULL)
-            PyErr_Clear();
-        return native;
+        return al_get_native(other);
     }
     return is_scalar_type(Py_TYPE(other)) ? Py_NewRef(other) : NULL;
 }
@@ -184,7 +196,11 @@ al_replay_wrapped(Dispatcher *d, PyObject *const *natives, PyObject *like, int *
         if (result == NULL)
             goto done;
     }
-    if ((array = al_array_type->tp_alloc(al_array_type, 0)) != NULL && PyObject_SetAttr(array, al_s_native, result) < 0)
+    if ((array = al_array_type->tp_alloc(al_array_type, 0)) == NULL)
+        goto done;
+    if (al_native_offset > 0) /* the slot of a new object is empty: the result's reference moves there */
+        *(PyObject **)((char *)array + al_native_offset) = Py_NewRef(result);
+    else if (PyObject_SetAttr(array, al_s_native, result) < 0)
         Py_CLEAR(array);
 done:
     Py_XDECREF(result);

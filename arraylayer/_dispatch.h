@@ -34,7 +34,10 @@ extern PyTypeObject al_DispatcherType;
 extern PyTypeObject *al_array_type; /* arraylayer.Array, set with its first compiled operator */
 extern PyObject *al_zero_d;         /* the post-step for a result of another class than the operand's */
 extern PyObject *al_s_native;       /* "_native" */
+extern Py_ssize_t al_native_offset; /* the offset of Array's ``_native`` slot (0: read it by name) */
 
+/* an Array's native (new reference; ``array`` of class al_array_type exactly), or NULL, no exception */
+PyObject *al_get_native(PyObject *array);
 int is_scalar_type(PyTypeObject *t);
 /* other's native form (new reference) for the fast path: an Array's, a Python scalar itself; or NULL */
 PyObject *al_operator_operand(PyObject *other);

@@ -1,5 +1,23 @@
 /* arraylayer._dispatch: arraylayer.Array's operators (see _dispatch.c). */
 #include "_dispatch.h"
+#include <structmember.h>
+
+/* Where an Array keeps ``_native``: a plain object slot (``__slots__``) is read and set at its offset. */
+static void
+find_native_slot(PyObject *cls)
+{
+    PyObject *descr = PyObject_GetAttr(cls, al_s_native);
+    if (descr == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    if (Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
+        PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+        if (member->type == T_OBJECT_EX && !(member->flags & READONLY))
+            al_native_offset = member->offset;
+    }
+    Py_DECREF(descr);
+}
 
 /* ---- arraylayer.Array's operators ------------------------------------------------------------
  * One method descriptor per operator (a real method_descriptor, so that torch.compile can be told
@@ -42,10 +60,8 @@ operate(int index, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyOb
     int fell = 1;
     if (kwnames != NULL || nargs != (op->form == 2 ? 0 : 1) || d->count == 0 || Py_TYPE(self) != al_array_type)
         goto fallback;
-    if ((native = PyObject_GetAttr(self, al_s_native)) == NULL) {
-        PyErr_Clear();
+    if ((native = al_get_native(self)) == NULL)
         goto fallback;
-    }
     operands[0] = native;
     if (op->form != 2) {
         if ((other = al_operator_operand(args[0])) == NULL)
@@ -104,6 +120,8 @@ al_operator_method(PyObject *Py_UNUSED(module), PyObject *args)
     operator_defs[operator_count].ml_meth = (PyCFunction)(void (*)(void))operator_fns[operator_count];
     operator_defs[operator_count].ml_flags = METH_FASTCALL | METH_KEYWORDS;
     operator_defs[operator_count].ml_doc = PyBytes_AS_STRING(doc_bytes); /* kept for the process's life */
+    if (al_array_type == NULL)
+        find_native_slot(cls);
     al_array_type = (PyTypeObject *)Py_NewRef(cls);
     Py_XSETREF(al_zero_d, Py_NewRef(post));
     return PyDescr_NewMethod(al_array_type, &operator_defs[operator_count++]);
