@@ -41,7 +41,7 @@ Cases (per backend unless said):
   as the reference (bench_core.py has the full set of promotion cases).
 
 Dispatch: the compiled one (``arraylayer._dispatch``) where it is built; ARRAYLAYER_PURE_PYTHON=1 in
-the environment measures the pure-Python one. The table's title line says which ran.
+the environment measures the pure-Python one. The line after the table says which ran.
 
 JAX: the dispatch cases (tiny, mixed) do not block on the result, on either side; the large
 and compiled cases call ``block_until_ready()`` on both sides.
@@ -413,14 +413,14 @@ def main(argv: list[str] | None = None) -> int:
 
     from arraylayer.compiled_dispatch import ACTIVE
 
-    print(f"dispatch: {'compiled (arraylayer._dispatch)' if ACTIVE else 'pure Python'}; "
-          f"clock: {'thread CPU time' if args.cpu_time else 'wall time'}")
     print(table(rows))
     errors = [r for r in rows if "error" in r.details]
     for r in errors:
         print(f"\nerror in {r.backend} / {r.case}: {r.details['error']}")
     judged = [r for r in rows if r.ok is not None]
-    print(f"\n{sum(r.ok for r in judged)} of {len(judged)} targets met"
+    print(f"\ndispatch: {'compiled (arraylayer._dispatch)' if ACTIVE else 'pure Python'}; "
+          f"clock: {'thread CPU time' if args.cpu_time else 'wall time'}")
+    print(f"{sum(r.ok for r in judged)} of {len(judged)} targets met"
           f"{' (--quick: a smoke test, figures not meaningful)' if args.quick else ''}; "
           f"{time.perf_counter() - started:.0f} s")
 
