@@ -2,10 +2,11 @@
 ``docs``: the whole suite, then the official Array API suite and the client libraries),
 ``tests-<backend>``, ``lint``, ``demo``, ``bench``, ``docs``, ``conformance`` and ``clients`` to run those
 two parts alone, ``badinput`` (the full bad-input campaign) and ``lowp`` (the low-precision casts over
-every format, every float16/bfloat16 pattern and 2**22 float32 ones).
+every format, every float16/bfloat16 pattern and 2**22 float32 ones), ``dispatch`` (the compiled and the
+pure-Python dispatch compared on every element-wise function and operator).
 
-``main``, ``transformer``, ``tests``, ``docs``, ``demo``, ``bench``, ``conformance``, ``clients``, ``badinput``
-and ``lowp`` share ONE environment, ``.nox/shared`` (every framework, CPU builds: about 3.1 GB), created
+``main``, ``transformer``, ``tests``, ``docs``, ``demo``, ``bench``, ``conformance``, ``clients``, ``badinput``,
+``lowp`` and ``dispatch`` share ONE environment, ``.nox/shared`` (every framework, CPU builds: about 3.1 GB), created
 on first use and updated by pip on each run; nox's own per-session environments are used only by ``tests-<backend>`` (one
 framework each) and ``lint``. Every install goes through constraints.txt, which pins the frameworks
 (torch==2.13.0 included: an unpinned torch would pull several GB of CUDA packages).
@@ -172,6 +173,14 @@ def badinput(session: nox.Session) -> None:
     shared(session, "tests/test_bad_input.py", *session.posargs, env=env)
     if not session.posargs:
         shared(session, "-m", "pytest", "tests/test_bad_input.py", "-p", "no:cacheprovider", env=env)
+
+
+@nox.session(python=False)
+def dispatch(session: nox.Session) -> None:
+    """The compiled and the pure-Python dispatch compared on every element-wise function and
+    operator (tests/test_dispatch_paths.py with AL_DISPATCH_ALL=1; the normal run samples them)."""
+    env = {"TF_CPP_MIN_LOG_LEVEL": "3", "AL_DISPATCH_ALL": "1"}
+    shared(session, "-m", "pytest", "tests/test_dispatch_paths.py", "-p", "no:cacheprovider", *session.posargs, env=env)
 
 
 @nox.session(python=False)

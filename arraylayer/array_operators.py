@@ -7,6 +7,9 @@ module global keyed by the function's name (the Array class is the global ``_ARR
 kernel directly, with no second Python call. (A global, not closure cells: torch.compile's
 Dynamo gives the cells of an operator method no source, and would have to wrap every key of
 the plan cache, other frameworks' dtypes included, as constants, which it cannot.)
+When the C extension is active, the binary and unary methods are its compiled forms
+(``compiled_dispatch.operator_method``), which replay the same plans and run these methods
+for everything else.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from .api.elementwise import (
     subtract,
 )
 from .api.linear_algebra import matmul
+from .compiled_dispatch import operator_method, python_function
 from .dtypes import Dtype
 from .inplace import combine
 from .registry import backend_of
@@ -189,7 +193,7 @@ def install(cls: type) -> None:
     _ARRAY = cls
     for name, (function, form) in OPERATORS.items():
         fn = function.__name__
-        _OPERATIONS[fn] = (function, getattr(function, "plans", _NO_PLANS))
+        _OPERATIONS[fn] = (function, getattr(python_function(function), "plans", _NO_PLANS))
         if form in ("binary", "reflected"):
             method = _binary(fn, form == "reflected")
             doc = f"arraylayer.{fn}({'other, self' if form == 'reflected' else 'self, other'})"
@@ -201,4 +205,4 @@ def install(cls: type) -> None:
         method.__name__ = name
         method.__qualname__ = f"{cls.__name__}.{name}"
         method.__doc__ = doc
-        setattr(cls, name, method)
+        setattr(cls, name, operator_method(cls, name, function, method, form, zero_d))

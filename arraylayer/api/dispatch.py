@@ -319,8 +319,9 @@ def accepting_wrapped(function: Callable[..., Any]) -> Callable[..., Any]:
     with a planned native fast path (the elementwise ones, marked ``accepts_wrapped``) make the
     same check in their planning path, which native calls with a planned dtype never reach.
     """
-    if getattr(function, "accepts_wrapped", False):
-        return function
+    if getattr(function, "accepts_wrapped", False) or getattr(getattr(function, "__self__", None),
+                                                               "accepts_wrapped", False):
+        return function  # (a compiled element-wise function: its dispatcher, __self__, says so)
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):  # no signature to copy: check every argument

@@ -9,6 +9,10 @@ Python scalar of this class) has already been planned, the public function is on
 its plan cache and the kernel call (with a cast for mixed dtypes). First calls go through
 :func:`_plan_binary`, which promotes under the active policy, casts only what differs and
 stores the plan; :func:`clear_plans` says what a plan depends on and when the caches empty.
+
+Each plan is also stored, as data, in the function's compiled dispatcher when the C extension
+is active (:mod:`arraylayer.compiled_dispatch`): the public function is then the compiled one,
+which replays the stored plans and calls the Python function below for everything else.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
+from .. import compiled_dispatch
 from ..context import replaying
 from ..defaults import default_float_dtype
 from ..dtypes import Dtype, as_dtype, iinfo
@@ -41,6 +46,7 @@ Array = Any
 _KIND_LETTER, _KIND_WORDS = KIND_LETTER, KIND_WORDS
 
 _BOOL: Final = Dtype("bool")
+_ALL_WEAK, _ANY_WEAK = 1, 2  # the compiled plans' guards: decline when every / any array input is weak-typed
 _NO_PLANS: Final[dict[Any, Any]] = {}  # read-only: the inner plan dict of a class never planned
 
 
@@ -92,6 +98,27 @@ def _refuse_unbroadcastable(x1: Any, x2: Any) -> None:
 
 #: Every elementwise function's plan cache (see :func:`_binary`), for :func:`clear_plans`.
 _CACHES: Final[list[dict[type, dict[Any, Any]]]] = []
+#: id(plan cache) -> its compiled dispatcher's ``store`` (when the C extension is active)
+_COMPILED: Final[dict[int, compiled_dispatch.Store]] = {}
+
+
+def _store(plans: dict[type, dict[Any, Any]], cls: type, key: Any, run: Callable[..., Any],
+           replay: tuple[Any, ...]) -> None:
+    """Store a plan in ``plans[cls][key]`` and, as ``replay`` (the arguments of the compiled
+    dispatcher's ``store``: classes, native dtypes, policy, callable, casts, guard), in C."""
+    plans.setdefault(cls, {})[key] = run
+    store = _COMPILED.get(id(plans))
+    if store is not None:
+        store(*replay)
+
+
+def _public(function: Callable[..., Any], plans: dict[type, dict[Any, Any]], name: str, args: str,
+            arity: int) -> Callable[..., Any]:
+    """The function users call: the compiled one over ``function`` when the extension is active."""
+    public, store = compiled_dispatch.compiled(function, name, args, arity)
+    if store is not None:
+        _COMPILED[id(plans)] = store
+    return public
 
 
 def clear_plans() -> None:
@@ -107,6 +134,7 @@ def clear_plans() -> None:
     """
     for plans in _CACHES:
         plans.clear()
+    compiled_dispatch.clear()
 
 
 on_registry_change(clear_plans)  # register_backend and support.clear_caches call it
@@ -167,7 +195,7 @@ def _binary(name: str, spec: Spec) -> Callable[[Any, Any], Any]:
 
     _describe(function, name, spec, "x1, x2")
     function.plans = plans  # type: ignore[attr-defined]  # for callers that unwrap first (Array operators)
-    return function
+    return _public(function, plans, name, "x1, x2", 2)
 
 
 def _identity(x: Any) -> Any:
@@ -235,15 +263,20 @@ def _plan_binary(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], x1: A
         return result
     if a1 is x1 and a2 is x2 and type(x1) is type(x2) and backend.dtype_of(x1) is compute:
         direct = getattr(run, "arrays_only", run)  # see the kernel contract
-        plans.setdefault(type(x1), {})[x1.dtype] = (
-            direct if not backend.weak_arrays else _strong_only(direct, name, spec, plans)
-        )
+        weak = backend.weak_arrays
+        _store(plans, type(x1), x1.dtype, _strong_only(direct, name, spec, plans) if weak else direct,
+               (type(x1), x1.dtype, type(x2), x2.dtype, None, direct, None, None, _ALL_WEAK if weak else 0))
     elif (first_is_array and isinstance(x2, arrays) and type(x1) is type(x2) and compute is dtype
           and not (backend.weak_arrays and (x1.weak_type or x2.weak_type))):  # a weak input's result is not the table's
         d1, d2 = backend.dtype_of(x1), backend.dtype_of(x2)
         if type(policy.table[d1][d2]) is Dtype:  # a strong result: no default dtype involved
-            plans.setdefault(type(x1), {})[policy.name, x1.dtype, x2.dtype] = _mixed_plan(
-                name, spec, plans, backend, run, _caster(backend, d1, compute), _caster(backend, d2, compute))
+            cast1, cast2 = _caster(backend, d1, compute), _caster(backend, d2, compute)
+            weak = backend.weak_arrays
+            _store(plans, type(x1), (policy.name, x1.dtype, x2.dtype),
+                   _mixed_plan(name, spec, plans, backend, run, cast1, cast2),
+                   (type(x1), x1.dtype, type(x2), x2.dtype, policy.name,
+                    run if weak else getattr(run, "arrays_only", run), None if cast1 is _identity else cast1,
+                    None if cast2 is _identity else cast2, _ANY_WEAK if weak else 0))
     elif (first_is_array and a1 is x1 and type(x2) in SCALAR_CLASSES) or (
         a2 is x2 and type(x1) in SCALAR_CLASSES and isinstance(x2, arrays)
     ):
@@ -254,10 +287,12 @@ def _plan_binary(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], x1: A
                 info = iinfo(compute)
                 bounds = (info.min, info.max)
             python_type = scalar_converter(compute)
-            plans.setdefault(type(array), {})[policy.name, array.dtype, type(scalar), not first_is_array] = (
-                run if bounds == (None, None) and python_type is type(scalar) and not backend.weak_arrays
-                else _scalar_plan(name, spec, plans, run, python_type, bounds, backend.weak_arrays,
-                                  not first_is_array))
+            plan = (run if bounds == (None, None) and python_type is type(scalar) and not backend.weak_arrays
+                    else _scalar_plan(name, spec, plans, run, python_type, bounds, backend.weak_arrays,
+                                      not first_is_array))
+            _store(plans, type(array), (policy.name, array.dtype, type(scalar), not first_is_array), plan,
+                   (type(x1), x1.dtype if first_is_array else None, type(x2),
+                    None if first_is_array else x2.dtype, policy.name, plan, None, None, 0))
     return result
 
 
@@ -296,7 +331,7 @@ def _unary(name: str, spec: Spec) -> Callable[[Any], Any]:
 
     _describe(function, name, spec, "x")
     function.plans = fast  # type: ignore[attr-defined]  # for callers that unwrap first
-    return function
+    return _public(function, fast, name, "x", 1)
 
 
 def _plan_unary(name: str, spec: Spec, fast: dict[type, dict[Any, Any]], x: Any) -> Any:
@@ -308,7 +343,7 @@ def _plan_unary(name: str, spec: Spec, fast: dict[type, dict[Any, Any]], x: Any)
     run = kernel(backend, name, compute)
     if compute is dtype:
         if not replaying():
-            fast.setdefault(type(x), {})[x.dtype] = run
+            _store(fast, type(x), x.dtype, run, (type(x), x.dtype, None, None, None, run, None, None, 0))
         return run(x)
     return run(backend.astype(x, compute))
 

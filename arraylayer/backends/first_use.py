@@ -57,6 +57,7 @@ def _load_torch_for_dynamo() -> None:
     from torch._dynamo.utils import common_constant_types
     from torch._dynamo.variables.user_defined import UserDefinedClassVariable
 
+    from ..compiled_dispatch import prepare_for_dynamo
     from ..context import SETTING_READERS, at_trace_end
     from ..dtypes import Dtype, all_dtypes, all_low_precision_dtypes
     from ..registry import prepare_for_tracing
@@ -71,6 +72,7 @@ def _load_torch_for_dynamo() -> None:
     for reader in SETTING_READERS:  # read at trace time, as constants (Dynamo cannot trace ContextVar.get)
         torch.compiler.assume_constant_result(reader)
     prepare_for_tracing(torch.Tensor, torch.nn.Parameter)
+    prepare_for_dynamo()  # the compiled element-wise functions: Dynamo traces their Python twins
     if not (hasattr(InstructionTranslator, "current_tx") and hasattr(OutputGraph, "add_cleanup_hook")):
         raise AttributeError("torch._dynamo has no per-attempt cleanup hooks")
     at_trace_end(_after_this_attempt)

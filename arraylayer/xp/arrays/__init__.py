@@ -24,6 +24,7 @@ from typing import Any, Final
 
 from ...api.dispatch import SCALAR_CLASSES, array_role, source_signature
 from ...array import Array
+from ...compiled_dispatch import on_arrays
 from ...devices import canonical_device
 from ...dtypes import Dtype, as_dtype
 from ...registry import BACKEND, backend_of, get_backend
@@ -211,7 +212,7 @@ def array_function(function: Callable[..., Any], backend: Any, name: str, wrap: 
     public.__doc__ = function.__doc__
     public.__module__ = f"arraylayer.xp.arrays.{backend.name}"
     public.__wrapped__ = function
-    return public
+    return on_arrays(inner, public)  # a compiled element-wise function: its compiled form on Arrays
 
 
 def _already(array: Array, dtype: Any, device: Any) -> bool:

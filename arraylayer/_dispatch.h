@@ -1,0 +1,49 @@
+/* arraylayer._dispatch: what its two C files share (see _dispatch.c). */
+#ifndef ARRAYLAYER_DISPATCH_H
+#define ARRAYLAYER_DISPATCH_H
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define SLOTS 16
+
+enum { GUARD_NONE = 0, GUARD_ALL_WEAK = 1, GUARD_ANY_WEAK = 2 };
+
+typedef struct {
+    PyObject *t1, *d1, *t2, *d2; /* d NULL: a Python scalar (no dtype) */
+    PyObject *policy;            /* NULL: any policy */
+    PyObject *run, *cast1, *cast2;
+    int guard;
+} Entry;
+
+typedef struct Dispatcher {
+    PyObject_HEAD
+    PyObject *dict;
+    PyObject *fallback; /* the Python function: every case this object does not replay */
+    PyObject *public;   /* the builtin function handed to users */
+    PyObject *doc;      /* bytes holding def.ml_doc */
+    PyObject *name;     /* str holding def.ml_name */
+    int arity;
+    int count, next;
+    Entry entries[SLOTS];
+    PyMethodDef def;
+    struct Dispatcher *plans_of; /* whose plans this one replays (itself when NULL) */
+    int wraps;                   /* 1: arraylayer.Array in (unwrapped), Array out */
+} Dispatcher;
+
+extern PyTypeObject al_DispatcherType;
+extern PyTypeObject *al_array_type; /* arraylayer.Array, set with its first compiled operator */
+extern PyObject *al_zero_d;         /* the post-step for a result of another class than the operand's */
+extern PyObject *al_s_native;       /* "_native" */
+extern Py_ssize_t al_native_offset; /* the offset of Array's ``_native`` slot (0: read it by name) */
+
+/* an Array's native (new reference; ``array`` of class al_array_type exactly), or NULL, no exception */
+PyObject *al_get_native(PyObject *array);
+int is_scalar_type(PyTypeObject *t);
+/* other's native form (new reference) for the fast path: an Array's, a Python scalar itself; or NULL */
+PyObject *al_operator_operand(PyObject *other);
+/* a plan replayed on unwrapped operands, its result in a new Array; NULL with *fell: the Python path */
+PyObject *al_replay_wrapped(Dispatcher *d, PyObject *const *natives, PyObject *like, int *fell);
+/* operator_method(array_class, name, function, python_method, form, doc, zero_d) (_operators.c) */
+PyObject *al_operator_method(PyObject *module, PyObject *args);
+
+#endif

@@ -1,0 +1,207 @@
+"""The compiled dispatch (arraylayer._dispatch) and the pure-Python one give the same results.
+
+The compiled functions replay plans that the Python planner made; every call they have no plan
+for goes to the Python function. Here, on every backend, each element-wise function and each
+Array operator is called through both paths on the same inputs (same dtype, mixed dtypes,
+Python scalars, out-of-range scalars, JAX's weak types), with plans made by either path first,
+and the outcomes (dtype and values, or the exception's class and message) must be identical.
+A fresh interpreter with ARRAYLAYER_PURE_PYTHON=1 runs the pure-Python path chosen at import.
+
+The normal run takes a fixed-seed sample of the functions; AL_DISPATCH_ALL=1 (``nox -s dispatch``)
+takes every one.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import make_array
+
+import arraylayer as al
+from arraylayer import compiled_dispatch
+from arraylayer.api import elementwise
+from arraylayer.api.elementwise import BINARY, UNARY, clear_plans
+from arraylayer.array_operators import OPERATORS
+from arraylayer.backends.first_use import PREPARE
+
+ROOT = Path(__file__).resolve().parent.parent
+_ALL = os.environ.get("AL_DISPATCH_ALL") == "1"
+_SAMPLE = random.Random(2411)
+BINARY_NAMES = list(BINARY) if _ALL else ["add", *_SAMPLE.sample(sorted(set(BINARY) - {"add"}), 7)]
+UNARY_NAMES = list(UNARY) if _ALL else ["negative", *_SAMPLE.sample(sorted(set(UNARY) - {"negative"}), 5)]
+
+needs_compiled = pytest.mark.skipif(not compiled_dispatch.ACTIVE,
+                                    reason="arraylayer._dispatch is not built here (no C compiler at install)")
+
+
+def outcome(call, *args):
+    """What a call gives, comparable across paths: (dtype, values) or (exception class, message)."""
+    try:
+        result = call(*args)
+    except Exception as error:  # noqa: BLE001 - the error is the outcome compared
+        return ("raises", type(error).__name__, str(error))
+    native = result.native if isinstance(result, al.Array) else result
+    values = np.asarray(al.to_backend(native, "numpy") if not isinstance(native, np.ndarray) else native)
+    return (type(result).__name__, str(al.Dtype(native.dtype)), repr(values.tolist()))  # repr: nan == nan
+
+
+def both_paths(compiled, python, *args):
+    """Outcomes of: Python planning then Python replay then compiled replay; and, from empty plan
+    caches, compiled first (the Python planner runs) then compiled replay."""
+    clear_plans()
+    first = [outcome(python, *args), outcome(python, *args), outcome(compiled, *args)]
+    clear_plans()
+    second = [outcome(compiled, *args), outcome(compiled, *args)]
+    return first + second
+
+
+def cases(backend):
+    """(label, x1, x2): inputs that take each kind of plan."""
+    f32, i32 = make_array(backend, "float32", (1.5, -2.0, 0.0)), make_array(backend, "int32", (3, -1, 0))
+    i8, u8 = make_array(backend, "int8", (1, -2, 0)), make_array(backend, "uint8", (1, 2, 0))
+    flag = make_array(backend, "bool", (True, False, True))
+    out = [("same float32", f32, make_array(backend, "float32", (0.5, 4.0, -1.0))),
+           ("same int32", i32, make_array(backend, "int32", (2, 5, 1))),
+           ("same bool", flag, make_array(backend, "bool", (False, False, True))),
+           ("mixed float32 int32", f32, i32), ("mixed int8 uint8", i8, u8),
+           ("float32 and float", f32, 2.5), ("float and float32", 2.5, f32),
+           ("int8 and int", i8, 3), ("int and int8", 3, i8), ("int8 and a too large int", i8, 300),
+           ("not broadcastable", f32, make_array(backend, "float32", (1.0, 2.0)))]
+    if backend == "jax":
+        import jax.numpy as jnp
+
+        weak = jnp.asarray(2.0)  # a weak-typed float
+        out += [("jax weak and weak", weak, jnp.asarray(3.0)), ("jax weak and float32", weak, f32),
+                ("jax float32 and weak", f32, weak)]
+    return out
+
+
+def compiled_and_python(name):
+    function = getattr(elementwise, name)
+    return function, compiled_dispatch.python_function(function)
+
+
+@needs_compiled
+def test_the_public_functions_are_compiled():
+    assert isinstance(al.add, types.BuiltinFunctionType)
+    assert compiled_dispatch.python_function(al.add) is not al.add
+    assert isinstance(compiled_dispatch.python_function(al.add), types.FunctionType)
+    assert al.add.__name__ == "add" and al.add.__doc__.startswith(BINARY["add"].summary)
+    assert str(__import__("inspect").signature(al.add)) == "(x1, x2, /)"
+
+
+@needs_compiled
+def test_binary_functions_agree(backend):
+    for label, x1, x2 in cases(backend):
+        for name in BINARY_NAMES:
+            got = both_paths(*compiled_and_python(name), x1, x2)
+            assert all(g == got[0] for g in got), (backend, label, name, got)
+
+
+@needs_compiled
+def test_unary_functions_agree(backend):
+    for label in ("float32", "int32", "bool"):
+        x = make_array(backend, label, (1, 0, 2) if label != "float32" else (0.5, -1.5, 0.0))
+        for name in UNARY_NAMES:
+            got = both_paths(*compiled_and_python(name), x)
+            assert all(g == got[0] for g in got), (backend, label, name, got)
+
+
+@needs_compiled
+def test_array_operators_agree(backend):
+    """Every compiled operator (matmul is not element-wise: a Python method only) against its
+    Python method; called directly, as the class holds the Python ones once torch.compile loads."""
+    assert {name for _, name, _, _ in compiled_dispatch.OPERATORS} == {
+        name for name, (function, form) in OPERATORS.items()
+        if form in ("binary", "reflected", "unary") and function.__name__ != "matmul"}
+    for label, x1, x2 in cases(backend):
+        if isinstance(x1, (int, float)):
+            continue  # the operators of Python scalars are Python's
+        a1, a2 = al.Array(x1), x2 if isinstance(x2, (int, float)) else al.Array(x2)
+        for _, name, compiled, python in compiled_dispatch.OPERATORS:
+            arguments = (a1,) if OPERATORS[name][1] == "unary" else (a1, a2)
+            got = both_paths(compiled, python, *arguments)
+            assert all(g == got[0] for g in got), (backend, label, name, got)
+
+
+@needs_compiled
+def test_array_namespace_functions_agree(backend):
+    """The Array namespace's compiled element-wise functions, and arraylayer's own given Arrays,
+    against their Python forms."""
+    import importlib
+
+    xp = importlib.import_module(f"arraylayer.xp.arrays.{backend}")
+    for label, x1, x2 in cases(backend):
+        a1, a2 = (x if isinstance(x, (int, float)) else al.Array(x) for x in (x1, x2))
+        for name in BINARY_NAMES:
+            compiled = getattr(xp, name)
+            assert isinstance(compiled, types.BuiltinFunctionType), name
+            got = both_paths(compiled, compiled.__self__.fallback, a1, a2)
+            assert all(g == got[0] for g in got), (backend, label, name, got)
+            got = both_paths(*compiled_and_python(name), a1, a2)  # arraylayer's own function on Arrays
+            assert all(g == got[0] for g in got), (backend, label, name, got)
+
+
+@needs_compiled
+def test_clear_plans_empties_the_compiled_caches():
+    x = np.ones(3, np.float32)
+    al.add(x, x)
+    al.add(x, np.ones(3, np.int16))
+    assert al.add.__self__.size() == 2
+    clear_plans()
+    assert al.add.__self__.size() == 0
+
+
+@needs_compiled
+def test_a_policy_change_is_not_served_a_stale_mixed_plan():
+    x, i = np.ones(3, np.float32), np.ones(3, np.int32)
+    assert al.add(x, i).dtype == np.float32 and al.add(x, i).dtype == np.float32  # planned, then replayed
+    with al.dtype_promotion("strict"), pytest.raises(al.TypePromotionError):
+        al.add(x, i)
+    with al.dtype_promotion("strict"):
+        assert al.add(x, x).dtype == np.float32  # one dtype: any policy
+
+
+def test_the_pure_python_path_is_chosen_at_import():
+    """ARRAYLAYER_PURE_PYTHON=1: Python functions and methods, and the same results."""
+    code = (
+        "import types, numpy as np, arraylayer as al\n"
+        "from arraylayer import compiled_dispatch as c\n"
+        "assert not c.ACTIVE and isinstance(al.add, types.FunctionType)\n"
+        "assert isinstance(al.Array.__add__, types.FunctionType)\n"
+        "x, i = np.array([1.5, 2.0], np.float32), np.array([3, 4], np.int32)\n"
+        "for _ in range(2):\n"
+        "    assert al.add(x, i).dtype == np.float32 and al.add(x, i).tolist() == [4.5, 6.0]\n"
+        "    assert (al.Array(x) * 2).native.dtype == np.float32\n"
+        "    assert al.sqrt(np.array([4.0], np.float32)).tolist() == [2.0]\n"
+        "print('pure')\n"
+    )
+    env = dict(os.environ, ARRAYLAYER_PURE_PYTHON="1", PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert done.returncode == 0 and done.stdout.strip() == "pure", done.stderr
+
+
+@needs_compiled
+def test_torch_compile_gets_the_python_operators():
+    """Once torch._dynamo is imported, Array's operators are the Python methods (Dynamo traces
+    nothing else) and the compiled functions are traced as their Python twins."""
+    torch = pytest.importorskip("torch")
+    import torch._dynamo  # noqa: F401  (what the first torch.compile imports)
+
+    PREPARE["torch._dynamo"]()  # done already on import; idempotent
+    assert all(getattr(cls, name) is python for cls, name, _, python in compiled_dispatch.OPERATORS)
+
+    def f(a, b):
+        return al.add(a, b) * 2, al.Array(a) - al.Array(b)
+
+    x, y = torch.ones(3), torch.arange(3, dtype=torch.int32)
+    got = torch.compile(f, backend="eager", fullgraph=True)(x, y)
+    assert got[0].dtype == torch.float32 and got[0].tolist() == [2.0, 4.0, 6.0]
+    assert got[1].native.dtype == torch.float32 and got[1].native.tolist() == [1.0, 0.0, -1.0]
