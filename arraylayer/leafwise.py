@@ -2,8 +2,9 @@
 parameter trees, ``tree.tree_columns``): what an optimizer does to every parameter each step.
 
 Where the framework has multi-tensor kernels (PyTorch's ``torch._foreach_*``) and every leaf
-suits them (one float32 or float64 dtype, plain tensors on one device, eager code outside
-``torch.func`` transforms), one call covers a whole column; otherwise each leaf gets its own
+suits them (one float32 or float64 dtype, plain tensors on one device, outside ``torch.func``
+transforms; eager, or traced by ``torch.compile``, which traces these kernels as torch.optim's
+own foreach path), one call covers a whole column; otherwise each leaf gets its own
 arraylayer call. Both compute the same correctly rounded operations in the same dtype and order,
 so they give the same bits; only the number of dispatches differs.
 
@@ -71,18 +72,22 @@ def _torch() -> Callable[[tuple[Column, ...]], Ops | None]:
         return Ops(binary(torch._foreach_add), binary(torch._foreach_mul), binary(torch._foreach_div),
                    torch._foreach_sqrt, lambda xs: torch._foreach_mul(xs, xs), torch._foreach_neg)
 
-    by_dtype = {dtype: bound(dtype) for dtype in floats}
+    float32, float64 = floats
+    for_float32, for_float64 = bound(float32), bound(float64)
 
     def choose(columns: tuple[Column, ...]) -> Ops | None:
+        # identity tests, not a dict: under torch.compile (which traces the multi-tensor kernels too)
+        # Dynamo would guard the dict's contents
         first = columns[0][0]
-        if first.__class__ is not plain or first.dtype not in by_dtype or transforms_active() or replaying():
+        dtype = first.dtype
+        if first.__class__ is not plain or not (dtype is float32 or dtype is float64) or transforms_active():
             return None
-        dtype, device = first.dtype, first.device
+        device = first.device
         for column in columns:
             for x in column:
                 if x.__class__ is not plain or x.dtype is not dtype or x.device != device:
                     return None
-        return by_dtype[dtype]
+        return for_float32 if dtype is float32 else for_float64
 
     return choose
 
@@ -97,10 +102,12 @@ def ops(*columns: Column) -> Ops:
     if not columns or not columns[0]:
         return PER_LEAF
     name = backend_of(columns[0][0]).name
+    build = _BUILDERS.get(name)
+    if build is None:
+        return PER_LEAF
+    if replaying():  # traced: built afresh, no cache read or written (Dynamo would guard the cache)
+        return build()(columns) or PER_LEAF
     choose = _CHOOSERS.get(name)
     if choose is None:
-        build = _BUILDERS.get(name)
-        if build is None:
-            return PER_LEAF
         choose = _CHOOSERS[name] = build()
     return choose(columns) or PER_LEAF
