@@ -14,7 +14,6 @@ from typing import Any
 
 from ..dtypes import Dtype, all_low_precision_dtypes
 from ..function_rules import KIND_LETTER, KIND_WORDS
-from ..lowp.compute import FUNCTIONS
 from .queries import Cell, resolve_backend
 
 __all__ = ["low_precision_support"]
@@ -23,6 +22,9 @@ __all__ = ["low_precision_support"]
 def low_precision_support(fn: Any, backend: Any = None) -> dict[Dtype, Cell]:
     """Every low-precision dtype's :class:`Cell` for ``fn`` (a function of the rule, or its name) on
     ``backend`` (a name, a Backend, or None for the active one)."""
+    # imported when asked: it imports NumPy, and `import arraylayer` imports no framework
+    from ..lowp.compute import FUNCTIONS
+
     name = fn if isinstance(fn, str) else getattr(fn, "__name__", "")
     kinds = FUNCTIONS.get(name)
     if kinds is None:
