@@ -219,6 +219,33 @@ def run_backend(backend: str) -> None:
                     seen[name] = f"{type(error).__name__}: {str(error).splitlines()[0][:100]}"
             return seen
 
+    @check(f"{backend}: float8 dtypes through the public API on gpu (astype, add, exp, sum vs NumPy)")
+    def float8_api() -> dict[str, Any]:
+        rng = np.random.default_rng(4)
+        a = (rng.standard_normal(4096) * 8).astype(np.float32)
+        b = (rng.standard_normal(4096) * 8).astype(np.float32)
+        out = {}
+        for name in [d.name for d in al.all_float8_dtypes if d in al.valid_low_precision_dtypes(backend)]:
+            expected = {}
+            with al.use_backend("numpy"):
+                x, y = al.astype(al.asarray(a), name), al.astype(al.asarray(b), name)
+                for op, f in (("astype", lambda u, v: u), ("add", al.add), ("exp", lambda u, v: al.exp(u)),
+                              ("sum", lambda u, v: al.sum(u))):
+                    expected[op] = np.asarray(f(x, y)).view(np.uint8)
+            gx = al.astype(al.asarray(a, device=DEVICE), name)
+            gy = al.astype(al.asarray(b, device=DEVICE), name)
+            seen = {}
+            for op, f in (("astype", lambda u, v: u), ("add", al.add), ("exp", lambda u, v: al.exp(u)),
+                          ("sum", lambda u, v: al.sum(u))):
+                try:
+                    got = f(gx, gy)
+                    bits = np.asarray(to_numpy(got)).view(np.uint8)
+                    seen[op] = {"device": al.dev(got), "differ": int(np.sum(bits != expected[op]))}
+                except Exception as error:
+                    seen[op] = f"{type(error).__name__}: {str(error)[:150]}"
+            out[name] = seen
+        return out
+
     @check(f"{backend}: per-call al.add vs native add on gpu")
     def per_call() -> dict[str, Any]:
         wait = synchronizer(backend)
