@@ -29,11 +29,14 @@ from .statistical import root, static_axis
 
 cross = jnp.linalg.cross
 diagonal = jnp.linalg.diagonal
-matmul = jnp.matmul
+# Full float32 precision on every device: on a GPU, XLA's default multiplies float32 matrices in
+# TF32 (an H200 gave values 1e-3 apart from the CPU's), where torch and TensorFlow keep float32.
+_FULL: Final = jax.lax.Precision.HIGHEST
+matmul = partial(jnp.matmul, precision=_FULL)
 matrix_transpose = jnp.matrix_transpose
 outer = jnp.linalg.outer
-tensordot = jnp.tensordot
-vecdot = jnp.vecdot
+tensordot = partial(jnp.tensordot, precision=_FULL)
+vecdot = partial(jnp.vecdot, precision=_FULL)
 
 _SVD_ORDS: Final = (2, -2, "nuc")
 

@@ -23,7 +23,8 @@ def concrete(x: Any) -> Any:
 def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[int, int], ...],
            dilation: tuple[int, int], channels_last: bool) -> Any:
     numbers = ("NHWC", "HWIO", "NHWC") if channels_last else ("NCHW", "OIHW", "NCHW")
-    return lax.conv_general_dilated(x, kernel, strides, padding, rhs_dilation=dilation, dimension_numbers=numbers)
+    return lax.conv_general_dilated(x, kernel, strides, padding, rhs_dilation=dilation, dimension_numbers=numbers,
+                                    precision=lax.Precision.HIGHEST)  # float32 on a GPU too, not TF32
 
 
 def _layout(window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> tuple[Any, ...]:
