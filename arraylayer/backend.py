@@ -126,9 +126,10 @@ class Backend(ABC):
 
     def _low_precision_natives(self, native: Callable[[str], Any]) -> dict[Dtype, Any]:
         """``{dtype: native(name)}`` for the low-precision types the framework stores and casts
-        (``lowp.formats.STATUS``: "computed" or "stored"); the others are invalid here."""
-        status = STATUS[self.name]
-        return {d: native(d.name) for d in all_low_precision_dtypes if status[d.name] in ("computed", "stored")}
+        (``lowp.formats.STATUS``: "computed" or "stored"); the others are invalid here. A backend the
+        table does not know (a third party's) stores none unless it overrides this."""
+        status = STATUS.get(self.name, {})
+        return {d: native(d.name) for d in all_low_precision_dtypes if status.get(d.name) in ("computed", "stored")}
 
     def as_native_dtype(self, dtype: Any) -> Any:
         """The framework's dtype object for ``dtype``; UnsupportedDtypeError (naming the remedy)

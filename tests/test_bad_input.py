@@ -453,6 +453,8 @@ def _native(dtype: str, values: Any) -> Any:
 
     array = np.asarray(values, dtype=dtype)
     backend = al.get_backend().name
+    if al.Dtype(dtype).is_low_precision:  # no framework reads ml_dtypes' arrays alike: arraylayer moves the bits
+        return al.to_backend(array, backend)
     if backend == "torch":
         import torch
 
