@@ -55,6 +55,21 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     return kernel(backend, "broadcast_to", dtype)(x, target)
 
 
+def _known(shape: Any) -> tuple[int | None, ...]:
+    """A shape with each unknown length (dask's NaN, a traced None) as None."""
+    return tuple(d if d.__class__ is int else None for d in shape)
+
+
+def _agree(shapes: list[tuple[int | None, ...]], skip: int | None = None) -> bool:
+    """Whether shapes of one rank have equal lengths on every axis but ``skip``; an unknown
+    length agrees with any (it is checked where it becomes known)."""
+    for i in range(len(shapes[0])):
+        known = {s[i] for s in shapes if s[i] is not None}
+        if i != skip and len(known) > 1:
+            return False
+    return True
+
+
 def _joined(name: str, arrays: Sequence[Array], axis: int | None) -> Array:
     if not isinstance(arrays, (list, tuple)):
         raise arguments.InvalidArgumentTypeError(
@@ -62,19 +77,24 @@ def _joined(name: str, arrays: Sequence[Array], axis: int | None) -> Array:
     if len(arrays) == 0:
         raise InvalidArgumentError(f"{name} needs at least one array.")
     backend, dtype, inputs = promoted_inputs(*arrays)
-    shapes = {tuple(x.shape) for x in inputs}
-    ndim = len(next(iter(shapes)))
+    shapes = [_known(x.shape) for x in inputs]
+    ndim = len(shapes[0])
+    one_rank = len({len(s) for s in shapes}) == 1
     if name == "stack":
-        if len(shapes) > 1:
-            raise InvalidArgumentError(f"stack needs arrays of one shape, got {sorted(shapes)}.")
+        if not (one_rank and _agree(shapes)):
+            raise InvalidArgumentError(f"stack needs arrays of one shape, got {_listed(shapes)}.")
         axis = arguments.axis(axis, ndim + 1)
     elif axis is not None:
-        if len({len(s) for s in shapes}) > 1 or ndim == 0:
-            raise InvalidArgumentError(f"concat needs arrays of one rank (at least 1), got shapes {sorted(shapes)}.")
+        if not one_rank or ndim == 0:
+            raise InvalidArgumentError(f"concat needs arrays of one rank (at least 1), got shapes {_listed(shapes)}.")
         axis = arguments.axis(axis, ndim)
-        if len({s[:axis] + s[axis + 1:] for s in shapes}) > 1:
-            raise InvalidArgumentError(f"concat along axis {axis} needs the other lengths to match, got {sorted(shapes)}.")
+        if not _agree(shapes, skip=axis):
+            raise InvalidArgumentError(f"concat along axis {axis} needs the other lengths to match, got {_listed(shapes)}.")
     return kernel(backend, name, dtype)(inputs, axis=axis)
+
+
+def _listed(shapes: list[tuple[int | None, ...]]) -> str:
+    return ", ".join(dict.fromkeys(str(s) for s in shapes))
 
 
 def concat(arrays: Sequence[Array], /, *, axis: int | None = 0) -> Array:

@@ -22,7 +22,6 @@ flip = da.flip
 moveaxis = da.moveaxis
 roll = da.roll
 squeeze = da.squeeze
-stack = da.stack
 tile = da.tile
 
 
@@ -46,9 +45,17 @@ def expand_dims(x: Any, /, axis: int = 0) -> Any:
 
 
 def concat(arrays: Any, /, *, axis: int | None = 0) -> Any:
+    """dask's concatenate; arrays of unknown lengths are joined chunk by chunk (the api layer has
+    checked what is known; a mismatch of what is not shows when computed, as in dask)."""
     if axis is None:
-        return da.concatenate([a.reshape(-1) for a in arrays])
-    return da.concatenate(list(arrays), axis=axis)
+        arrays = [a.reshape(-1) for a in arrays]
+        axis = 0
+    return da.concatenate(list(arrays), axis=axis, allow_unknown_chunksizes=not all(known(a.shape) for a in arrays))
+
+
+def stack(arrays: Any, /, *, axis: int = 0) -> Any:
+    """dask's stack, with unknown lengths as :func:`concat` joins them (``nonzero``'s index arrays)."""
+    return da.stack(list(arrays), axis=axis, allow_unknown_chunksizes=not all(known(a.shape) for a in arrays))
 
 
 def permute_dims(x: Any, /, axes: tuple[int, ...]) -> Any:

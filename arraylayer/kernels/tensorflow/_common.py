@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from ._high_rank import select
+
 BOOL: Any = tf.bool
 UINT16: Any = tf.uint16
 INT16: Any = tf.int16
@@ -80,7 +82,7 @@ def order_key(x: Any, nan_low: bool = False) -> Any:
     """
     itype = SAME_WIDTH_INT[x.dtype]
     nan = tf.constant(-float("nan") if nan_low else float("nan"), x.dtype)
-    bits = tf.bitcast(tf.where(tf.math.is_nan(x), nan, x), itype)
+    bits = tf.bitcast(select(tf.math.is_nan(x), nan, x), itype)
     sign = tf.bitwise.right_shift(bits, itype.size * 8 - 1)  # -1 for negatives, else 0
     return tf.math.subtract(tf.bitwise.bitwise_xor(bits, tf.bitwise.bitwise_and(sign, itype.max)), sign)
 

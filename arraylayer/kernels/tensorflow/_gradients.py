@@ -18,6 +18,8 @@ from typing import Any
 
 import tensorflow as tf
 
+from ._high_rank import select
+
 try:  # TF's own "is any tape recording" test; without it, every call takes the custom path
     from tensorflow.python.eager.record import could_possibly_record as _tape_may_record
 except ImportError:  # pragma: no cover - a TF without the private module
@@ -68,8 +70,8 @@ def _cast(condition: Any, like: Any) -> Any:
 
 def _safe_ratio(numerator: Any, denominator: Any, zero_where: Any) -> Any:
     """``numerator / denominator``, 0 where ``zero_where`` (no NaN reaches the gradient)."""
-    safe = tf.where(zero_where, tf.ones_like(denominator), denominator)
-    return tf.where(zero_where, tf.zeros_like(numerator), tf.math.truediv(numerator, safe))
+    safe = select(zero_where, tf.ones_like(denominator), denominator)
+    return select(zero_where, tf.zeros_like(numerator), tf.math.truediv(numerator, safe))
 
 
 # -- the rules -------------------------------------------------------------------------------
@@ -106,8 +108,8 @@ def atan2_rule(g: Any, result: Any, x1: Any, x2: Any) -> tuple[Any, Any]:
 def pow_rule(g: Any, result: Any, x1: Any, x2: Any) -> tuple[Any, Any]:
     """``x2 * x1**(x2 - 1)``, 0 where ``x2 == 0`` (``x1**0`` is constant); ``result * log(x1)``,
     0 where ``x1 == 0`` and NaN for a negative base (no real power nearby)."""
-    by_base = tf.where(tf.math.equal(x2, 0), tf.zeros_like(x1), x2 * tf.math.pow(x1, x2 - 1))
-    by_exponent = tf.where(tf.math.equal(x1, 0), tf.zeros_like(x1), result * tf.math.log(x1))
+    by_base = select(tf.math.equal(x2, 0), tf.zeros_like(x1), x2 * tf.math.pow(x1, x2 - 1))
+    by_exponent = select(tf.math.equal(x1, 0), tf.zeros_like(x1), result * tf.math.log(x1))
     return g * by_base, g * by_exponent
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import tensorflow as tf
 
 from ._common import BOOL, placed, scalar
+from ._high_rank import select
 
 _INT64 = tf.int64
 _FLOAT64 = tf.float64
@@ -95,12 +96,12 @@ def _eye(n_rows: int, n_cols: int, k: int, dtype: Any) -> Any:
 def tril(x: Any, /, *, k: int = 0) -> Any:
     """Keeps ``j <= i + k`` (a mask: ``band_part`` has neither uint16 nor k < 0)."""
     rows, cols = _indices(x)
-    return tf.where(rows + k >= cols, x, tf.zeros_like(x))
+    return select(rows + k >= cols, x, tf.zeros_like(x))
 
 
 def triu(x: Any, /, *, k: int = 0) -> Any:
     rows, cols = _indices(x)
-    return tf.where(rows + k <= cols, x, tf.zeros_like(x))
+    return select(rows + k <= cols, x, tf.zeros_like(x))
 
 
 def _indices(x: Any) -> tuple[Any, Any]:

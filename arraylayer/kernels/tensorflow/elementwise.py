@@ -29,6 +29,7 @@ from ._gradients import (
     remainder_rule,
     with_gradient,
 )
+from ._high_rank import select
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -107,14 +108,14 @@ def _complex_divide(x1: Any, x2: Any) -> Any:
     """By a complex zero, each part of ``x1`` is divided by +0 (NumPy's and C99's infinities);
     TF gives NaN there for complex128 and, depending on vectorisation, for complex64."""
     by_parts = tf.complex(tf.math.truediv(tf.math.real(x1), 0.0), tf.math.truediv(tf.math.imag(x1), 0.0))
-    return tf.where(tf.math.equal(x2, 0), by_parts, tf.math.truediv(x1, x2))
+    return select(tf.math.equal(x2, 0), by_parts, tf.math.truediv(x1, x2))
 
 
 def reciprocal(x: Any, /) -> Any:
     """``1 / x``; NaN at a complex zero, as NumPy gives (TF's complex64 gives ``inf + nanj``
     or NaN there depending on how the array is vectorised)."""
     if x.dtype.is_complex:
-        return tf.where(tf.math.equal(x, 0), tf.constant(complex(math.nan, math.nan), x.dtype),
+        return select(tf.math.equal(x, 0), tf.constant(complex(math.nan, math.nan), x.dtype),
                         tf.math.reciprocal(x))
     return tf.math.reciprocal(x)
 
@@ -150,7 +151,7 @@ def pow(x1: Any, x2: Any, /) -> Any:
     if dtype.is_unsigned:
         return _unsigned_pow(x1, x2)
     if dtype.is_complex:
-        return tf.where(tf.math.equal(x2, 0), tf.constant(1, dtype), tf.math.pow(x1, x2))
+        return select(tf.math.equal(x2, 0), tf.constant(1, dtype), tf.math.pow(x1, x2))
     if dtype.is_floating:
         return _float_pow(x1, x2)
     return _signed_pow(x1, x2)
@@ -160,11 +161,11 @@ def _signed_pow(x1: Any, x2: Any) -> Any:
     """Integer ``x1 ** x2`` with the truncating rule for negative exponents (1 for a base of 1,
     +-1 for -1, 0 otherwise), where TF refuses negative integer exponents."""
     negative = tf.math.less(x2, 0)
-    power = tf.math.pow(x1, tf.where(negative, tf.zeros_like(x2), x2))
+    power = tf.math.pow(x1, select(negative, tf.zeros_like(x2), x2))
     one = tf.ones_like(power)
-    sign = tf.where(tf.math.equal(tf.math.floormod(x2, 2), 0), one, -one)
-    inverse = tf.where(tf.math.equal(x1, 1), one, tf.where(tf.math.equal(x1, -1), sign, tf.zeros_like(power)))
-    return tf.where(negative, inverse, power)
+    sign = select(tf.math.equal(tf.math.floormod(x2, 2), 0), one, -one)
+    inverse = select(tf.math.equal(x1, 1), one, select(tf.math.equal(x1, -1), sign, tf.zeros_like(power)))
+    return select(negative, inverse, power)
 
 
 _float_pow = with_gradient(tf.math.pow, pow_rule)
@@ -185,7 +186,7 @@ def _unsigned_pow(x1: Any, x2: Any) -> Any:
     # dividing 2**62, even ones reach 0 from exponent 64 on, so the value is unchanged.
     big = tf.math.greater_equal(x2, tf.constant(1 << 62, dtype))
     folded = tf.bitwise.bitwise_or(tf.bitwise.bitwise_and(x2, (1 << 62) - 1), 1 << 62)
-    x2 = tf.where(big, folded, x2)
+    x2 = select(big, folded, x2)
     return tf.bitcast(tf.math.pow(tf.bitcast(x1, tf.int64), tf.bitcast(x2, tf.int64)), dtype)
 
 
@@ -200,8 +201,8 @@ def _integer_division(divide: Any, x1: Any, x2: Any) -> Any:
     """``divide`` with 0 wherever ``x2`` is 0, as NumPy gives (TF raises on the CPU)."""
     dtype = x1.dtype
     by_zero = tf.math.equal(x2, 0)
-    quotient = divide(x1, tf.where(by_zero, tf.constant(1, dtype), x2))
-    return tf.where(by_zero, tf.constant(0, dtype), quotient)
+    quotient = divide(x1, select(by_zero, tf.constant(1, dtype), x2))
+    return select(by_zero, tf.constant(0, dtype), quotient)
 
 
 def _float_floor_divide(x1: Any, x2: Any) -> Any:
@@ -215,13 +216,13 @@ def _float_floor_divide(x1: Any, x2: Any) -> Any:
     mod = tf.truncatemod(x1, x2)  # C's fmod: exact, with the sign of x1
     div = tf.math.truediv(tf.math.subtract(x1, mod), x2)  # an integer up to rounding
     opposite = tf.math.less(tf.math.multiply(mod, tf.math.sign(x2)), 0.0)  # then the floor is one lower
-    result = tf.math.round(tf.where(opposite, tf.math.subtract(div, 1.0), div))
+    result = tf.math.round(select(opposite, tf.math.subtract(div, 1.0), div))
     # a zero quotient takes the sign of x1 / x2, as NumPy's (-0.0 // 2.0 is -0.0)
-    result = tf.where(tf.math.equal(result, 0.0), tf.math.multiply(tf.zeros_like(result), tf.math.truediv(x1, x2)), result)
-    result = tf.where(tf.math.equal(x2, 0.0), tf.math.truediv(x1, x2), result)
+    result = select(tf.math.equal(result, 0.0), tf.math.multiply(tf.zeros_like(result), tf.math.truediv(x1, x2)), result)
+    result = select(tf.math.equal(x2, 0.0), tf.math.truediv(x1, x2), result)
     # at infinities, the standard's values: the floor of the true quotient (+-inf, +-0, nan)
     infinite = tf.math.logical_or(tf.math.is_inf(x1), tf.math.is_inf(x2))
-    result = tf.where(infinite, tf.math.floor(tf.math.truediv(x1, x2)), result)
+    result = select(infinite, tf.math.floor(tf.math.truediv(x1, x2)), result)
     return tf.stop_gradient(result) if may_differentiate() else result  # a step function: gradient 0
 
 
@@ -237,8 +238,8 @@ def remainder(x1: Any, x2: Any, /) -> Any:
 def _signed_floormod(x1: Any, x2: Any) -> Any:
     result = tf.math.floormod(x1, x2)
     zero = tf.zeros_like(result)
-    signed_zero = tf.where(tf.math.less(x2, 0.0), tf.math.negative(zero), zero)
-    return tf.where(tf.math.equal(result, 0.0), signed_zero, result)
+    signed_zero = select(tf.math.less(x2, 0.0), tf.math.negative(zero), zero)
+    return select(tf.math.equal(result, 0.0), signed_zero, result)
 
 
 # the signed zeros are constants: without the rule, a zero remainder would have gradient 0
@@ -258,7 +259,7 @@ def trunc(x: Any, /) -> Any:
     """TF has no ``trunc``: ceil below zero, floor elsewhere (keeps -0.0, NaN and infinities)."""
     if not x.dtype.is_floating:
         return same(x)
-    return tf.where(tf.math.less(x, 0.0), tf.math.ceil(x), tf.math.floor(x))
+    return select(tf.math.less(x, 0.0), tf.math.ceil(x), tf.math.floor(x))
 
 
 def round(x: Any, /) -> Any:
@@ -328,7 +329,7 @@ def _hypot_values(x1: Any, x2: Any) -> Any:
     big, small = tf.math.maximum(a, b), tf.math.minimum(a, b)
     ratio = tf.math.divide_no_nan(small, big)
     result = tf.math.multiply(big, tf.math.sqrt(tf.math.add(tf.math.square(ratio), 1.0)))
-    result = tf.where(tf.math.logical_or(tf.math.is_inf(a), tf.math.is_inf(b)), tf.constant(math.inf, a.dtype),
+    result = select(tf.math.logical_or(tf.math.is_inf(a), tf.math.is_inf(b)), tf.constant(math.inf, a.dtype),
                       result)
     return tf.cast(result, dtype) if result.dtype is not dtype else result
 
@@ -346,7 +347,7 @@ def _logaddexp_values(x1: Any, x2: Any) -> Any:
         x1, x2 = tf.cast(x1, FLOAT32), tf.cast(x2, FLOAT32)
     gap = tf.math.abs(tf.math.subtract(x1, x2))
     result = tf.math.add(tf.math.maximum(x1, x2), tf.math.log1p(tf.math.exp(tf.math.negative(gap))))
-    result = tf.where(tf.math.equal(x1, x2), tf.math.add(x1, _LN2), result)
+    result = select(tf.math.equal(x1, x2), tf.math.add(x1, _LN2), result)
     return tf.cast(result, dtype) if result.dtype is not dtype else result
 
 
@@ -363,7 +364,7 @@ def copysign(x1: Any, x2: Any, /) -> Any:
     """``|x1|`` with the sign bit of ``x2`` (differentiable in ``x1``)."""
     x1, x2 = pair(x1, x2)
     magnitude = tf.math.abs(x1)
-    return tf.where(signbit(x2), tf.math.negative(magnitude), magnitude)
+    return select(signbit(x2), tf.math.negative(magnitude), magnitude)
 
 
 def nextafter(x1: Any, x2: Any, /) -> Any:
@@ -379,12 +380,12 @@ def _half_nextafter(x1: Any, x2: Any) -> Any:
     dtype = x1.dtype
     bits = tf.bitcast(x1, tf.int16)
     away = tf.math.equal(tf.math.greater(x2, x1), tf.math.greater(x1, 0.0))
-    stepped = tf.math.add(bits, tf.where(away, tf.constant(1, tf.int16), tf.constant(-1, tf.int16)))
-    from_zero = tf.where(tf.math.greater(x2, 0.0), tf.constant(1, tf.int16), tf.constant(-32767, tf.int16))
-    result = tf.bitcast(tf.where(tf.math.equal(x1, 0.0), from_zero, stepped), dtype)
-    result = tf.where(tf.math.equal(x1, x2), x2, result)
+    stepped = tf.math.add(bits, select(away, tf.constant(1, tf.int16), tf.constant(-1, tf.int16)))
+    from_zero = select(tf.math.greater(x2, 0.0), tf.constant(1, tf.int16), tf.constant(-32767, tf.int16))
+    result = tf.bitcast(select(tf.math.equal(x1, 0.0), from_zero, stepped), dtype)
+    result = select(tf.math.equal(x1, x2), x2, result)
     unordered = tf.math.logical_or(tf.math.is_nan(x1), tf.math.is_nan(x2))
-    return tf.where(unordered, tf.constant(math.nan, dtype), result)
+    return select(unordered, tf.constant(math.nan, dtype), result)
 
 
 # -- predicates ----------------------------------------------------------------------------
@@ -459,7 +460,7 @@ def expm1(x: Any, /) -> Any:
     one = tf.constant(1, dtype=x.dtype)
     finite = tf.math.logical_and(tf.math.is_finite(tf.math.real(x)), tf.math.is_finite(tf.math.imag(x)))
     regular = tf.math.logical_and(finite, tf.math.not_equal(x, tf.constant(0, dtype=x.dtype)))
-    return tf.where(regular, tf.math.expm1(x), tf.math.exp(x) - one)
+    return select(regular, tf.math.expm1(x), tf.math.exp(x) - one)
 
 
 def log1p(x: Any, /) -> Any:
@@ -471,7 +472,7 @@ def log1p(x: Any, /) -> Any:
     regular = tf.math.logical_and(
         tf.math.logical_and(tf.math.is_finite(tf.math.real(x)), tf.math.is_finite(tf.math.imag(x))),
         tf.math.not_equal(x, -one))
-    return tf.where(regular, tf.math.log1p(x), tf.math.log(x + one))
+    return select(regular, tf.math.log1p(x), tf.math.log(x + one))
 
 
 def tanh(x: Any, /) -> Any:
@@ -485,5 +486,5 @@ def tanh(x: Any, /) -> Any:
     zero = tf.zeros_like(im)
     # copysign(0, im) where im != 0; -0.0 as the negation of zeros, never tf.constant(-0.0): TF's eager
     # cache of scalar constants keys on the Python value and may hand back a +0.0 made earlier
-    signed_zero = tf.where(im < 0, -zero, zero)
-    return tf.complex(tf.math.real(out), tf.where(fix, signed_zero, tf.math.imag(out)))
+    signed_zero = select(im < 0, -zero, zero)
+    return tf.complex(tf.math.real(out), select(fix, signed_zero, tf.math.imag(out)))

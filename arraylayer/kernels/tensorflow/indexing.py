@@ -8,6 +8,7 @@ from typing import Any
 import tensorflow as tf
 
 from ._common import broadcast_batch, positive_axis
+from ._high_rank import select
 
 _INT32 = tf.int32
 _INT64 = tf.int64
@@ -20,7 +21,7 @@ def _wrapped(indices: Any, size: Any) -> Any:
         indices = tf.cast(indices, _INT64)
         if dtype.is_unsigned:
             return indices
-    return tf.where(indices < 0, indices + tf.cast(size, indices.dtype), indices)
+    return select(indices < 0, indices + tf.cast(size, indices.dtype), indices)
 
 
 def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:

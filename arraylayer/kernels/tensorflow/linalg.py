@@ -24,6 +24,7 @@ import tensorflow as tf
 from ...errors import linalg_error
 from . import statistical
 from ._common import BOOL, FLOAT32, broadcast_batch, is_half, positive_axis, via_int16
+from ._high_rank import select
 from .elementwise import multiply
 from .manipulation import broadcast_arrays
 from .statistical import root
@@ -112,14 +113,14 @@ def _per_matrix(finite: Any, rank: int) -> Any:
 def _nan_where_not(ok: Any, result: Any) -> Any:
     ok = _per_matrix(ok, result.shape.rank)
     if result.dtype.is_floating or result.dtype.is_complex:
-        return tf.where(ok, result, tf.constant(math.nan, result.dtype))
-    return tf.where(ok, result, tf.constant(-1, result.dtype))
+        return select(ok, result, tf.constant(math.nan, result.dtype))
+    return select(ok, result, tf.constant(-1, result.dtype))
 
 
 def _stand_in(ok: Any, x: Any) -> Any:
     """``x`` with each matrix that is not ``ok`` replaced by the identity (which TF factorises)."""
     eye = tf.eye(tf.shape(x)[-2], tf.shape(x)[-1], dtype=x.dtype)
-    return tf.where(_per_matrix(ok, x.shape.rank), x, eye)
+    return select(_per_matrix(ok, x.shape.rank), x, eye)
 
 
 def _all_finite(*arrays: Any) -> bool:
@@ -234,7 +235,7 @@ def pinv(x: Any, /, *, rtol: Any = None) -> Any:
     work = _decomposable(x)
     s, u, v = _decomposed("pinv", work, lambda a: tf.linalg.svd(a, full_matrices=False))
     cutoff = _tolerance(s, work, rtol)
-    inverse = tf.where(s > cutoff, tf.math.reciprocal(s), 0.0)
+    inverse = select(s > cutoff, tf.math.reciprocal(s), 0.0)
     scaled = tf.math.multiply(tf.cast(inverse, work.dtype)[..., :, None], tf.linalg.adjoint(u))
     return _back(tf.linalg.matmul(v, scaled), x.dtype)
 
@@ -243,7 +244,7 @@ def matrix_rank(x: Any, /, *, rtol: Any = None) -> Any:
     work = _decomposable(x)
     s = _decomposed("matrix_rank", work, lambda a: tf.linalg.svd(a, compute_uv=False))[0]
     rank = tf.math.count_nonzero(s > _tolerance(s, work, rtol), axis=-1)
-    return tf.where(tf.math.is_nan(s[..., 0]), tf.constant(-1, rank.dtype), rank) if s.shape[-1] != 0 else rank
+    return select(tf.math.is_nan(s[..., 0]), tf.constant(-1, rank.dtype), rank) if s.shape[-1] != 0 else rank
 
 
 def _tolerance(s: Any, x: Any, rtol: Any) -> Any:

@@ -7,6 +7,7 @@ from typing import Any
 import tensorflow as tf
 
 from ._common import positive_axis, same, via_int16
+from ._high_rank import reverse
 
 broadcast_to = tf.broadcast_to  # (input, shape): the Array API's (x, /, shape)
 stack = tf.stack  # (values, axis=0): the Array API's (arrays, /, *, axis=0)
@@ -45,7 +46,7 @@ def flip(x: Any, /, *, axis: int | tuple[int, ...] | None = None) -> Any:
         axis = tuple(range(x.shape.rank))
     elif isinstance(axis, int):
         axis = (axis,)
-    return tf.reverse(x, axis) if axis else same(x)
+    return reverse(x, tuple(positive_axis(a, x.shape.rank) for a in axis)) if axis else same(x)
 
 
 def moveaxis(x: Any, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> Any:

@@ -8,6 +8,8 @@ from typing import Any
 import tensorflow as tf
 
 from ._common import BOOL, SCALARS, order_key, pair, scalar, sortable
+from ._high_rank import along_axis, select
+from ._high_rank import coordinates as high_rank_coordinates
 from .indexing import take
 
 
@@ -26,7 +28,7 @@ def _arg_reduce(reduce: Any, x: Any, axis: int | None, keepdims: bool) -> Any:
     if axis is None:
         index = reduce(tf.reshape(x, [-1]), 0)
         return tf.reshape(index, [1] * x.shape.rank) if keepdims else index
-    index = reduce(x, axis)
+    index = along_axis(reduce, x, axis)
     return tf.expand_dims(index, axis) if keepdims else index
 
 
@@ -37,7 +39,7 @@ def count_nonzero(x: Any, /, *, axis: int | tuple[int, ...] | None = None, keepd
 def nonzero(x: Any, /) -> tuple[Any, ...]:
     """One index array per axis (``tf.where`` gives coordinate rows; it has no float16
     kernel, so non-bool inputs are compared with 0 first)."""
-    coordinates = tf.where(x if x.dtype is BOOL else tf.math.not_equal(x, 0))
+    coordinates = high_rank_coordinates(x if x.dtype is BOOL else tf.math.not_equal(x, 0))
     return tuple(tf.unstack(coordinates, num=x.shape.rank, axis=1))
 
 
@@ -54,4 +56,4 @@ def searchsorted(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None)
 
 def where(condition: Any, x1: Any, x2: Any, /) -> Any:
     x1, x2 = pair(x1, x2)
-    return tf.where(condition, x1, x2)
+    return select(condition, x1, x2)

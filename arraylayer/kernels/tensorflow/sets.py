@@ -8,6 +8,7 @@ from typing import Any
 import tensorflow as tf
 
 from ._common import is_half
+from ._high_rank import select
 from .sorting import argsort
 
 
@@ -42,7 +43,7 @@ def _flat(x: Any) -> Any:
     so -0.0 and 0.0 would be two unique values)."""
     flat = tf.reshape(x, [-1])
     if is_half(x.dtype):
-        flat = tf.where(tf.math.equal(flat, 0.0), tf.constant(0, flat.dtype), flat)
+        flat = select(tf.math.equal(flat, 0.0), tf.constant(0, flat.dtype), flat)
     return flat
 
 

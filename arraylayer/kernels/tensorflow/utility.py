@@ -8,6 +8,7 @@ from typing import Any
 import tensorflow as tf
 
 from ._common import BOOL, SCALARS, positive_axis, scalar
+from ._high_rank import axis_slice
 
 
 def all(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
@@ -29,11 +30,9 @@ def diff(x: Any, /, *, axis: int = -1, n: int = 1, prepend: Any = None, append: 
     if prepend is not None or append is not None:
         parts = [_edge(prepend, x, axis), x, _edge(append, x, axis)]
         x = tf.concat([p for p in parts if p is not None], axis)
-    later = (slice(None),) * axis + (slice(1, None),)
-    earlier = (slice(None),) * axis + (slice(None, -1),)
     step = tf.math.not_equal if x.dtype is BOOL else tf.math.subtract
     for _ in range(n):
-        x = step(x[later], x[earlier])
+        x = step(axis_slice(x, axis, 1, None), axis_slice(x, axis, None, -1))
     return x
 
 
