@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from collections.abc import Callable
+from typing import Any, Final
 
 from .api import arguments
 from .api.dispatch import accepting_wrapped
@@ -11,6 +13,41 @@ from .errors import BackendMismatchError, InvalidArgumentTypeError
 from .registry import _BY_TYPE, backend_of, get_backend
 
 __all__ = ["to_backend", "dev", "to_device"]
+
+# How NumPy and torch see an array's bytes as uint8 and back, without a copy (DLPack has no code
+# for the low-precision dtypes, but moves uint8 between them).
+_AS_BYTES: Final[dict[str, Callable[[Any], Any]]] = {
+    "numpy": lambda x: x.view("uint8"), "torch": lambda x: x.view(_torch_uint8(x)),
+}
+_FROM_BYTES: Final[dict[str, Callable[[Any, Any], Any]]] = {
+    "numpy": lambda codes, native: codes.view(native), "torch": lambda codes, native: codes.view(native),
+}
+
+
+def _torch_uint8(x: Any) -> Any:
+    return sys.modules["torch"].uint8
+
+
+def from_dlpack_or_bits(target: Any, x: Any, copy: bool | None) -> Any:
+    """``target.from_dlpack(x)``; where the protocol refuses a low-precision array, or a dask array
+    (which holds no memory until computed), the same bits by another road: NumPy and torch share
+    the bytes as uint8 and view them as the dtype; other pairs copy exactly (``to_backend``), which
+    ``copy=False`` refuses with BufferError, as the standard says."""
+    try:
+        return target.from_dlpack(x)
+    except Exception:  # noqa: BLE001 - the protocol's refusal, in each framework's own words
+        source = _BY_TYPE.get(type(x))
+        if source is None or not (source.chunked or source.dtype_of(x).is_low_precision):
+            raise
+    dtype = source.dtype_of(x)
+    target.check_valid(dtype)
+    if source.name in _AS_BYTES and target.name in _FROM_BYTES and not source.chunked:
+        codes = target.from_dlpack(_AS_BYTES[source.name](x))
+        return _FROM_BYTES[target.name](codes, target.as_native_dtype(dtype))
+    if copy is False:
+        raise BufferError(f"from_dlpack(x, copy=False): {source.name} cannot share a {dtype} array with "
+                          f"{target.name} (DLPack has no such exchange); pass copy=None to copy it exactly.")
+    return to_backend(x, target.name)
 
 
 def to_backend(x: Any, name: str, *, chunks: Any = None) -> Any:

@@ -65,3 +65,57 @@ def test_dlpack_moves_float8_between_torch_and_jax():
     assert np.asarray(moved).tobytes() == host.tobytes()
     again = torch.from_dlpack(moved)
     assert again.dtype == torch.float8_e4m3fn and again.view(torch.uint8).numpy().tobytes() == host.tobytes()
+
+
+@pytest.mark.parametrize("wrapped", [False, True], ids=["native", "Array"])
+@pytest.mark.parametrize("name", SAMPLE)
+def test_from_dlpack_moves_the_bits_between_every_pair(name, wrapped):
+    """DLPack has no code for these types (NumPy and TensorFlow refuse them, JAX's reach NumPy as an
+    error): ``arraylayer.from_dlpack`` still gives the same bits on every backend that stores the type."""
+    host = _every_value(name)
+    holders = _holders(name)
+    for source in holders:
+        with al.use_backend(source):
+            x = al.asarray(host, dtype=name)
+            x = al.Array(x) if wrapped else x
+        for target in holders:
+            with al.use_backend(target):
+                y = al.from_dlpack(x)
+                native = y._native if wrapped else y
+                assert al.registry.backend_of(native).name == target and al.Dtype(y.dtype) is al.Dtype(name)
+            back = np.asarray(al.to_backend(native, "numpy"))
+            assert back.tobytes() == host.tobytes(), (source, target)
+
+
+def test_from_dlpack_shares_float8_bytes_between_numpy_and_torch():
+    pytest.importorskip("torch")
+    host = _every_value("float8_e4m3fn").copy()
+    with al.use_backend("torch"):
+        shared = al.from_dlpack(host)
+    host[0] = host[56]  # written through NumPy, read through torch
+    assert np.asarray(al.to_backend(shared, "numpy"))[0].tobytes() == host[56].tobytes()
+
+
+def test_from_dlpack_copy_false_refuses_a_pair_that_must_copy():
+    pytest.importorskip("jax")
+    with al.use_backend("jax"):
+        x = al.asarray(_every_value("float8_e5m2"), dtype="float8_e5m2")
+    with al.use_backend("numpy"), pytest.raises(BufferError, match="copy=None"):
+        al.from_dlpack(x, copy=False)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float8_e4m3fn"])
+def test_from_dlpack_of_a_dask_array_computes_it(backend, dtype):
+    """A dask array holds no memory to share: every backend gets its computed values."""
+    pytest.importorskip("dask")
+    host = _every_value("float8_e4m3fn")[:64].astype(np.float32)
+    with al.use_backend("dask"):
+        x = al.asarray(host, dtype=dtype)
+    with al.use_backend(backend):
+        if al.Dtype(dtype).is_low_precision and dtype not in al.valid_low_precision_dtypes:
+            with pytest.raises(al.UnsupportedDtypeError):
+                al.from_dlpack(x)
+            return
+        y = al.from_dlpack(x)
+    expected = host.astype(al.Dtype(dtype).numpy_dtype)
+    assert np.asarray(al.to_backend(y, "numpy")).tobytes() == expected.tobytes()

@@ -13,7 +13,7 @@ from ..devices import canonical_device, default_device
 from ..dtypes import Dtype, DtypeLike, as_dtype
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError, TypePromotionError
 from ..inference import infer_dtype_unchecked
-from ..interchange import to_backend
+from ..interchange import from_dlpack_or_bits, to_backend
 from ..promotion import check_ints_fit, result_type
 from ..registry import backend_of, chosen_backend
 from . import arguments
@@ -342,7 +342,9 @@ def triu(x: Array, /, *, k: int = 0) -> Array:
 def from_dlpack(x: Any, /, *, device: str | None = None, copy: bool | None = None) -> Array:
     """An array of the active backend sharing memory with ``x`` (any DLPack producer).
 
-    ``copy=True`` always copies; ``device`` moves the result (a copy when it moves)."""
+    ``copy=True`` always copies; ``device`` moves the result (a copy when it moves). DLPack has no
+    code for the low-precision dtypes: NumPy and torch then share the bytes (a uint8 view), and
+    other pairs, like a dask array (no memory until computed), copy the bits exactly."""
     from ..registry import _active
 
     backend = _active()
@@ -351,7 +353,7 @@ def from_dlpack(x: Any, /, *, device: str | None = None, copy: bool | None = Non
             f"from_dlpack(x={x!r:.60}): x is a {type(x).__qualname__}, not a DLPack producer (an array with "
             f"__dlpack__). Pass an array of a framework, or use arraylayer.asarray(x) for lists and numbers."
         )
-    result = backend.from_dlpack(x)
+    result = from_dlpack_or_bits(backend, x, copy)
     if device is not None:
         result = backend.to_device(result, device)
     if copy:
