@@ -198,7 +198,7 @@ class TensorflowBackend(Backend):
         if ready is not x or address is None or address % 64:
             import numpy as np
 
-            return tf.constant(np.array(ready, copy=ready is x))
+            return tf.constant(np.array(np.asarray(ready), copy=ready is x))  # torch's __array__ takes no copy=
         return tf.experimental.dlpack.from_dlpack(x.__dlpack__() if hasattr(x, "__dlpack__") else x)
 
     def to_numpy(self, x: Any) -> Any:
