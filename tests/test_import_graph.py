@@ -28,13 +28,9 @@ DTYPE_CORE: Final = ("arraylayer.dtypes", "arraylayer.lattice", "arraylayer.poli
 BACKEND_KNOWING: Final = ("arraylayer.native", "arraylayer.registry", "arraylayer.backend",
                           "arraylayer.backends", "arraylayer.kernels")
 
-#: Circles still open: (importer, imported, the reason, when it goes).
-KNOWN_CYCLES: Final[list[tuple[str, str, str, str]]] = [
-    # attention calls nn's softmax, dropout and array helpers; they move to a module below both when
-    # nn is split (that split waits for the branch that edits nn's bodies), and nn re-exports then
-    ("arraylayer.nn", "arraylayer.attention", "nn re-exports dot_product_attention, which calls nn's softmax and dropout",
-     "issue 24, with the split of nn"),
-]
+#: Circles still open: (importer, imported, the reason, when it goes). None is left: the last one,
+#: nn <-> attention, went with the split of nn (issue 24); attention imports nn's modules, not its face.
+KNOWN_CYCLES: Final[list[tuple[str, str, str, str]]] = []
 
 
 def module_name(path: pathlib.Path) -> str:
