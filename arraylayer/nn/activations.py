@@ -1,6 +1,5 @@
 """Activations: relu, sigmoid, silu, softplus, gelu."""
 
-
 from __future__ import annotations
 
 import math

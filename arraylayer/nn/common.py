@@ -1,7 +1,6 @@
 """What every nn function shares: the dtype check, native arrays in and out, the backend's nn
 and fused kernels, arrays made beside an input, reductions of losses, range checks of indices."""
 
-
 from __future__ import annotations
 
 import contextlib

@@ -1,7 +1,6 @@
 """Convolution and pooling through each framework's own operation, with TensorFlow's
 "SAME" padding arithmetic on every backend."""
 
-
 from __future__ import annotations
 
 import math

@@ -1,6 +1,5 @@
 """Embedding lookup: rows of a table at integer ids, checked to lie in the table."""
 
-
 from __future__ import annotations
 
 from typing import Any

@@ -1,6 +1,5 @@
 """Losses: cross_entropy (with ignored entries, masks, label smoothing) and mse."""
 
-
 from __future__ import annotations
 
 from typing import Any

@@ -1,6 +1,5 @@
 """Normalisation: layer_norm (the framework's fused kernel where it has one)."""
 
-
 from __future__ import annotations
 
 from typing import Any

@@ -1,6 +1,5 @@
 """Keyed dropout: the same key drops the same elements on every backend."""
 
-
 from __future__ import annotations
 
 from typing import Any

@@ -1,6 +1,5 @@
 """The softmax family: logsumexp, log_softmax, softmax, and one_hot."""
 
-
 from __future__ import annotations
 
 from typing import Any
