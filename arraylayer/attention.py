@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from . import nn
 from .api import arguments
 from .api.creation import arange
 from .api.data_types import astype
@@ -25,6 +24,9 @@ from .api.manipulation import expand_dims, permute_dims
 from .api.searching import where
 from .dtypes import Dtype, as_dtype
 from .errors import InvalidArgumentError, InvalidDtypeError
+from .nn.common import _creating_on, _device, _native
+from .nn.regularization import dropout
+from .nn.softmax_family import softmax
 from .promotion import result_type
 from .registry import backend_of
 
@@ -75,9 +77,9 @@ def _check(q: Any, k: Any, v: Any) -> Dtype:
 
 def _causal(native: Any, queries: int, keys: int) -> Any:
     """(T, S) booleans: query i sees keys 0..i (top-left aligned, as torch and JAX)."""
-    with nn._creating_on(native):
-        rows = arange(queries, dtype=_INT32, device=nn._device(native))
-        cols = arange(keys, dtype=_INT32, device=nn._device(native))
+    with _creating_on(native):
+        rows = arange(queries, dtype=_INT32, device=_device(native))
+        cols = arange(keys, dtype=_INT32, device=_device(native))
     return less_equal(expand_dims(cols, axis=0), expand_dims(rows, axis=1))
 
 
@@ -98,14 +100,14 @@ def dot_product_attention(q: Any, k: Any, v: Any, *, mask: Any = None, causal: b
     if rate and key is None:
         raise InvalidArgumentError(f"nn.dot_product_attention(dropout_rate={dropout_rate}): pass key= (an "
                                    f"arraylayer.random key) to draw the dropout mask, or dropout_rate=0.")
-    native, rewrap = nn._native(q)
-    k, v = nn._native(k)[0], nn._native(v)[0]
+    native, rewrap = _native(q)
+    k, v = _native(k)[0], _native(v)[0]
     native, k, v = (astype(x, dtype, copy=False) for x in (native, k, v))
     fused = FUSED.get(backend_of(native).name)
     if fused is not None and mask is None and not rate:
         return rewrap(fused(native, k, v, causal, scale))
     logits = multiply(matmul(permute_dims(native, (0, 2, 1, 3)), permute_dims(k, (0, 2, 3, 1))), scale)
-    allowed = None if mask is None else nn._native(mask)[0]
+    allowed = None if mask is None else _native(mask)[0]
     if allowed is not None and as_dtype(allowed.dtype).category != "bool":
         raise InvalidDtypeError(f"nn.dot_product_attention(mask of dtype {as_dtype(allowed.dtype)}): the mask holds "
                                 f"booleans, True where a query may attend a key.")
@@ -114,8 +116,8 @@ def dot_product_attention(q: Any, k: Any, v: Any, *, mask: Any = None, causal: b
         allowed = triangle if allowed is None else logical_and(allowed, triangle)
     if allowed is not None:
         logits = where(allowed, logits, _LOWEST[dtype])
-    weights = nn.softmax(astype(logits, _FLOAT32) if dtype in _HALVES else logits, axis=-1)
+    weights = softmax(astype(logits, _FLOAT32) if dtype in _HALVES else logits, axis=-1)
     weights = astype(weights, dtype, copy=False)
     if rate:
-        weights = nn.dropout(key, weights, rate)
+        weights = dropout(key, weights, rate)
     return rewrap(permute_dims(matmul(weights, permute_dims(v, (0, 2, 1, 3))), (0, 2, 1, 3)))

@@ -1,4 +1,5 @@
-"""The dtype catalogue: :class:`Dtype`, every dtype, kind queries, the ``all_*`` tuples, finfo/iinfo.
+"""The dtypes: :class:`Dtype`, every dtype, kind queries, the ``all_*`` tuples, finfo/iinfo (the
+names, categories and widths themselves are data in :mod:`arraylayer.dtype_catalogue`).
 
 The dtypes are the standard's fifteen, bfloat16, and the low-precision family (float8/6/4, int4/int2;
 ``all_low_precision_dtypes``), which the ``all_*`` tuples of the standard's dtypes leave out.
@@ -11,91 +12,26 @@ Native dtype objects (``numpy.float32``, ``torch.int8``, ``tf.uint8``, ``jnp.bfl
 are accepted wherever a dtype is, and resolved once: the first resolution of an
 object is cached, so later look-ups are a single dict hit. No framework is imported
 here (NumPy only inside :attr:`Dtype.numpy_dtype`); an object is only inspected if the
-caller already holds it. Nothing of arraylayer is imported but its errors: the Python
+caller already holds it. Nothing of arraylayer is imported but its errors and that data: the Python
 types ``int``, ``float`` and ``complex`` resolve through the resolver that
 :mod:`arraylayer.defaults` installs (:func:`set_default_resolver`).
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Union
 
+from .dtype_catalogue import CATALOGUE, CHAR, KIND_LETTER, LOW_PRECISION, native_name
 from .errors import InvalidDtypeError
 from .lowp.formats import FORMATS
 
-__all__ = [
-    "Dtype",
-    "DtypeLike",
-    "as_dtype",
-    "all_dtypes",
-    "all_numeric_dtypes",
-    "all_int_dtypes",
-    "all_uint_dtypes",
-    "all_float_dtypes",
-    "all_complex_dtypes",
-    "all_low_precision_dtypes",
-    "all_float8_dtypes",
-    "all_low_precision_float_dtypes",
-    "all_low_precision_int_dtypes",
-    "is_bool_dtype",
-    "is_int_dtype",
-    "is_uint_dtype",
-    "is_float_dtype",
-    "is_complex_dtype",
-    "is_numeric_dtype",
-    "dtype_bits",
-    "finfo",
-    "iinfo",
-    "FInfo",
-    "IInfo",
-]
-
-# name -> (category, bits). The order is the canonical order of every tuple below.
-CATALOGUE: Final[dict[str, tuple[str, int]]] = {
-    "bool": ("bool", 8),
-    "int8": ("int", 8),
-    "int16": ("int", 16),
-    "int32": ("int", 32),
-    "int64": ("int", 64),
-    "uint8": ("uint", 8),
-    "uint16": ("uint", 16),
-    "uint32": ("uint", 32),
-    "uint64": ("uint", 64),
-    "bfloat16": ("float", 16),
-    "float16": ("float", 16),
-    "float32": ("float", 32),
-    "float64": ("float", 64),
-    "complex64": ("complex", 64),
-    "complex128": ("complex", 128),
-    # The low-precision family (ml_dtypes' types; :mod:`arraylayer.lowp.formats` holds their encodings).
-    # int1/uint1 are left out: of the backends only NumPy (ml_dtypes) can hold them.
-    **{name: ("float" if f.is_float else "int" if f.signed else "uint", f.bits) for name, f in FORMATS.items()},
-}
-#: The low-precision names, in canonical order: they sit outside the ``all_*`` tuples of the standard's dtypes.
-LOW_PRECISION: Final = frozenset(FORMATS)
-
-#: NumPy's one-letter kind of each category. The letter says what the values mean, also where
-#: ml_dtypes' own answer differs (it says 'V' for bfloat16): every real floating type is 'f'.
-KIND_LETTER: Final[dict[str, str]] = {"bool": "b", "int": "i", "uint": "u", "float": "f", "complex": "c"}
-
-#: NumPy's (and ml_dtypes') type character of each dtype, as ``numpy.dtype(name).char`` gives it.
-_CHAR: Final[dict[str, str]] = {
-    "bool": "?", "int8": "b", "int16": "h", "int32": "i", "int64": "l", "uint8": "B", "uint16": "H",
-    "uint32": "I", "uint64": "L", "bfloat16": "E", "float16": "e", "float32": "f", "float64": "d",
-    "complex64": "F", "complex128": "D",
-    # ml_dtypes' characters (two of them repeat NumPy's: look a type up by name, never by char)
-    "float8_e4m3fn": "4", "float8_e5m2": "5", "float8_e4m3fnuz": "G", "float8_e5m2fnuz": "C",
-    "float8_e4m3b11fnuz": "L", "float8_e4m3": "7", "float8_e3m4": "3", "float8_e8m0fnu": "W",
-    "float6_e2m3fn": "8", "float6_e3m2fn": "9", "float4_e2m1fn": "0", "int4": "a", "uint4": "A", "int2": "c",
-    "uint2": "C",
-}
-
-# Modules whose dtype objects may be inspected by name. Anything else must be
-# registered explicitly with :func:`register_dtype_alias` (third-party backends do).
-_KNOWN_NATIVE_MODULES: Final = ("numpy", "ml_dtypes", "jax", "jaxlib", "torch", "tensorflow")
+__all__ = ["Dtype", "DtypeLike", "as_dtype", "all_dtypes", "all_numeric_dtypes", "all_int_dtypes",
+           "all_uint_dtypes", "all_float_dtypes", "all_complex_dtypes", "all_low_precision_dtypes",
+           "all_float8_dtypes", "all_low_precision_float_dtypes", "all_low_precision_int_dtypes",
+           "is_bool_dtype", "is_int_dtype", "is_uint_dtype", "is_float_dtype", "is_complex_dtype",
+           "is_numeric_dtype", "dtype_bits", "finfo", "iinfo", "FInfo", "IInfo"]
 
 
 class Dtype:
@@ -136,7 +72,7 @@ class Dtype:
         self = object.__new__(cls)
         category, bits = CATALOGUE[name]
         for attribute, value in (("name", name), ("category", category), ("kind", KIND_LETTER[category]),
-                                 ("bits", bits), ("itemsize", (bits + 7) // 8), ("char", _CHAR[name]),
+                                 ("bits", bits), ("itemsize", (bits + 7) // 8), ("char", CHAR[name]),
                                  ("is_low_precision", name in LOW_PRECISION), ("_hash", hash(name))):
             object.__setattr__(self, attribute, value)
         return self
@@ -310,29 +246,6 @@ def register_dtype_alias(native: Any, dtype: DtypeLike) -> None:
         listener(native, target)
 
 
-def _native_name(value: Any) -> str | None:
-    """The dtype name a native dtype object stands for, or None if it is not one."""
-    if isinstance(value, type):
-        # numpy/ml_dtypes scalar types (np.float32, ml_dtypes.bfloat16) ...
-        if value.__module__.split(".")[0] in ("numpy", "ml_dtypes") and "numpy" in sys.modules:
-            try:
-                return str(sys.modules["numpy"].dtype(value).name)
-            except TypeError:
-                return None
-        # ... and jnp.float32, a type that carries its numpy dtype as `.dtype`.
-        inner = getattr(value, "dtype", None)
-        name = getattr(inner, "name", None)
-        return name if isinstance(name, str) else None
-    root = type(value).__module__.split(".")[0]
-    if root not in _KNOWN_NATIVE_MODULES:
-        return None
-    if root == "torch":
-        text = str(value)
-        return text[6:] if text.startswith("torch.") else None
-    name = getattr(value, "name", None)  # numpy.dtype, tf.DType
-    return name if isinstance(name, str) else None
-
-
 def resolve(value: Any) -> Dtype:
     """Slow path of :class:`Dtype`: Python types, native objects, and the error."""
     if value is bool:
@@ -345,7 +258,7 @@ def resolve(value: Any) -> Dtype:
         return _LOW_NUMPY[value]
     except (KeyError, TypeError):
         pass
-    name = _native_name(value)
+    name = native_name(value)
     if name is None or name not in CANONICAL:
         raise _invalid(value)
     dtype = CANONICAL[name]

@@ -17,6 +17,7 @@ from .api import arguments, creation
 from .api.elementwise import multiply
 from .errors import InvalidArgumentError
 from .interchange import dev
+from .random.samplers import _float_dtype, _rounded
 from .registry import backend_of, use_backend
 
 __all__ = ["glorot_uniform", "he_normal", "normal", "zeros", "ones", "fans"]
@@ -49,9 +50,9 @@ def he_normal(key: Any, shape: Any, dtype: Any = None, in_axis: int = -2, out_ax
 
 def normal(key: Any, shape: Any, dtype: Any = None, stddev: float = 1.0) -> Any:
     """Normal with mean 0 and standard deviation ``stddev`` (embeddings)."""
-    drawn, dtype = random._float_dtype(dtype, "normal")
+    drawn, dtype = _float_dtype(dtype, "normal")
     draw = multiply(random.normal(key, arguments.shape(shape), drawn), float(arguments.real_scalar(stddev, "stddev")))
-    return random._rounded(draw, dtype)
+    return _rounded(draw, dtype)
 
 
 def zeros(key: Any, shape: Any, dtype: Any = None) -> Any:

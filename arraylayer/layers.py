@@ -24,6 +24,7 @@ from .api.manipulation import reshape
 from .api.statistical import mean
 from .errors import InvalidArgumentError
 from .mixed_precision import Policy
+from .nn.common import _floating
 
 __all__ = ["Layer", "dense", "embedding", "conv2d", "layer_norm", "rms_norm", "mlp", "attention",
            "transformer_block"]
@@ -143,7 +144,7 @@ def _rms_norm_init(key: Any, features: int, *, dtype: Any = None) -> dict[str, A
 def _rms_norm_apply(params: dict[str, Any], x: Any, *, eps: float = 1e-6, policy: Policy | None = None) -> Any:
     """x / sqrt(mean(x**2) + eps) * scale over the last axis (Zhang and Sennrich)."""
     params, x = _inputs(policy, params, x)
-    nn._floating(x, "rms_norm")
+    _floating(x, "rms_norm")
     if not arguments.real_scalar(eps, "eps") >= 0:
         raise InvalidArgumentError(f"rms_norm(eps={eps}): eps must be >= 0 (it keeps the division away from 0).")
     mean_square = mean(square(x), axis=-1, keepdims=True)

@@ -21,20 +21,16 @@ from typing import Final
 ROOT: Final = pathlib.Path(__file__).resolve().parent.parent / "arraylayer"
 
 #: The dtype core: the dtype catalogue, the lattices, the promotion policies and rules, the defaults.
-DTYPE_CORE: Final = ("arraylayer.dtypes", "arraylayer.lattice", "arraylayer.policies", "arraylayer.promotion",
-                     "arraylayer.defaults", "arraylayer.inference")
+DTYPE_CORE: Final = ("arraylayer.dtypes", "arraylayer.dtype_catalogue", "arraylayer.lattice", "arraylayer.policies",
+                     "arraylayer.promotion", "arraylayer.defaults", "arraylayer.inference")
 
 #: Modules that know backends; the dtype core must reach none of them.
 BACKEND_KNOWING: Final = ("arraylayer.native", "arraylayer.registry", "arraylayer.backend",
                           "arraylayer.backends", "arraylayer.kernels")
 
-#: Circles still open: (importer, imported, the reason, when it goes).
-KNOWN_CYCLES: Final[list[tuple[str, str, str, str]]] = [
-    # attention calls nn's softmax, dropout and array helpers; they move to a module below both when
-    # nn is split (that split waits for the branch that edits nn's bodies), and nn re-exports then
-    ("arraylayer.nn", "arraylayer.attention", "nn re-exports dot_product_attention, which calls nn's softmax and dropout",
-     "issue 24, with the split of nn"),
-]
+#: Circles still open: (importer, imported, the reason, when it goes). None is left: the last one,
+#: nn <-> attention, went with the split of nn (issue 24); attention imports nn's modules, not its face.
+KNOWN_CYCLES: Final[list[tuple[str, str, str, str]]] = []
 
 
 def module_name(path: pathlib.Path) -> str:
@@ -164,7 +160,7 @@ def test_the_graph_is_read():
     assert {"arraylayer.dtypes", "arraylayer.defaults", "arraylayer.api.dispatch"} <= set(MODULES)
     assert "arraylayer.policies" in GRAPH["arraylayer.promotion"]
     assert "arraylayer.registry" in GRAPH["arraylayer.native"]
-    assert GRAPH["arraylayer.dtypes"] == {"arraylayer.errors", "arraylayer.lowp.formats"}  # the family's encodings
+    assert GRAPH["arraylayer.dtypes"] == {"arraylayer.errors", "arraylayer.dtype_catalogue", "arraylayer.lowp.formats"}
 
 
 def test_the_dtype_core_knows_no_backend():
@@ -176,8 +172,10 @@ def test_the_dtype_core_knows_no_backend():
 
 
 def test_dtypes_imports_nothing_of_arraylayer_but_its_errors():
-    # and the low-precision encodings, plain data that import nothing but the errors either
-    assert GRAPH["arraylayer.dtypes"] <= {"arraylayer.errors", "arraylayer.lowp.formats"}
+    # and plain data: its catalogue (names, categories, widths) and the low-precision encodings,
+    # which import nothing but those encodings and the errors either
+    assert GRAPH["arraylayer.dtypes"] <= {"arraylayer.errors", "arraylayer.dtype_catalogue", "arraylayer.lowp.formats"}
+    assert GRAPH["arraylayer.dtype_catalogue"] <= {"arraylayer.lowp.formats"}
     assert GRAPH["arraylayer.lowp.formats"] <= {"arraylayer.errors"}
 
 

@@ -285,7 +285,8 @@ def test_scaled_uniform_under_jax_jit_is_within_one_ulp():
     np.testing.assert_allclose(jitted, eager, rtol=0, atol=2.0**-21)
 # -- evaluation: tiles (NumPy, PyTorch), chunks (dask), int32 words (PyTorch) ----------------
 
-from arraylayer import random as al_random  # noqa: E402  (the module, for its evaluation tables)
+from arraylayer.random import evaluation as al_random  # noqa: E402  (its evaluation tables)
+from arraylayer.random import threefry  # noqa: E402  (its words and rounds)
 
 
 def _all_samplers(k, shape):
@@ -337,14 +338,14 @@ def test_torch_int32_words_equal_numpy_uint32_words():
     words = np.concatenate([rng.integers(0, 2**32, 1000, dtype=np.uint64), [0, 2**31 - 1, 2**31, 2**32 - 1]])
     key_words = [(0, 0), (2**32 - 1, 2**31), (123456789, 3141592653)]
     for k0, k1 in key_words:
-        expected = al_random._threefry_rounds(np.uint32(k0), np.uint32(k1), words.astype(np.uint32)[::-1],
-                                              words.astype(np.uint32))
+        expected = threefry._threefry_rounds(np.uint32(k0), np.uint32(k1), words.astype(np.uint32)[::-1],
+                                             words.astype(np.uint32))
         with al.use_backend("torch"):
-            k = al_random._to_rounds(torch.tensor([k0, k1], dtype=torch.int64))
+            k = threefry._to_rounds(torch.tensor([k0, k1], dtype=torch.int64))
             assert k.dtype == torch.int32
             x = torch.from_numpy(words.astype(np.int64))
-            ours = al_random._threefry_rounds(k[0], k[1], al_random._to_rounds(x.flip(0)), al_random._to_rounds(x))
-            ours = [al_random._to_public(y) for y in ours]
+            ours = threefry._threefry_rounds(k[0], k[1], threefry._to_rounds(x.flip(0)), threefry._to_rounds(x))
+            ours = [threefry._to_public(y) for y in ours]
         for a, b in zip(ours, expected, strict=True):
             assert a.dtype == torch.int64
             np.testing.assert_array_equal(a.numpy(), b.astype(np.int64))
@@ -354,8 +355,8 @@ def test_torch_counters_past_2_to_31_wrap_into_int32():
     pytest.importorskip("torch")
     with al.use_backend("torch"):
         lo = al_random._counters(al.random.key(0), 2**31 - 2, 2**31 + 2)
-        assert al_random._to_public(lo).tolist() == [2**31 - 2, 2**31 - 1, 2**31, 2**31 + 1]
-        assert al_random._word(2**32 - 1) == -1
+        assert threefry._to_public(lo).tolist() == [2**31 - 2, 2**31 - 1, 2**31, 2**31 + 1]
+        assert threefry._word(2**32 - 1) == -1
         folded = al.random.fold_in(al.random.key(3), 2**32 - 1)  # data past 2**31: a negative int32 word
     expected = jax.random.key_data(jax.random.fold_in(_jax_key(3), 2**32 - 1))
     np.testing.assert_array_equal(folded.numpy(), np.asarray(expected, np.int64))
