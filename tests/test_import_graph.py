@@ -6,6 +6,7 @@ ones included (only imports under ``if TYPE_CHECKING:`` are left out, as they ne
     removed: a new circle fails, and so does a listed one that no longer exists (the list shrinks).
     A listed circle is named by the import that closes it: without the listed imports the graph
     must have no circle, and each listed import must exist and still close one.
+(c) No module (Python or the C extension's) is over 500 lines.
 
 An import of ``package.module`` is an edge to that module; the package's ``__init__`` that Python
 runs first is not counted (every module would otherwise form a circle with ``arraylayer/__init__``).
@@ -194,3 +195,14 @@ def test_no_import_circle_but_the_known_ones():
             GRAPH[importer].add(imported)
     assert not circles, f"import circles not in KNOWN_CYCLES (break them): {circles}"
 
+
+
+#: Issue 24's bound on a module of one job: a module past it is split by job, not grown.
+MOST_LINES: Final = 500
+
+
+def test_no_module_over_the_bound():
+    """Every module of arraylayer (and of its C extension) stays a size a newcomer reads whole."""
+    sources = [*MODULES.values(), *sorted(ROOT.rglob("*.c"))]
+    long = {str(p.relative_to(ROOT.parent)): n for p in sources if (n := len(p.read_text().splitlines())) > MOST_LINES}
+    assert not long, f"modules over {MOST_LINES} lines (split them by job): {long}"
