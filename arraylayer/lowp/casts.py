@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..context import replaying
 from ..errors import InvalidArgumentError, UnsupportedDtypeError
 from ._ops import ops_of
 from .formats import FORMATS, STATUS, Format, get_format
@@ -143,18 +144,30 @@ def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> An
     """The framework's own cast, fixed up where its codes differ from ml_dtypes' (``mode``)."""
     if saturate:
         x = ops.clip(x, -f.max, f.max)
-    y = ops.astype(x, f.name)
-    codes = ops.codes_of(y)
+    codes = ops.codes_of(ops.astype(x, f.name))
     if mode == "direct" or (mode == "overflow" and saturate):
         return codes
     torch = ops.torch
-    if mode == "nan":  # torch's NaN is S.11111.11, ml_dtypes' S.11111.10: flip the last bit
-        return codes ^ torch.isnan(x).view(torch.uint8)
+    magnitude = codes & (f.sign_bit - 1)
+    if mode == "nan":  # torch's NaN is S.11111.11, ml_dtypes' S.11111.10 (no other value gives S.11111.11)
+        return codes ^ (magnitude == f.sign_bit - 1).view(torch.uint8)
     # "overflow": torch saturates to S.1111.110 where ml_dtypes gives NaN, S.1111.111: set the last bit
+    # where |x| is beyond the largest value's rounding bound. Only the codes of the largest magnitude
+    # can be such values: eagerly the test runs on those alone (a pass over the codes, not over x).
+    if replaying():  # Dynamo: no data-dependent shapes, the test over the whole array
+        return codes | _beyond(torch, x, f).view(torch.uint8)
+    largest = magnitude == f.max_code
+    candidates = x[largest]
+    if candidates.numel():
+        codes[largest] = codes[largest] | _beyond(torch, candidates, f).view(torch.uint8)
+    return codes
+
+
+def _beyond(torch: Any, x: Any, f: Format) -> Any:
+    """Where ``|x|`` rounds past ``f``'s largest finite value."""
     step = 2.0 ** (_top_exponent(f) - f.mantissa_bits)  # the spacing of the top binade
     midpoint = f.max + step / 2  # where rounding leaves the largest finite value (a tie goes to even)
-    beyond = torch.abs(x) >= midpoint if f.max_code & 1 else torch.abs(x) > midpoint
-    return codes | beyond.view(torch.uint8)
+    return torch.abs(x) >= midpoint if f.max_code & 1 else torch.abs(x) > midpoint
 
 
 def _top_exponent(f: Format) -> int:
@@ -233,7 +246,7 @@ def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32
     if dtype not in allowed:
         raise InvalidArgumentError(f"dtype={dtype!r}: {f.name} decodes to one of {', '.join(allowed)}.")
     table = ops.table((f.name, dtype), decode_table, codes)
-    return _wrap(ops.take(table, codes & ((1 << f.bits) - 1)), wrapped)
+    return _wrap(ops.take(table, codes if f.bits == 8 else codes & ((1 << f.bits) - 1)), wrapped)
 
 
 def native_codes(ops: Any, x: Any, f: Format) -> Any:
