@@ -149,25 +149,30 @@ def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> An
         return codes
     torch = ops.torch
     magnitude = codes & (f.sign_bit - 1)
-    if mode == "nan":  # torch's NaN is S.11111.11, ml_dtypes' S.11111.10 (no other value gives S.11111.11)
-        return codes ^ (magnitude == f.sign_bit - 1).view(torch.uint8)
-    # "overflow": torch saturates to S.1111.110 where ml_dtypes gives NaN, S.1111.111: set the last bit
-    # where |x| is beyond the largest value's rounding bound. Only the codes of the largest magnitude
-    # can be such values: eagerly the test runs on those alone (a pass over the codes, not over x).
-    if replaying():  # Dynamo: no data-dependent shapes, the test over the whole array
-        return codes | _beyond(torch, x, f).view(torch.uint8)
-    largest = magnitude == f.max_code
-    candidates = x[largest]
-    if candidates.numel():
-        codes[largest] = codes[largest] | _beyond(torch, candidates, f).view(torch.uint8)
-    return codes
+    # torch gives "nan" S.11111.11 for NaN where ml_dtypes gives S.11111.10 (no value gives S.11111.11);
+    # "overflow": the largest finite S.1111.110 where ml_dtypes gives NaN, S.1111.111. Eagerly, one
+    # maximum over the codes' magnitudes (a byte pass) tells whether any code may need the fix, and
+    # for "overflow" one pass over x (data scaled to the format's amax reaches its largest code)
+    # whether any value is beyond the largest value's rounding bound.
+    eager = not replaying()
+    if eager and (codes.numel() == 0 or int(torch.amax(magnitude)) < (f.sign_bit - 1 if mode == "nan" else f.max_code)):
+        return codes
+    if mode == "nan":  # magnitude + 1 reaches the sign bit only from S.11111.11: flip its last bit
+        return codes ^ ((magnitude + 1) >> (f.bits - 1))
+    bound, inclusive = _rounding_bound(f)
+    if eager:
+        low, high = torch.aminmax(x)
+        if (high < bound and low > -bound) if inclusive else (high <= bound and low >= -bound):  # NaN: False
+            return codes
+    beyond = torch.abs(x) >= bound if inclusive else torch.abs(x) > bound
+    return codes | beyond.view(torch.uint8)
 
 
-def _beyond(torch: Any, x: Any, f: Format) -> Any:
-    """Where ``|x|`` rounds past ``f``'s largest finite value."""
+def _rounding_bound(f: Format) -> tuple[float, bool]:
+    """``(bound, inclusive)``: ``|x| > bound`` (``>=`` where inclusive) rounds past ``f``'s largest
+    finite value: the midpoint above it, which a tie leaves to the even code."""
     step = 2.0 ** (_top_exponent(f) - f.mantissa_bits)  # the spacing of the top binade
-    midpoint = f.max + step / 2  # where rounding leaves the largest finite value (a tie goes to even)
-    return torch.abs(x) >= midpoint if f.max_code & 1 else torch.abs(x) > midpoint
+    return f.max + step / 2, bool(f.max_code & 1)
 
 
 def _top_exponent(f: Format) -> int:
