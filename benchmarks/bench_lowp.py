@@ -17,7 +17,7 @@ sides of a round alike. Figures are printed as a table and written to benchmarks
 with the load average and torch's thread count.
 
 Run: PYTHONPATH=. python benchmarks/bench_lowp.py [-n 1e6] [--rule-n 250000] [--rounds 15]
-     [--torch-threads N] [--quick]
+     [--torch-threads N] [--backends numpy,jax,torch,tensorflow] [--out FILE] [--quick]
 """
 
 from __future__ import annotations
@@ -190,6 +190,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=15, help="paired rounds per figure (default 15)")
     parser.add_argument("--torch-threads", type=int, default=0, help="torch.set_num_threads (default: torch's)")
     parser.add_argument("--backends", default=",".join(BACKENDS))
+    parser.add_argument("--out", type=Path, default=RESULTS, help=f"the JSON file (default {RESULTS.name} in results/)")
     parser.add_argument("--quick", action="store_true", help="a smoke run: small sizes, 3 rounds, no file")
     args = parser.parse_args()
     n, rule_n, size, rounds = ((int(1e5), 10_000, 64, 3) if args.quick
@@ -216,8 +217,8 @@ def main() -> None:
     print(f"load average {load[0]:.1f} -> {load[1]:.1f} on {os.cpu_count()} cores; torch threads {torch_threads}; "
           f"ratio = median over {rounds} paired rounds of ours / native")
     if not args.quick:
-        RESULTS.parent.mkdir(exist_ok=True)
-        RESULTS.write_text(json.dumps({"rows": rows, "cores": os.cpu_count(), "load_average": load,
+        args.out.parent.mkdir(exist_ok=True)
+        args.out.write_text(json.dumps({"rows": rows, "cores": os.cpu_count(), "load_average": load,
                                        "torch_threads": torch_threads, "rounds": rounds}, indent=1) + "\n")
 
 

@@ -142,19 +142,20 @@ def _scalar_code(value: Any, f: Format) -> int:
 def _tabulated(fn: str, f: Format, args: tuple[Any, ...]) -> Any:
     """``fn`` of one or two operands of ``f`` (arrays, or a Python scalar already checked to fit) by
     one gather from a table cached on the array's device, indexed by the operands' keys (their codes;
-    on TensorFlow, which has no bitcast of its float8 arrays, their float16 bits shifted: :func:`_keys`)."""
+    on TensorFlow, which has no bitcast of its float8 arrays, their float16 bits shifted: :func:`_half_keys`)."""
     arity = len(args)
     array = next(a for a in args if hasattr(a, "dtype"))
     ops = ops_of(array)
-    by_half = ops.name == "tensorflow" and f.name in _HALF_KEYS
-    bits = _HALF_KEYS[f.name][1] if by_half else f.bits
+    half = _half_key_table(f.name) if ops.name == "tensorflow" else None
+    by_half = half is not None
+    bits = half[1] if by_half else f.bits
     index = None
     for a in args:
         if hasattr(a, "dtype"):
             key = _half_keys(ops, a, f) if by_half else native_codes(ops, a, f)
         else:
             code = _scalar_code(a, f)
-            key = int(_HALF_KEYS[f.name][0][code]) if by_half else code
+            key = int(half[0][code]) if by_half else code
         index = key if index is None else ops.pair(index, key, bits)
     values = _keyed_table(fn, f.name, arity, by_half)
     name = f"{fn}:{f.name}:{arity}:{'half' if by_half else 'code'}"
@@ -164,9 +165,12 @@ def _tabulated(fn: str, f: Format, args: tuple[Any, ...]) -> Any:
     return ops.astype(gathered, f.name) if by_half else to_native(gathered, f)
 
 
-def _half_key_table(f: Format) -> tuple[np.ndarray, int] | None:
+@cache
+def _half_key_table(format: str) -> tuple[np.ndarray, int] | None:
     """``(key of every code, key bits)`` where a code's float16 bits shifted right by 10 - mantissa
-    bits tell every value of ``f`` apart (float16 holds them exactly): float8_e4m3fn and e5m2."""
+    bits tell every value of the format apart (float16 holds them exactly: the 8-bit signed float
+    formats but e8m0); None elsewhere."""
+    f = FORMATS[format]
     if not f.is_float or f.bits != 8 or not f.signed:
         return None
     values = decode_table(f.name, "float16")
@@ -178,10 +182,6 @@ def _half_key_table(f: Format) -> tuple[np.ndarray, int] | None:
     return keys.astype(np.int64), 6 + f.mantissa_bits  # sign, float16's 5 exponent bits, the mantissa
 
 
-#: format -> (key of every code, key bits), for the formats whose keys TensorFlow computes from float16.
-_HALF_KEYS: Final = {n: k for n in FORMATS if (k := _half_key_table(FORMATS[n])) is not None}
-
-
 def _half_keys(ops: Any, x: Any, f: Format) -> Any:
     """The int32 keys of a TensorFlow array of ``f``: its exact float16 bits, shifted (3 ops)."""
     tf = ops.tf
@@ -191,7 +191,7 @@ def _half_keys(ops: Any, x: Any, f: Format) -> Any:
 
 @cache
 def _keyed_table(fn: str, format: str, arity: int, by_half: bool) -> np.ndarray:
-    """:func:`_table` indexed by keys: by codes, as it is; by float16 keys (``_HALF_KEYS``), every key
+    """:func:`_table` indexed by keys: by codes, as it is; by float16 keys (:func:`_half_key_table`), every key
     mapped to its code first, and results in the format given as float16 values (TensorFlow casts them)."""
     table, narrowed = _table(fn, format, arity)
     if not by_half:
@@ -199,7 +199,7 @@ def _keyed_table(fn: str, format: str, arity: int, by_half: bool) -> np.ndarray:
     import ml_dtypes
 
     f = FORMATS[format]
-    bits = _HALF_KEYS[format][1]
+    bits = _half_key_table(format)[1]
     half = (np.arange(1 << bits, dtype=np.uint16) << (10 - f.mantissa_bits)).view(np.float16)
     with np.errstate(all="ignore"):  # every key's value, cast: its code (any NaN's gives a NaN of its sign)
         code_of_key = half.astype(np.float32).astype(getattr(ml_dtypes, format)).view(np.uint8).astype(np.int64)
