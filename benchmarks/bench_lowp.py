@@ -41,13 +41,16 @@ BACKENDS = ("numpy", "jax", "torch", "tensorflow")
 
 def paired_ratio(ours: Callable[[], object], native: Callable[[], object], rounds: int) -> dict[str, float]:
     """Median over ``rounds`` interleaved rounds of (ours' time / native's time), and each side's
-    median time per call in ms; every round times ``calls`` calls of each, chosen so that the slower
-    side takes about 5 ms."""
+    median time per call in ms; every round times ``calls`` calls of each, chosen so that a round
+    takes about 40 ms (a longer window spreads a loaded machine's stalls over both sides)."""
     for fn in (ours, native, ours, native):
         fn()
-    start = time.perf_counter()
-    ours(), native()
-    calls = max(1, min(200, int(0.005 / max(time.perf_counter() - start, 1e-7))))
+    pair = []
+    for _ in range(3):
+        start = time.perf_counter()
+        ours(), native()
+        pair.append(time.perf_counter() - start)
+    calls = max(1, min(500, int(0.04 / max(min(pair), 1e-7))))
     ratios, seconds = [], ([], [])
     for _ in range(rounds):
         for side, fn in zip(seconds, (ours, native), strict=True):
