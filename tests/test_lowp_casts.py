@@ -73,6 +73,41 @@ def test_encode_float32_matches_ml_dtypes(backend, name, path):
     assert not wrong.any(), (values[wrong][:5], got[wrong][:5], want[wrong][:5])
 
 
+# Arrays that take each branch of the native casts' fix-ups (casts.py, _encode_native): nothing near
+# the top of the range, the largest value reached but nothing beyond it (amax-scaled data), one value
+# beyond the rounding bound, a tie at the bound, NaN of either sign alone, and no value at all.
+FIXUP_CASES = {
+    "in range": [1.0, -3.5, 0.001, 400.0],
+    "largest reached": [448.0, -448.0, 460.0, -464.0, 57344.0 / 128, 1.0],
+    "one beyond": [448.0, 1.0, -464.5, 2.0],
+    "tie at the bound": [464.0, -464.0],
+    "nan": [1.0, np.nan],
+    "negative nan": [-np.nan, 2.0],
+    "e5m2 largest and beyond": [57344.0, -61440.0, 61439.0, 3.0],
+    "empty": [],
+}
+
+
+@pytest.mark.parametrize("case", FIXUP_CASES)
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2"])
+def test_astype_takes_every_fixup_branch_with_ml_dtypes_bits(backend, name, case):
+    """``arraylayer.astype`` (the public path) of arrays that each take one branch of torch's fix-ups."""
+    import arraylayer as al
+
+    values = np.array(FIXUP_CASES[case], np.float32)
+    result = al.astype(native(backend, values), name)
+    assert lowp.format_of(result) == name
+    if backend == "torch":
+        import torch
+
+        got = result.view(torch.uint8).numpy()
+    elif backend == "tensorflow":  # no byte view of TensorFlow's float8: its exact float32 values, encoded
+        got = host(lowp.encode(lowp.decode(result), name))
+    else:
+        got = host(result).view(np.uint8)
+    assert got.tolist() == expected_codes(values, name).tolist()
+
+
 @pytest.mark.parametrize("name", SAMPLE)
 @pytest.mark.parametrize("source", ["float16", "bfloat16"])
 def test_encode_narrow_sources(backend, name, source):

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..context import replaying
 from ..errors import InvalidArgumentTypeError
 
 _INT_OF_FLOAT = {"float32": "int32", "float64": "int64"}
@@ -51,6 +52,11 @@ class NumpyOps:
 
     def take(self, table: Any, index: Any) -> Any:
         return table[index]
+
+    def pair(self, a: Any, b: Any, bits: int) -> Any:
+        """The int32 index ``a << bits | b`` of two keys (uint8 or int32 arrays, or Python ints)."""
+        high = a << bits if type(a) is int else self.shl(self.astype(a, "int32"), bits)
+        return high | (b if type(b) is int else self.astype(b, "int32"))
 
     def shr(self, x: Any, s: Any) -> Any:
         return np.right_shift(x, s)
@@ -194,16 +200,21 @@ class TorchOps:
         return getattr(self.torch, name)
 
     def table(self, key: tuple[str, str], make: Any, like: Any) -> Any:
+        """One tensor per table and device, made once; while Dynamo traces, made afresh and not
+        stored (it would guard the dict's contents on every call: see arraylayer.context.replaying)."""
+        if replaying():
+            return self._made(key, make, like.device)
         key = (*key, like.device)
         table = self._tables.get(key)
         if table is None:
-            values = make(*key[:2])
-            if key[1] == "bfloat16":  # torch reads no ml_dtypes array: the bits, viewed
-                table = self.torch.from_numpy(values.view(np.int16)).view(self.torch.bfloat16)
-            else:
-                table = self.torch.from_numpy(values)
-            table = self._tables[key] = table.to(like.device)
+            table = self._tables[key] = self._made(key[:2], make, like.device)
         return table
+
+    def _made(self, key: tuple[str, str], make: Any, device: Any) -> Any:
+        values = make(*key)
+        if key[1] == "bfloat16":  # torch reads no ml_dtypes array: the bits, viewed
+            return self.torch.from_numpy(values.view(np.int16)).view(self.torch.bfloat16).to(device)
+        return self.torch.from_numpy(values).to(device)
 
     def codes_of(self, y: Any) -> Any:
         return y.view(self.torch.uint8)
@@ -212,7 +223,17 @@ class TorchOps:
         return codes.view(self.native_dtype(name))
 
     def take(self, table: Any, index: Any) -> Any:  # index_select: 1000x faster than table[index] on CPU
-        return self.torch.index_select(table, 0, index.reshape(-1).long()).reshape(index.shape)
+        torch = self.torch
+        if index.dtype is not torch.int32 and index.dtype is not torch.int64:  # int32 indices: 4 bytes, not 8
+            index = index.to(torch.int32)
+        return torch.index_select(table, 0, index.reshape(-1)).reshape(index.shape)
+
+    def pair(self, a: Any, b: Any, bits: int) -> Any:
+        """As NumpyOps.pair, in place on the one int32 copy of ``a``."""
+        torch = self.torch
+        if type(a) is int:
+            return b.to(torch.int32, copy=True).bitwise_or_(a << bits)
+        return a.to(torch.int32, copy=True).bitwise_left_shift_(bits).bitwise_or_(b)
 
     def shr(self, x: Any, s: Any) -> Any:
         return self.torch.bitwise_right_shift(x, s)
@@ -256,6 +277,7 @@ class TensorflowOps:
         import tensorflow as tf
 
         self.tf = tf
+        self._tables: dict[Any, Any] = {}  # key -> eager constant
 
     def dtype_name(self, x: Any) -> str:
         return x.dtype.name
@@ -270,7 +292,20 @@ class TensorflowOps:
         return getattr(self.tf, name, None) or getattr(self.tf.dtypes.experimental, name)
 
     def table(self, key: tuple[str, str], make: Any, like: Any) -> Any:
-        return self.tf.constant(make(*key))
+        """Eagerly one constant per table, made once; inside a tf.function trace a graph constant."""
+        if not self.tf.executing_eagerly():
+            return self.tf.constant(make(*key))
+        table = self._tables.get(key)
+        if table is None:
+            table = self._tables[key] = self.tf.constant(make(*key))
+        return table
+
+    def pair(self, a: Any, b: Any, bits: int) -> Any:
+        """As NumpyOps.pair; TensorFlow's keys are int32 already."""
+        tf = self.tf
+        if type(a) is int:
+            return tf.bitwise.bitwise_or(b, a << bits)
+        return tf.bitwise.bitwise_or(tf.bitwise.left_shift(a, bits), b)
 
     def take(self, table: Any, index: Any) -> Any:
         return self.tf.gather(table, self.tf.cast(index, self.tf.int32))

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..context import replaying
 from ..errors import InvalidArgumentError, UnsupportedDtypeError
 from ._ops import ops_of
 from .formats import FORMATS, STATUS, Format, get_format
@@ -143,18 +144,35 @@ def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> An
     """The framework's own cast, fixed up where its codes differ from ml_dtypes' (``mode``)."""
     if saturate:
         x = ops.clip(x, -f.max, f.max)
-    y = ops.astype(x, f.name)
-    codes = ops.codes_of(y)
+    codes = ops.codes_of(ops.astype(x, f.name))
     if mode == "direct" or (mode == "overflow" and saturate):
         return codes
     torch = ops.torch
-    if mode == "nan":  # torch's NaN is S.11111.11, ml_dtypes' S.11111.10: flip the last bit
-        return codes ^ torch.isnan(x).view(torch.uint8)
-    # "overflow": torch saturates to S.1111.110 where ml_dtypes gives NaN, S.1111.111: set the last bit
-    step = 2.0 ** (_top_exponent(f) - f.mantissa_bits)  # the spacing of the top binade
-    midpoint = f.max + step / 2  # where rounding leaves the largest finite value (a tie goes to even)
-    beyond = torch.abs(x) >= midpoint if f.max_code & 1 else torch.abs(x) > midpoint
+    magnitude = codes & (f.sign_bit - 1)
+    # torch gives "nan" S.11111.11 for NaN where ml_dtypes gives S.11111.10 (no value gives S.11111.11);
+    # "overflow": the largest finite S.1111.110 where ml_dtypes gives NaN, S.1111.111. Eagerly, one
+    # maximum over the codes' magnitudes (a byte pass) tells whether any code may need the fix, and
+    # for "overflow" one pass over x (data scaled to the format's amax reaches its largest code)
+    # whether any value is beyond the largest value's rounding bound.
+    eager = not replaying()
+    if eager and (codes.numel() == 0 or int(torch.amax(magnitude)) < (f.sign_bit - 1 if mode == "nan" else f.max_code)):
+        return codes
+    if mode == "nan":  # magnitude + 1 reaches the sign bit only from S.11111.11: flip its last bit
+        return codes ^ ((magnitude + 1) >> (f.bits - 1))
+    bound, inclusive = _rounding_bound(f)
+    if eager:
+        low, high = torch.aminmax(x)
+        if (high < bound and low > -bound) if inclusive else (high <= bound and low >= -bound):  # NaN: False
+            return codes
+    beyond = torch.abs(x) >= bound if inclusive else torch.abs(x) > bound
     return codes | beyond.view(torch.uint8)
+
+
+def _rounding_bound(f: Format) -> tuple[float, bool]:
+    """``(bound, inclusive)``: ``|x| > bound`` (``>=`` where inclusive) rounds past ``f``'s largest
+    finite value: the midpoint above it, which a tie leaves to the even code."""
+    step = 2.0 ** (_top_exponent(f) - f.mantissa_bits)  # the spacing of the top binade
+    return f.max + step / 2, bool(f.max_code & 1)
 
 
 def _top_exponent(f: Format) -> int:
@@ -233,7 +251,7 @@ def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32
     if dtype not in allowed:
         raise InvalidArgumentError(f"dtype={dtype!r}: {f.name} decodes to one of {', '.join(allowed)}.")
     table = ops.table((f.name, dtype), decode_table, codes)
-    return _wrap(ops.take(table, codes & ((1 << f.bits) - 1)), wrapped)
+    return _wrap(ops.take(table, codes if f.bits == 8 else codes & ((1 << f.bits) - 1)), wrapped)
 
 
 def native_codes(ops: Any, x: Any, f: Format) -> Any:

@@ -43,7 +43,7 @@ import numpy as np
 from ..errors import ScalarOverflowError
 from ..function_rules import BINARY, UNARY
 from ._ops import ops_of
-from .casts import cast, decode, format_of, native_codes, to_native
+from .casts import cast, decode, decode_table, format_of, native_codes, to_native
 from .formats import FORMATS, Format, get_format
 
 __all__ = ["rule_kernel", "wide_name", "FUNCTIONS", "ACCUMULATING"]
@@ -140,17 +140,72 @@ def _scalar_code(value: Any, f: Format) -> int:
 
 
 def _tabulated(fn: str, f: Format, args: tuple[Any, ...]) -> Any:
-    """``fn`` of one or two operands of ``f`` (arrays, or a Python scalar already checked to fit) by a gather."""
+    """``fn`` of one or two operands of ``f`` (arrays, or a Python scalar already checked to fit) by
+    one gather from a table cached on the array's device, indexed by the operands' keys (their codes;
+    on TensorFlow, which has no bitcast of its float8 arrays, their float16 bits shifted: :func:`_half_keys`)."""
     arity = len(args)
     array = next(a for a in args if hasattr(a, "dtype"))
     ops = ops_of(array)
-    table, narrowed = _table(fn, f.name, arity)
+    half = _half_key_table(f.name) if ops.name == "tensorflow" else None
+    by_half = half is not None
+    bits = half[1] if by_half else f.bits
     index = None
     for a in args:
-        code = _scalar_code(a, f) if not hasattr(a, "dtype") else ops.astype(native_codes(ops, a, f), "int32")
-        index = code if index is None else index * (1 << f.bits) + code
-    gathered = ops.take(ops.table((f"{fn}:{f.name}:{arity}", table.dtype.name), lambda k, d: table, array), index)
-    return to_native(gathered, f) if narrowed else gathered
+        if hasattr(a, "dtype"):
+            key = _half_keys(ops, a, f) if by_half else native_codes(ops, a, f)
+        else:
+            code = _scalar_code(a, f)
+            key = int(half[0][code]) if by_half else code
+        index = key if index is None else ops.pair(index, key, bits)
+    values = _keyed_table(fn, f.name, arity, by_half)
+    name = f"{fn}:{f.name}:{arity}:{'half' if by_half else 'code'}"
+    gathered = ops.take(ops.table((name, values.dtype.name), lambda _n, _d: values, array), index)
+    if not _table(fn, f.name, arity)[1]:
+        return gathered
+    return ops.astype(gathered, f.name) if by_half else to_native(gathered, f)
+
+
+@cache
+def _half_key_table(format: str) -> tuple[np.ndarray, int] | None:
+    """``(key of every code, key bits)`` where a code's float16 bits shifted right by 10 - mantissa
+    bits tell every value of the format apart (float16 holds them exactly: the 8-bit signed float
+    formats but e8m0); None elsewhere."""
+    f = FORMATS[format]
+    if not f.is_float or f.bits != 8 or not f.signed:
+        return None
+    values = decode_table(f.name, "float16")
+    keys = values.view(np.uint16) >> (10 - f.mantissa_bits)
+    finite = ~np.isnan(values)
+    exact = (values.astype(np.float64) == decode_table(f.name, "float64"))[finite].all()
+    if not exact or len(set(keys[finite].tolist())) != finite.sum():
+        return None
+    return keys.astype(np.int64), 6 + f.mantissa_bits  # sign, float16's 5 exponent bits, the mantissa
+
+
+def _half_keys(ops: Any, x: Any, f: Format) -> Any:
+    """The int32 keys of a TensorFlow array of ``f``: its exact float16 bits, shifted (3 ops)."""
+    tf = ops.tf
+    half = tf.bitcast(tf.cast(x, tf.float16), tf.uint16)
+    return tf.bitwise.right_shift(tf.cast(half, tf.int32), 10 - f.mantissa_bits)
+
+
+@cache
+def _keyed_table(fn: str, format: str, arity: int, by_half: bool) -> np.ndarray:
+    """:func:`_table` indexed by keys: by codes, as it is; by float16 keys (:func:`_half_key_table`), every key
+    mapped to its code first, and results in the format given as float16 values (TensorFlow casts them)."""
+    table, narrowed = _table(fn, format, arity)
+    if not by_half:
+        return table
+    import ml_dtypes
+
+    f = FORMATS[format]
+    bits = _half_key_table(format)[1]
+    half = (np.arange(1 << bits, dtype=np.uint16) << (10 - f.mantissa_bits)).view(np.float16)
+    with np.errstate(all="ignore"):  # every key's value, cast: its code (any NaN's gives a NaN of its sign)
+        code_of_key = half.astype(np.float32).astype(getattr(ml_dtypes, format)).view(np.uint8).astype(np.int64)
+    index = code_of_key if arity == 1 else ((code_of_key[:, None] << f.bits) | code_of_key[None, :]).ravel()
+    result = table[index]
+    return decode_table(format, "float16")[result] if narrowed else result
 
 
 def _tabulates(fn: str, f: Format, args: tuple[Any, ...]) -> bool:
