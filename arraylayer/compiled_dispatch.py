@@ -86,6 +86,14 @@ def operator_method(cls: type, name: str, function: Callable[..., Any], method: 
     return compiled_method  # type: ignore[no-any-return]
 
 
+def fill_slots(cls: type) -> None:
+    """After :func:`operator_method` made ``cls``'s operators: point its number slots (``A + B``,
+    ``-A`` ...) at them directly, instead of through CPython's look-up of ``__add__`` (setting an
+    operator on the class later puts that look-up back)."""
+    if _dispatch is not None and OPERATORS:
+        _dispatch.fill_slots(cls)
+
+
 def _signed(name: str, parameters: str, doc: str | None) -> str:
     """A builtin's docstring with its signature first (what ``inspect.signature`` reads)."""
     return f"{name}($self, {parameters}, /)\n--\n\n{doc or ''}"
