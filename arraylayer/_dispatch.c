@@ -34,6 +34,9 @@ entry_clear(Entry *e)
     e->guard = GUARD_NONE;
 }
 
+/* the last policy read and its name (forgotten by clear(), as a registry change calls it) */
+static PyObject *last_policy, *last_policy_name;
+
 /* The name of the policy in force (new reference), or NULL with an exception set. */
 static PyObject *
 current_policy(void)
@@ -47,9 +50,17 @@ current_policy(void)
         return NULL;
     if (value == NULL && (value = PyObject_GetAttr(policy_setting, s_process)) == NULL)
         return NULL;
-    name = PyObject_GetAttr(value, s_name);
+    if (value == last_policy) {
+        Py_DECREF(value);
+        return Py_NewRef(last_policy_name);
+    }
+    if ((name = PyObject_GetAttr(value, s_name)) != NULL) {
+        Py_XSETREF(last_policy_name, Py_NewRef(name));
+        Py_XSETREF(last_policy, value);
+        return name;
+    }
     Py_DECREF(value);
-    return name;
+    return NULL;
 }
 
 /* -1: error; 1: the guard sends this call to the Python function; 0: it passes. */
@@ -194,7 +205,14 @@ replay(Dispatcher *self, Entry *e, PyObject *const *args, PyObject *const *dtype
         }
     }
     for (int i = 0; i < n; i++) {
-        operands[i] = casts[i] == NULL ? Py_NewRef(args[i]) : PyObject_CallOneArg(casts[i], args[i]);
+        if (casts[i] == NULL) {
+            operands[i] = Py_NewRef(args[i]);
+        } else if (PyTuple_CheckExact(casts[i])) { /* (name, argument): args[i].name(argument) */
+            PyObject *stack[2] = {args[i], PyTuple_GET_ITEM(casts[i], 1)};
+            operands[i] = PyObject_VectorcallMethod(PyTuple_GET_ITEM(casts[i], 0), stack, 2, NULL);
+        } else {
+            operands[i] = PyObject_CallOneArg(casts[i], args[i]);
+        }
         if (operands[i] == NULL)
             goto done;
     }
@@ -331,7 +349,7 @@ none_to_null(PyObject *x)
 PyDoc_STRVAR(store_doc,
 "store(type1, dtype1, type2, dtype2, policy, run, cast1, cast2, guard)\n--\n\n"
 "Store one plan. dtypeN None: argument N is a Python scalar of class typeN. policy None: any\n"
-"policy. castN None: no cast. guard: 0 none, 1 decline when every array argument is weak-typed,\n"
+"policy. castN None: no cast; a (name, argument) tuple: the method call x.name(argument). guard: 0 none, 1 decline when every array argument is weak-typed,\n"
 "2 when any is. For one-argument functions type2, dtype2 and cast2 are None. When full, the\n"
 "oldest plan is replaced.");
 
@@ -345,6 +363,14 @@ Dispatcher_store(Dispatcher *self, PyObject *args)
     if (!PyType_Check(t1) || (self->arity == 2 && !PyType_Check(t2)) || !PyCallable_Check(run)) {
         PyErr_SetString(PyExc_TypeError, "store: type1/type2 must be classes and run callable");
         return NULL;
+    }
+    PyObject *casts[2] = {cast1, cast2};
+    for (int i = 0; i < 2; i++) {
+        if (PyTuple_CheckExact(casts[i]) && (PyTuple_GET_SIZE(casts[i]) != 2 ||
+                                             !PyUnicode_CheckExact(PyTuple_GET_ITEM(casts[i], 0)))) {
+            PyErr_SetString(PyExc_TypeError, "store: a cast tuple must be (method name, argument)");
+            return NULL;
+        }
     }
     Entry *e = &self->entries[self->next];
     entry_clear(e);
@@ -369,6 +395,8 @@ Dispatcher_clear_plans(Dispatcher *self, PyObject *Py_UNUSED(ignored))
     for (int k = 0; k < SLOTS; k++)
         entry_clear(&self->entries[k]);
     self->count = self->next = 0;
+    Py_CLEAR(last_policy);
+    Py_CLEAR(last_policy_name);
     Py_RETURN_NONE;
 }
 
