@@ -278,12 +278,44 @@ installed(PyTypeObject *cls, const char *name)
     return NULL;
 }
 
+/* ---- the Array's deallocation ----------------------------------------------------------------------
+ * CPython's deallocator of a class defined in Python weighs finalizers, weak references, a __dict__
+ * and every base; an Array (``__slots__`` only, none of those) is its object slots cleared and its
+ * memory freed. A subclass's own deallocator does its part, then calls this one, as its base's. */
+
+static void
+array_dealloc(PyObject *self)
+{
+    PyTypeObject *cls = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    Py_TRASHCAN_BEGIN(self, array_dealloc)
+    for (PyMemberDef *m = al_array_type->tp_members; m != NULL && m->name != NULL; m++) {
+        if (m->type == T_OBJECT_EX)
+            Py_CLEAR(*(PyObject **)((char *)self + m->offset));
+    }
+    cls->tp_free(self);
+    Py_DECREF(cls);
+    Py_TRASHCAN_END
+}
+
+/* array_dealloc in place of CPython's, where the class has nothing else for it to do */
+static void
+fill_dealloc(PyTypeObject *cls)
+{
+    if (cls->tp_dealloc == array_dealloc || cls->tp_finalize != NULL || cls->tp_del != NULL ||
+        cls->tp_dictoffset != 0 || cls->tp_weaklistoffset != 0 || cls->tp_base != &PyBaseObject_Type ||
+        !PyType_IS_GC(cls) || cls->tp_free != PyObject_GC_Del)
+        return;
+    cls->tp_dealloc = array_dealloc;
+}
+
 PyObject *
 al_fill_slots(PyObject *Py_UNUSED(module), PyObject *cls)
 {
     int filled = 0;
     if ((PyTypeObject *)cls != al_array_type || al_array_type->tp_as_number == NULL)
         return PyLong_FromLong(0);
+    fill_dealloc(al_array_type);
     for (int k = 0; k < NUMBER_SLOTS; k++) {
         NumberSlot *s = &number_slots[k];
         void **slot = (void **)((char *)al_array_type->tp_as_number + s->offset);

@@ -266,3 +266,33 @@ def test_operator_slots_keep_pythons_protocol():
         outs.append(done.stdout)
     assert outs[0] == outs[1]
     assert "Sub.__radd__" in outs[0] and "Foreign.__radd__" in outs[0] and "TypeError" in outs[0]
+
+
+def test_arrays_and_subclasses_free_what_they_hold():
+    """Array's deallocation (the compiled one where built): the native array, the class and a
+    subclass's weak references and attributes are released, nothing more."""
+    import gc
+    import weakref
+
+    class Sub(al.Array):
+        __slots__ = ("extra", "__weakref__")
+
+    class WithDict(al.Array):
+        pass
+
+    native = np.ones(3, np.float32)
+    counts = (sys.getrefcount(native), sys.getrefcount(al.Array), sys.getrefcount(Sub), sys.getrefcount(WithDict))
+    for _ in range(50):
+        A = al.Array(native)
+        B = A + A  # made by the compiled operator where built
+        -A  # noqa: B018
+        s = Sub(native)
+        s.extra = native
+        probe = weakref.ref(s)
+        w = WithDict(native)
+        w.attribute = native
+        del A, B, s, w
+        assert probe() is None
+    gc.collect()
+    assert (sys.getrefcount(native), sys.getrefcount(al.Array), sys.getrefcount(Sub),
+            sys.getrefcount(WithDict)) == counts
