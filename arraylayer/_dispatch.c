@@ -114,11 +114,12 @@ static DtypeReader *
 reader_for(PyTypeObject *t)
 {
     DtypeReader *r = &readers[reader_next];
-    PyObject *descr;
-    if (PyType_Ready(t) < 0 || (descr = PyObject_GetAttr((PyObject *)t, s_dtype)) == NULL) {
+    PyObject *descr = _PyType_Lookup(t, s_dtype); /* what x.dtype's look-up finds on the class */
+    if (descr == NULL) {
         PyErr_Clear();
         return NULL;
     }
+    Py_INCREF(descr);
     Py_XSETREF(r->type, (PyTypeObject *)Py_NewRef(t));
     r->version = t->tp_version_tag; /* set by the look-up above; 0: none, never matched */
     r->get = NULL;
