@@ -34,6 +34,9 @@ entry_clear(Entry *e)
     e->guard = GUARD_NONE;
 }
 
+/* the last policy read and its name (forgotten by clear(), as a registry change calls it) */
+static PyObject *last_policy, *last_policy_name;
+
 /* The name of the policy in force (new reference), or NULL with an exception set. */
 static PyObject *
 current_policy(void)
@@ -47,9 +50,17 @@ current_policy(void)
         return NULL;
     if (value == NULL && (value = PyObject_GetAttr(policy_setting, s_process)) == NULL)
         return NULL;
-    name = PyObject_GetAttr(value, s_name);
+    if (value == last_policy) {
+        Py_DECREF(value);
+        return Py_NewRef(last_policy_name);
+    }
+    if ((name = PyObject_GetAttr(value, s_name)) != NULL) {
+        Py_XSETREF(last_policy_name, Py_NewRef(name));
+        Py_XSETREF(last_policy, value);
+        return name;
+    }
     Py_DECREF(value);
-    return name;
+    return NULL;
 }
 
 /* -1: error; 1: the guard sends this call to the Python function; 0: it passes. */
@@ -80,6 +91,67 @@ call_fallback(Dispatcher *self, PyObject *const *args, Py_ssize_t nargs, PyObjec
     return PyObject_Vectorcall(self->fallback, args, nargs, kwnames);
 }
 
+/* ---- reading ``dtype`` --------------------------------------------------------------------------
+ * Where a class reads its ``dtype`` with a C getter (NumPy's ndarray, torch's Tensor) and keeps the
+ * generic attribute look-up, the getter is called directly: the same function the look-up would end
+ * in, without the look-up (half of what this module adds to a call on NumPy). A class is looked up
+ * once per version of it (tp_version_tag changes whenever the class or a base is modified); other
+ * classes (a Python property: JAX, TensorFlow) are read by name. */
+
+#define READERS 8
+
+typedef struct {
+    PyTypeObject *type; /* a strong reference */
+    unsigned int version;
+    getter get;         /* NULL: read by name */
+    void *closure;
+} DtypeReader;
+
+static DtypeReader readers[READERS];
+static int reader_next;
+
+static DtypeReader *
+reader_for(PyTypeObject *t)
+{
+    DtypeReader *r = &readers[reader_next];
+    PyObject *descr = _PyType_Lookup(t, s_dtype); /* what x.dtype's look-up finds on the class */
+    if (descr == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    Py_INCREF(descr);
+    Py_XSETREF(r->type, (PyTypeObject *)Py_NewRef(t));
+    r->version = t->tp_version_tag; /* set by the look-up above; 0: none, never matched */
+    r->get = NULL;
+    if (t->tp_getattro == PyObject_GenericGetAttr && Py_IS_TYPE(descr, &PyGetSetDescr_Type)) {
+        PyGetSetDef *def = ((PyGetSetDescrObject *)descr)->d_getset;
+        r->get = def->get;
+        r->closure = def->closure;
+    }
+    Py_DECREF(descr);
+    reader_next = (reader_next + 1) % READERS;
+    return r;
+}
+
+/* x.dtype (new reference), or NULL with an exception set */
+static PyObject *
+read_dtype(PyObject *x)
+{
+    PyTypeObject *t = Py_TYPE(x);
+    DtypeReader *r = NULL;
+    for (int k = 0; k < READERS; k++) {
+        if (readers[k].type == t && readers[k].version == t->tp_version_tag && t->tp_version_tag != 0) {
+            r = &readers[k];
+            break;
+        }
+    }
+    if (r == NULL)
+        r = reader_for(t);
+    if (r != NULL && r->get != NULL)
+        return r->get(x, r->closure);
+    return PyObject_GetAttr(x, s_dtype);
+}
+
 /* The plan for these arguments, or NULL (nothing planned, or an error: cleared). */
 static Entry *
 lookup(Dispatcher *self, PyObject *const *args, PyObject **dtypes)
@@ -93,7 +165,7 @@ lookup(Dispatcher *self, PyObject *const *args, PyObject **dtypes)
         types[i] = (PyObject *)t;
         if (is_scalar_type(t))
             continue;
-        if ((dtypes[i] = PyObject_GetAttr(args[i], s_dtype)) == NULL) {
+        if ((dtypes[i] = read_dtype(args[i])) == NULL) {
             PyErr_Clear();
             return NULL;
         }
@@ -134,7 +206,14 @@ replay(Dispatcher *self, Entry *e, PyObject *const *args, PyObject *const *dtype
         }
     }
     for (int i = 0; i < n; i++) {
-        operands[i] = casts[i] == NULL ? Py_NewRef(args[i]) : PyObject_CallOneArg(casts[i], args[i]);
+        if (casts[i] == NULL) {
+            operands[i] = Py_NewRef(args[i]);
+        } else if (PyTuple_CheckExact(casts[i])) { /* (name, argument): args[i].name(argument) */
+            PyObject *stack[2] = {args[i], PyTuple_GET_ITEM(casts[i], 1)};
+            operands[i] = PyObject_VectorcallMethod(PyTuple_GET_ITEM(casts[i], 0), stack, 2, NULL);
+        } else {
+            operands[i] = PyObject_CallOneArg(casts[i], args[i]);
+        }
         if (operands[i] == NULL)
             goto done;
     }
@@ -271,7 +350,7 @@ none_to_null(PyObject *x)
 PyDoc_STRVAR(store_doc,
 "store(type1, dtype1, type2, dtype2, policy, run, cast1, cast2, guard)\n--\n\n"
 "Store one plan. dtypeN None: argument N is a Python scalar of class typeN. policy None: any\n"
-"policy. castN None: no cast. guard: 0 none, 1 decline when every array argument is weak-typed,\n"
+"policy. castN None: no cast; a (name, argument) tuple: the method call x.name(argument). guard: 0 none, 1 decline when every array argument is weak-typed,\n"
 "2 when any is. For one-argument functions type2, dtype2 and cast2 are None. When full, the\n"
 "oldest plan is replaced.");
 
@@ -285,6 +364,14 @@ Dispatcher_store(Dispatcher *self, PyObject *args)
     if (!PyType_Check(t1) || (self->arity == 2 && !PyType_Check(t2)) || !PyCallable_Check(run)) {
         PyErr_SetString(PyExc_TypeError, "store: type1/type2 must be classes and run callable");
         return NULL;
+    }
+    PyObject *casts[2] = {cast1, cast2};
+    for (int i = 0; i < 2; i++) {
+        if (PyTuple_CheckExact(casts[i]) && (PyTuple_GET_SIZE(casts[i]) != 2 ||
+                                             !PyUnicode_CheckExact(PyTuple_GET_ITEM(casts[i], 0)))) {
+            PyErr_SetString(PyExc_TypeError, "store: a cast tuple must be (method name, argument)");
+            return NULL;
+        }
     }
     Entry *e = &self->entries[self->next];
     entry_clear(e);
@@ -309,6 +396,8 @@ Dispatcher_clear_plans(Dispatcher *self, PyObject *Py_UNUSED(ignored))
     for (int k = 0; k < SLOTS; k++)
         entry_clear(&self->entries[k]);
     self->count = self->next = 0;
+    Py_CLEAR(last_policy);
+    Py_CLEAR(last_policy_name);
     Py_RETURN_NONE;
 }
 
@@ -451,6 +540,8 @@ static PyMethodDef module_methods[] = {
      "operator_method(array_class, name, function, python_method, form, doc, zero_d): the compiled method "
      "(form 0: function(self, other), 1: function(other, self), 2: function(self)), or None when function "
      "is not compiled."},
+    {"fill_slots", al_fill_slots, METH_O,
+     "fill_slots(array_class): set its number slots to the compiled operators (how many were set)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -45,5 +45,7 @@ PyObject *al_operator_operand(PyObject *other);
 PyObject *al_replay_wrapped(Dispatcher *d, PyObject *const *natives, PyObject *like, int *fell);
 /* operator_method(array_class, name, function, python_method, form, doc, zero_d) (_operators.c) */
 PyObject *al_operator_method(PyObject *module, PyObject *args);
+/* fill_slots(array_class): its number slots take the compiled operators directly (_operators.c) */
+PyObject *al_fill_slots(PyObject *module, PyObject *cls);
 
 #endif

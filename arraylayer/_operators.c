@@ -51,30 +51,39 @@ operator_fallback(Operator *op, PyObject *self, PyObject *const *args, Py_ssize_
     return PyObject_Vectorcall(op->fallback, stack, nargs + 1, kwnames);
 }
 
+/* The compiled path of ``op`` on ``self`` and ``other_arg`` (NULL for a unary operator): a new Array;
+ * NULL with *fell set: take the Python method; NULL without: an exception. */
+static PyObject *
+operate_fast(Operator *op, PyObject *self, PyObject *other_arg, int *fell)
+{
+    PyObject *native = NULL, *other = NULL, *array = NULL, *operands[2] = {NULL, NULL};
+    *fell = 1;
+    if (op->dispatcher->count == 0 || Py_TYPE(self) != al_array_type || (native = al_get_native(self)) == NULL)
+        return NULL;
+    operands[0] = native;
+    if (op->form != 2) {
+        if ((other = al_operator_operand(other_arg)) == NULL)
+            goto done;
+        operands[op->form == 0 ? 1 : 0] = other;
+        operands[op->form == 0 ? 0 : 1] = native;
+    }
+    array = al_replay_wrapped(op->dispatcher, operands, native, fell);
+done:
+    Py_XDECREF(native);
+    Py_XDECREF(other);
+    return array;
+}
+
 static PyObject *
 operate(int index, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     Operator *op = &operators[index];
-    Dispatcher *d = op->dispatcher;
-    PyObject *native = NULL, *other = NULL, *array = NULL, *operands[2] = {NULL, NULL};
+    PyObject *array = NULL;
     int fell = 1;
-    if (kwnames != NULL || nargs != (op->form == 2 ? 0 : 1) || d->count == 0 || Py_TYPE(self) != al_array_type)
-        goto fallback;
-    if ((native = al_get_native(self)) == NULL)
-        goto fallback;
-    operands[0] = native;
-    if (op->form != 2) {
-        if ((other = al_operator_operand(args[0])) == NULL)
-            goto fallback;
-        operands[op->form == 0 ? 1 : 0] = other;
-        operands[op->form == 0 ? 0 : 1] = native;
-    }
-    array = al_replay_wrapped(d, operands, native, &fell);
-fallback:
+    if (kwnames == NULL && nargs == (op->form == 2 ? 0 : 1))
+        array = operate_fast(op, self, nargs == 1 ? args[0] : NULL, &fell);
     if (array == NULL && fell)
         array = operator_fallback(op, self, args, nargs, kwnames);
-    Py_XDECREF(native);
-    Py_XDECREF(other);
     return array;
 }
 
@@ -125,4 +134,203 @@ al_operator_method(PyObject *Py_UNUSED(module), PyObject *args)
     al_array_type = (PyTypeObject *)Py_NewRef(cls);
     Py_XSETREF(al_zero_d, Py_NewRef(post));
     return PyDescr_NewMethod(al_array_type, &operator_defs[operator_count++]);
+}
+
+
+/* ---- the class's number slots ------------------------------------------------------------------
+ * ``A + B`` reaches a method through the class's generic slot (a look-up of ``__add__``, then the
+ * call); fill_slots() sets the Array class's number slots to functions that take the compiled path
+ * directly and hand everything else to the generic slot they replace, which runs the methods as
+ * before. Setting an operator on the class (compiled_dispatch.prepare_for_dynamo does) makes
+ * CPython put the generic slot back. Subclasses keep the generic slots. */
+
+typedef struct {
+    const char *name, *reflected; /* reflected NULL: a unary operator */
+    size_t offset;                /* in PyNumberMethods */
+    Operator *op, *rop;
+    void *original;               /* the generic slot, shared by every class with these methods */
+    PyObject *name_obj, *reflected_obj;
+} NumberSlot;
+
+#define SLOT(n, r, field) {n, r, offsetof(PyNumberMethods, field), NULL, NULL, NULL, NULL, NULL}
+static NumberSlot number_slots[] = {
+    SLOT("__add__", "__radd__", nb_add),
+    SLOT("__sub__", "__rsub__", nb_subtract),
+    SLOT("__mul__", "__rmul__", nb_multiply),
+    SLOT("__truediv__", "__rtruediv__", nb_true_divide),
+    SLOT("__floordiv__", "__rfloordiv__", nb_floor_divide),
+    SLOT("__mod__", "__rmod__", nb_remainder),
+    SLOT("__and__", "__rand__", nb_and),
+    SLOT("__or__", "__ror__", nb_or),
+    SLOT("__xor__", "__rxor__", nb_xor),
+    SLOT("__lshift__", "__rlshift__", nb_lshift),
+    SLOT("__rshift__", "__rrshift__", nb_rshift),
+    SLOT("__neg__", NULL, nb_negative),
+    SLOT("__pos__", NULL, nb_positive),
+    SLOT("__abs__", NULL, nb_absolute),
+    SLOT("__invert__", NULL, nb_invert),
+};
+#define NUMBER_SLOTS ((int)(sizeof(number_slots) / sizeof(number_slots[0])))
+static void *slot_functions[NUMBER_SLOTS];
+
+/* whether class ``t`` answers slot ``k`` by its methods (the generic slot, or this file's) */
+static int
+by_methods(PyTypeObject *t, int k)
+{
+    if (t->tp_as_number == NULL)
+        return 0;
+    void *f = *(void **)((char *)t->tp_as_number + number_slots[k].offset);
+    return f == number_slots[k].original || f == slot_functions[k];
+}
+
+/* type(self).<name>(self, other), or NotImplemented where the class has no such method */
+static PyObject *
+call_method(PyObject *self, PyObject *other, PyObject *name)
+{
+    PyObject *f = _PyType_Lookup(Py_TYPE(self), name), *stack[2] = {self, other}, *result;
+    if (f == NULL)
+        Py_RETURN_NOTIMPLEMENTED;
+    Py_INCREF(f);
+    if (PyType_HasFeature(Py_TYPE(f), Py_TPFLAGS_METHOD_DESCRIPTOR)) {
+        result = PyObject_Vectorcall(f, stack, 2, NULL);
+    } else {
+        descrgetfunc get = Py_TYPE(f)->tp_descr_get;
+        PyObject *bound = get == NULL ? Py_NewRef(f) : get(f, self, (PyObject *)Py_TYPE(self));
+        result = bound == NULL ? NULL : PyObject_Vectorcall(bound, stack + 1, 1, NULL);
+        Py_XDECREF(bound);
+    }
+    Py_DECREF(f);
+    return result;
+}
+
+/* CPython's protocol for a binary slot answered by methods (typeobject.c's SLOT1BINFULL), with this
+ * file's slot counted as such a slot: the left method, else the right operand's reflected one (first
+ * when its class is a subclass that overrides it). */
+static PyObject *
+by_protocol(int k, PyObject *left, PyObject *right)
+{
+    NumberSlot *s = &number_slots[k];
+    PyObject *result;
+    int other = !Py_IS_TYPE(left, Py_TYPE(right)) && by_methods(Py_TYPE(right), k);
+    if (by_methods(Py_TYPE(left), k)) {
+        if (other && PyType_IsSubtype(Py_TYPE(right), Py_TYPE(left))) {
+            PyObject *mine = _PyType_Lookup(Py_TYPE(left), s->reflected_obj);
+            PyObject *theirs = _PyType_Lookup(Py_TYPE(right), s->reflected_obj);
+            if (theirs != NULL && theirs != mine) {
+                if ((result = call_method(right, left, s->reflected_obj)) != Py_NotImplemented)
+                    return result;
+                Py_DECREF(result);
+                other = 0;
+            }
+        }
+        result = call_method(left, right, s->name_obj);
+        if (result != Py_NotImplemented || Py_IS_TYPE(right, Py_TYPE(left)))
+            return result;
+        Py_DECREF(result);
+    }
+    if (other)
+        return call_method(right, left, s->reflected_obj);
+    Py_RETURN_NOTIMPLEMENTED;
+}
+
+static PyObject *
+binary_slot(int k, PyObject *left, PyObject *right)
+{
+    NumberSlot *s = &number_slots[k];
+    PyObject *array = NULL;
+    int fell = 1;
+    if (Py_TYPE(left) == al_array_type)
+        array = operate_fast(s->op, left, right, &fell);
+    else if (Py_TYPE(right) == al_array_type)
+        array = operate_fast(s->rop, right, left, &fell);
+    return array == NULL && fell ? by_protocol(k, left, right) : array;
+}
+
+static PyObject *
+unary_slot(int k, PyObject *self)
+{
+    NumberSlot *s = &number_slots[k];
+    PyObject *array = NULL;
+    int fell = 1;
+    if (Py_TYPE(self) == al_array_type)
+        array = operate_fast(s->op, self, NULL, &fell);
+    return array == NULL && fell ? ((unaryfunc)s->original)(self) : array; /* the generic one: the method */
+}
+
+#define B(k) static PyObject *slot_##k(PyObject *l, PyObject *r) { return binary_slot(k, l, r); }
+#define U(k) static PyObject *slot_##k(PyObject *x) { return unary_slot(k, x); }
+B(0) B(1) B(2) B(3) B(4) B(5) B(6) B(7) B(8) B(9) B(10) U(11) U(12) U(13) U(14)
+static void *slot_functions[NUMBER_SLOTS] = {slot_0, slot_1, slot_2, slot_3, slot_4, slot_5, slot_6, slot_7,
+                                             slot_8, slot_9, slot_10, slot_11, slot_12, slot_13, slot_14};
+
+/* the compiled operator ``name`` as the class holds it now, or NULL */
+static Operator *
+installed(PyTypeObject *cls, const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    PyObject *held = PyDict_GetItemString(cls->tp_dict, name); /* borrowed */
+    for (int k = 0; k < operator_count; k++) {
+        if (held != NULL && Py_IS_TYPE(held, &PyMethodDescr_Type) &&
+            ((PyMethodDescrObject *)held)->d_method == &operator_defs[k])
+            return &operators[k];
+    }
+    return NULL;
+}
+
+/* ---- the Array's deallocation ----------------------------------------------------------------------
+ * CPython's deallocator of a class defined in Python weighs finalizers, weak references, a __dict__
+ * and every base; an Array (``__slots__`` only, none of those) is its object slots cleared and its
+ * memory freed. A subclass's own deallocator does its part, then calls this one, as its base's. */
+
+static void
+array_dealloc(PyObject *self)
+{
+    PyTypeObject *cls = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    Py_TRASHCAN_BEGIN(self, array_dealloc)
+    for (PyMemberDef *m = al_array_type->tp_members; m != NULL && m->name != NULL; m++) {
+        if (m->type == T_OBJECT_EX)
+            Py_CLEAR(*(PyObject **)((char *)self + m->offset));
+    }
+    cls->tp_free(self);
+    Py_DECREF(cls);
+    Py_TRASHCAN_END
+}
+
+/* array_dealloc in place of CPython's, where the class has nothing else for it to do */
+static void
+fill_dealloc(PyTypeObject *cls)
+{
+    if (cls->tp_dealloc == array_dealloc || cls->tp_finalize != NULL || cls->tp_del != NULL ||
+        cls->tp_dictoffset != 0 || cls->tp_weaklistoffset != 0 || cls->tp_base != &PyBaseObject_Type ||
+        !PyType_IS_GC(cls) || cls->tp_free != PyObject_GC_Del)
+        return;
+    cls->tp_dealloc = array_dealloc;
+}
+
+PyObject *
+al_fill_slots(PyObject *Py_UNUSED(module), PyObject *cls)
+{
+    int filled = 0;
+    if ((PyTypeObject *)cls != al_array_type || al_array_type->tp_as_number == NULL)
+        return PyLong_FromLong(0);
+    fill_dealloc(al_array_type);
+    for (int k = 0; k < NUMBER_SLOTS; k++) {
+        NumberSlot *s = &number_slots[k];
+        void **slot = (void **)((char *)al_array_type->tp_as_number + s->offset);
+        Operator *op = installed(al_array_type, s->name), *rop = installed(al_array_type, s->reflected);
+        if (*slot == NULL || *slot == slot_functions[k] || op == NULL || (s->reflected != NULL && rop == NULL))
+            continue;
+        if (s->name_obj == NULL && ((s->name_obj = PyUnicode_InternFromString(s->name)) == NULL ||
+                                    (s->reflected != NULL &&
+                                     (s->reflected_obj = PyUnicode_InternFromString(s->reflected)) == NULL)))
+            return NULL;
+        s->op = op;
+        s->rop = rop;
+        s->original = *slot;
+        *slot = slot_functions[k];
+        filled++;
+    }
+    return PyLong_FromLong(filled);
 }

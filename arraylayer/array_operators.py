@@ -44,7 +44,7 @@ from .api.elementwise import (
     subtract,
 )
 from .api.linear_algebra import matmul
-from .compiled_dispatch import operator_method, python_function
+from .compiled_dispatch import fill_slots, operator_method, python_function
 from .dtypes import Dtype
 from .inplace import combine
 from .registry import backend_of
@@ -206,3 +206,4 @@ def install(cls: type) -> None:
         method.__qualname__ = f"{cls.__name__}.{name}"
         method.__doc__ = doc
         setattr(cls, name, operator_method(cls, name, function, method, form, zero_d))
+    fill_slots(cls)

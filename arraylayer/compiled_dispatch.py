@@ -22,6 +22,7 @@ function): from then on, in that process, the operators take the pure-Python pat
 from __future__ import annotations
 
 import importlib
+import operator
 import os
 from collections.abc import Callable
 from typing import Any, Final
@@ -67,7 +68,23 @@ def compiled(function: Callable[..., Any], name: str, parameters: str, arity: in
     dispatcher.parameters = parameters
     dispatcher.accepts_wrapped = True  # like the Python function: wrappers are checked in its planning path
     _DISPATCHERS.append(dispatcher)
-    return dispatcher.public, dispatcher.store
+    store = dispatcher.store
+
+    def store_plan(type1: type, dtype1: Any, type2: type | None, dtype2: Any, policy: str | None,
+                   run: Callable[..., Any], cast1: Any, cast2: Any, guard: int) -> None:
+        store(type1, dtype1, type2, dtype2, policy, run, _cast_form(cast1), _cast_form(cast2), guard)
+
+    return dispatcher.public, store_plan
+
+
+def _cast_form(cast: Any) -> Any:
+    """A cast as the C side replays it: ``operator.methodcaller(name, arg)`` (NumPy's ``astype``) as
+    ``(name, arg)``, the method called directly, without the bound method that methodcaller makes."""
+    if type(cast) is operator.methodcaller:
+        maker, arguments = cast.__reduce__()[:2]
+        if maker is operator.methodcaller and len(arguments) == 2:
+            return arguments
+    return cast
 
 
 def operator_method(cls: type, name: str, function: Callable[..., Any], method: Callable[..., Any], form: str,
@@ -84,6 +101,14 @@ def operator_method(cls: type, name: str, function: Callable[..., Any], method: 
         return method
     OPERATORS.append((cls, name, compiled_method, method))
     return compiled_method  # type: ignore[no-any-return]
+
+
+def fill_slots(cls: type) -> None:
+    """After :func:`operator_method` made ``cls``'s operators: point its number slots (``A + B``,
+    ``-A`` ...) at them directly, instead of through CPython's look-up of ``__add__`` (setting an
+    operator on the class later puts that look-up back)."""
+    if _dispatch is not None and OPERATORS:
+        _dispatch.fill_slots(cls)
 
 
 def _signed(name: str, parameters: str, doc: str | None) -> str:

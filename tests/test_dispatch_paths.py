@@ -205,3 +205,94 @@ def test_torch_compile_gets_the_python_operators():
     got = torch.compile(f, backend="eager", fullgraph=True)(x, y)
     assert got[0].dtype == torch.float32 and got[0].tolist() == [2.0, 4.0, 6.0]
     assert got[1].native.dtype == torch.float32 and got[1].native.tolist() == [1.0, 0.0, -1.0]
+
+
+_OPERATOR_PROTOCOL = """
+import operator, numpy as np, arraylayer as al
+from arraylayer import compiled_dispatch as c
+
+class Sub(al.Array):
+    def __radd__(self, other):
+        return "Sub.__radd__"
+
+class Foreign:
+    def __add__(self, other):
+        return NotImplemented
+    def __radd__(self, other):
+        return "Foreign.__radd__"
+    def __rsub__(self, other):
+        return NotImplemented
+
+f32, i32 = np.array([1.5, -2.0], np.float32), np.array([3, 4], np.int32)
+A, B, I = al.Array(f32), al.Array(np.array([0.5, 4.0], np.float32)), al.Array(i32)
+operands = [A, B, I, Sub(f32), Foreign(), 2, 2.5, True, f32, np.float64(2.0), object(), al.Array(np.ones(3, np.float32))]
+binary = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
+          operator.and_, operator.or_, operator.xor, operator.lshift, operator.rshift]
+
+def outcome(call, *args):
+    try:
+        got = call(*args)
+    except Exception as error:
+        return ("raises", type(error).__name__, str(error))
+    if isinstance(got, al.Array):
+        return ("Array", str(got.dtype), repr(np.asarray(got.native).tolist()))
+    return (type(got).__name__, repr(got))
+
+out = []
+for _ in range(2):  # planned, then replayed
+    for op in binary:
+        out += [outcome(op, x, y) for x in operands for y in operands
+                if isinstance(x, al.Array) or isinstance(y, al.Array)]
+    out += [outcome(op, x) for op in (operator.neg, operator.pos, abs, operator.invert) for x in (A, I, Sub(i32))]
+if c.ACTIVE:  # the slots point at the compiled operators; setting an operator puts CPython's look-up back
+    assert c._dispatch.fill_slots(al.Array) == 0
+    al.Array.__sub__ = al.Array.__sub__
+    assert c._dispatch.fill_slots(al.Array) == 1
+print(repr(out))
+"""
+
+
+@needs_compiled
+def test_operator_slots_keep_pythons_protocol():
+    """``A + B`` through the class's number slots (compiled) and through CPython's look-up of the
+    methods (pure Python): the same outcome for Arrays, subclasses that override a reflected method,
+    foreign classes, scalars, NumPy operands and unsupported ones, in fresh interpreters."""
+    outs = []
+    for pure in ("0", "1"):
+        env = dict(os.environ, ARRAYLAYER_PURE_PYTHON=pure, PYTHONPATH=str(ROOT))
+        done = subprocess.run([sys.executable, "-c", _OPERATOR_PROTOCOL], capture_output=True, text=True, env=env,
+                              cwd=ROOT)
+        assert done.returncode == 0, done.stderr
+        outs.append(done.stdout)
+    assert outs[0] == outs[1]
+    assert "Sub.__radd__" in outs[0] and "Foreign.__radd__" in outs[0] and "TypeError" in outs[0]
+
+
+def test_arrays_and_subclasses_free_what_they_hold():
+    """Array's deallocation (the compiled one where built): the native array, the class and a
+    subclass's weak references and attributes are released, nothing more."""
+    import gc
+    import weakref
+
+    class Sub(al.Array):
+        __slots__ = ("extra", "__weakref__")
+
+    class WithDict(al.Array):
+        pass
+
+    native = np.ones(3, np.float32)
+    counts = (sys.getrefcount(native), sys.getrefcount(al.Array), sys.getrefcount(Sub), sys.getrefcount(WithDict))
+    for _ in range(50):
+        A = al.Array(native)
+        B = A + A  # made by the compiled operator where built
+        -A  # noqa: B018
+        s = Sub(native)
+        s.extra = native
+        probe = weakref.ref(s)
+        w = WithDict(native)
+        w.attribute = native
+        del A, B, s, w
+        assert probe() is None
+    gc.collect()
+    assert (sys.getrefcount(native), sys.getrefcount(al.Array), sys.getrefcount(Sub),
+            sys.getrefcount(WithDict)) == counts

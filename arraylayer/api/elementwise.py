@@ -287,12 +287,19 @@ def _plan_binary(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], x1: A
                 info = iinfo(compute)
                 bounds = (info.min, info.max)
             python_type = scalar_converter(compute)
-            plan = (run if bounds == (None, None) and python_type is type(scalar) and not backend.weak_arrays
-                    else _scalar_plan(name, spec, plans, run, python_type, bounds, backend.weak_arrays,
-                                      not first_is_array))
+            weak = backend.weak_arrays
+            if bounds == (None, None) and python_type is type(scalar):  # the scalar enters as it is
+                plain = getattr(run, "scalar_plain", None)  # see the kernel contract
+                direct = (plain and plain(array.dtype, type(scalar))) or run
+                plan = _scalar_plan(name, spec, plans, direct, python_type, bounds, weak,
+                                    not first_is_array) if weak else direct
+                replay = (direct, _ANY_WEAK if weak else 0)  # the compiled guard: a weak JAX array declines
+            else:
+                plan = _scalar_plan(name, spec, plans, run, python_type, bounds, weak, not first_is_array)
+                replay = (plan, 0)
             _store(plans, type(array), (policy.name, array.dtype, type(scalar), not first_is_array), plan,
                    (type(x1), x1.dtype if first_is_array else None, type(x2),
-                    None if first_is_array else x2.dtype, policy.name, plan, None, None, 0))
+                    None if first_is_array else x2.dtype, policy.name, replay[0], None, None, replay[1]))
     return result
 
 

@@ -38,7 +38,10 @@ to the default index dtype.
 
 A binary kernel that wraps a faster callable only to handle Python scalars may expose that
 callable as ``kernel.arrays_only``: the api layer then uses it for two arrays of one dtype
-(the cached fast path), so the wrapper costs nothing there.
+(the cached fast path), so the wrapper costs nothing there. Such a kernel may also expose
+``kernel.scalar_plain(native_dtype, scalar_class)``: the callable that computes it for an array of
+that dtype beside a Python scalar of that class (already in range and of the converted type), or
+None where only the wrapper does; the api layer's scalar plans then call it directly.
 
 Where the framework has no kernel for a valid dtype, the kernel computes in a wider dtype
 and casts back when that is exact (TensorFlow ``bool`` add is a logical or); what is

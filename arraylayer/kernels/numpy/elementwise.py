@@ -29,6 +29,8 @@ def _weak(ufunc: np.ufunc) -> Callable[[Any, Any], Any]:
         return ufunc(x1, x2)
 
     kernel.arrays_only = ufunc  # type: ignore[attr-defined]  # two arrays of one dtype: the ufunc itself
+    # beside any array but a bfloat16 one, the ufunc takes a Python scalar as NEP 50 says
+    kernel.scalar_plain = lambda dtype, scalar_class: None if dtype is BF16 else ufunc  # type: ignore[attr-defined]
     kernel.__name__ = kernel.__qualname__ = ufunc.__name__
     kernel.__doc__ = f"numpy.{ufunc.__name__}, with a Python scalar beside a bfloat16 array kept bfloat16."
     return kernel
