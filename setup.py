@@ -31,7 +31,7 @@ class OptionalBuildExt(build_ext):
 
 
 setup(
-    ext_modules=[Extension("arraylayer._dispatch", ["arraylayer/_dispatch.c", "arraylayer/_operators.c"],
+    ext_modules=[Extension("arraylayer._dispatch", ["arraylayer/_dispatch.c", "arraylayer/_operators.c", "arraylayer/_plan_keys.c"],
                            depends=["arraylayer/_dispatch.h"], optional=True)],
     cmdclass={"build_ext": OptionalBuildExt},
 )

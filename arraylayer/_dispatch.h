@@ -1,4 +1,4 @@
-/* arraylayer._dispatch: what its two C files share (see _dispatch.c). */
+/* arraylayer._dispatch: what its C files share (see _dispatch.c). */
 #ifndef ARRAYLAYER_DISPATCH_H
 #define ARRAYLAYER_DISPATCH_H
 #define PY_SSIZE_T_CLEAN
@@ -47,5 +47,13 @@ PyObject *al_replay_wrapped(Dispatcher *d, PyObject *const *natives, PyObject *l
 PyObject *al_operator_method(PyObject *module, PyObject *args);
 /* fill_slots(array_class): its number slots take the compiled operators directly (_operators.c) */
 PyObject *al_fill_slots(PyObject *module, PyObject *cls);
+
+/* _plan_keys.c: what a plan is keyed and guarded by */
+int al_keys_init(void);                                      /* intern the attribute names; -1 on error */
+PyObject *al_configure(PyObject *module, PyObject *args);    /* configure(policy_var, policy_setting) */
+PyObject *al_current_policy(void);                           /* the policy's name (new ref) or NULL, error set */
+void al_forget_policy(void);                                 /* clear(): the cached policy read is forgotten */
+int al_weak_guard(int guard, PyObject *const *args, PyObject *const *dtypes, int n); /* -1, 0 pass, 1 fall */
+PyObject *al_read_dtype(PyObject *x);                        /* x.dtype (new ref) or NULL, error set */
 
 #endif

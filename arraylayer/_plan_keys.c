@@ -1,0 +1,155 @@
+/* arraylayer._dispatch: what a plan is keyed and guarded by (see _dispatch.c).
+ *
+ * The name of the promotion policy in force (a mixed plan holds only under the policy that made it),
+ * an argument's native dtype (read through its class's C getter where it has one), and JAX's weak-type
+ * guard. Every function reads; none decides anything.
+ */
+#include "_dispatch.h"
+
+static PyObject *policy_var;     /* ContextVar of the policy in force (arraylayer.promotion) */
+static PyObject *policy_setting; /* its Setting: .process when the variable is unset */
+static PyObject *s_dtype, *s_weak_type, *s_name, *s_process;
+
+int
+al_keys_init(void)
+{
+    s_dtype = PyUnicode_InternFromString("dtype");
+    s_weak_type = PyUnicode_InternFromString("weak_type");
+    s_name = PyUnicode_InternFromString("name");
+    s_process = PyUnicode_InternFromString("process");
+    return (s_dtype && s_weak_type && s_name && s_process) ? 0 : -1;
+}
+
+PyObject *
+al_configure(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *var, *setting;
+    if (!PyArg_ParseTuple(args, "OO:configure", &var, &setting))
+        return NULL;
+    if (!PyContextVar_CheckExact(var)) {
+        PyErr_SetString(PyExc_TypeError, "configure: the first argument must be a ContextVar");
+        return NULL;
+    }
+    Py_XSETREF(policy_var, Py_NewRef(var));
+    Py_XSETREF(policy_setting, Py_NewRef(setting));
+    Py_RETURN_NONE;
+}
+
+/* the last policy read and its name (forgotten by clear(), as a registry change calls it) */
+static PyObject *last_policy, *last_policy_name;
+
+void
+al_forget_policy(void)
+{
+    Py_CLEAR(last_policy);
+    Py_CLEAR(last_policy_name);
+}
+
+/* The name of the policy in force (new reference), or NULL with an exception set. */
+PyObject *
+al_current_policy(void)
+{
+    PyObject *value = NULL, *name;
+    if (policy_var == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "arraylayer._dispatch is not configured");
+        return NULL;
+    }
+    if (PyContextVar_Get(policy_var, NULL, &value) < 0)
+        return NULL;
+    if (value == NULL && (value = PyObject_GetAttr(policy_setting, s_process)) == NULL)
+        return NULL;
+    if (value == last_policy) {
+        Py_DECREF(value);
+        return Py_NewRef(last_policy_name);
+    }
+    if ((name = PyObject_GetAttr(value, s_name)) != NULL) {
+        Py_XSETREF(last_policy_name, Py_NewRef(name));
+        Py_XSETREF(last_policy, value);
+        return name;
+    }
+    Py_DECREF(value);
+    return NULL;
+}
+
+/* -1: error; 1: the guard sends this call to the Python function; 0: it passes. */
+int
+al_weak_guard(int guard, PyObject *const *args, PyObject *const *dtypes, int n)
+{
+    int weak = 0, strong = 0;
+    for (int i = 0; i < n; i++) {
+        if (dtypes[i] == NULL)
+            continue; /* a Python scalar */
+        PyObject *flag = PyObject_GetAttr(args[i], s_weak_type);
+        if (flag == NULL)
+            return -1;
+        int truth = PyObject_IsTrue(flag);
+        Py_DECREF(flag);
+        if (truth < 0)
+            return -1;
+        if (truth) weak++; else strong++;
+    }
+    if (guard == GUARD_ALL_WEAK)
+        return weak > 0 && strong == 0;
+    return weak > 0;
+}
+
+/* ---- reading ``dtype`` --------------------------------------------------------------------------
+ * Where a class reads its ``dtype`` with a C getter (NumPy's ndarray, torch's Tensor) and keeps the
+ * generic attribute look-up, the getter is called directly: the same function the look-up would end
+ * in, without the look-up (half of what this module adds to a call on NumPy). A class is looked up
+ * once per version of it (tp_version_tag changes whenever the class or a base is modified); other
+ * classes (a Python property: JAX, TensorFlow) are read by name. */
+
+#define READERS 8
+
+typedef struct {
+    PyTypeObject *type; /* a strong reference */
+    unsigned int version;
+    getter get;         /* NULL: read by name */
+    void *closure;
+} DtypeReader;
+
+static DtypeReader readers[READERS];
+static int reader_next;
+
+static DtypeReader *
+reader_for(PyTypeObject *t)
+{
+    DtypeReader *r = &readers[reader_next];
+    PyObject *descr = _PyType_Lookup(t, s_dtype); /* what x.dtype's look-up finds on the class */
+    if (descr == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    Py_INCREF(descr);
+    Py_XSETREF(r->type, (PyTypeObject *)Py_NewRef(t));
+    r->version = t->tp_version_tag; /* set by the look-up above; 0: none, never matched */
+    r->get = NULL;
+    if (t->tp_getattro == PyObject_GenericGetAttr && Py_IS_TYPE(descr, &PyGetSetDescr_Type)) {
+        PyGetSetDef *def = ((PyGetSetDescrObject *)descr)->d_getset;
+        r->get = def->get;
+        r->closure = def->closure;
+    }
+    Py_DECREF(descr);
+    reader_next = (reader_next + 1) % READERS;
+    return r;
+}
+
+/* x.dtype (new reference), or NULL with an exception set */
+PyObject *
+al_read_dtype(PyObject *x)
+{
+    PyTypeObject *t = Py_TYPE(x);
+    DtypeReader *r = NULL;
+    for (int k = 0; k < READERS; k++) {
+        if (readers[k].type == t && readers[k].version == t->tp_version_tag && t->tp_version_tag != 0) {
+            r = &readers[k];
+            break;
+        }
+    }
+    if (r == NULL)
+        r = reader_for(t);
+    if (r != NULL && r->get != NULL)
+        return r->get(x, r->closure);
+    return PyObject_GetAttr(x, s_dtype);
+}
