@@ -277,7 +277,7 @@ def train(route: tuple[str, str], config: Config, chars: str, data: tuple[np.nda
         state = optimizer(config).init(params)
     shown = Progress(run.name, config.steps, show)
     try:
-        shown.leg(first)
+        shown.leg(first, eager=first in steps.eager)
         params, state = leg(first, steps, params, state, xs[:run.moved_at], ys[:run.moved_at], run, shown)
         path = os.path.join(folder, f"{first}-to-{second}.safetensors")
         al.checkpoint.save(path, {"params": params, "state": state}, step=run.moved_at)
@@ -308,9 +308,10 @@ class Progress:
 
             self.bar = tqdm(total=steps, desc=f"{name:<22}", unit="step", file=self.stream, dynamic_ncols=True)
 
-    def leg(self, backend: str, at: int = 0) -> None:
+    def leg(self, backend: str, at: int = 0, eager: bool = False) -> None:
         self.backend, self.began = backend, time.perf_counter()
-        what = f"{backend}: the first step compiles ..." if at == 0 else f"checkpoint at step {at} loaded on {backend}"
+        start = f"{backend}, eager" if eager else f"{backend}: the first step compiles ..."
+        what = start if at == 0 else f"checkpoint at step {at} loaded on {backend}"
         if self.bar is not None:
             self.bar.set_postfix_str(what)
         else:

@@ -137,6 +137,8 @@ def test_a_log_gets_two_plain_lines_per_leg(script, capsys):
                      "jax -> torch: jax: step 2/4, loss 2.0000",
                      "jax -> torch: checkpoint at step 2 loaded on torch",
                      "jax -> torch: torch: step 4/4, loss 1.2500"]
+    script.Progress("torch -> jax", steps=4, show=True).leg("torch", eager=True)
+    assert capsys.readouterr().err == "torch -> jax: torch, eager\n"
     quiet = script.Progress("jax -> torch", steps=4, show=False)
     quiet.leg("jax"), quiet.step(1.0), quiet.leg_done(), quiet.close()
     assert capsys.readouterr() == ("", "")
