@@ -245,6 +245,13 @@ class Steps:
         self.eager, self.compiled = set(eager), {}
         self.functions = {"step": make_step(config), "forward": lambda p, x: logits_of(p, x, config.heads)}
 
+    def how(self, backend: str) -> str:
+        """How ``backend``'s step runs, as the progress says it."""
+        if backend in self.eager:
+            return "eager"
+        return f"{COMPILERS[backend]}, compiled" if (backend, "step") in self.compiled else \
+            f"{COMPILERS[backend]}: the first step compiles ..."
+
     def __call__(self, backend: str, function: str = "step") -> Callable[..., Any]:
         if (backend, function) not in self.compiled:
             plain = self.functions[function]
@@ -277,7 +284,7 @@ def train(route: tuple[str, str], config: Config, chars: str, data: tuple[np.nda
         state = optimizer(config).init(params)
     shown = Progress(run.name, config.steps, show)
     try:
-        shown.leg(first, eager=first in steps.eager)
+        shown.leg(first, how=steps.how(first))
         params, state = leg(first, steps, params, state, xs[:run.moved_at], ys[:run.moved_at], run, shown)
         path = os.path.join(folder, f"{first}-to-{second}.safetensors")
         al.checkpoint.save(path, {"params": params, "state": state}, step=run.moved_at)
@@ -308,10 +315,9 @@ class Progress:
 
             self.bar = tqdm(total=steps, desc=f"{name:<22}", unit="step", file=self.stream, dynamic_ncols=True)
 
-    def leg(self, backend: str, at: int = 0, eager: bool = False) -> None:
+    def leg(self, backend: str, at: int = 0, how: str = "the first step compiles ...") -> None:
         self.backend, self.began = backend, time.perf_counter()
-        start = f"{backend}, eager" if eager else f"{backend}: the first step compiles ..."
-        what = start if at == 0 else f"checkpoint at step {at} loaded on {backend}"
+        what = f"{backend}: {how}" if at == 0 else f"checkpoint at step {at} loaded on {backend}"
         if self.bar is not None:
             self.bar.set_postfix_str(what)
         else:

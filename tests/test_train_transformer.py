@@ -92,6 +92,16 @@ def test_the_move_changes_nothing(script, runs, tiny, steps, tmp_path):
     np.testing.assert_allclose(alone.losses, runs[0].losses, rtol=1e-5)
 
 
+def test_progress_says_how_each_step_runs(script, runs, steps):
+    """After the runs, every backend's step has run: compiled ones say so, eager ones too."""
+    for run in runs:
+        backend = run.route[0]
+        assert steps.how(backend) == ("eager" if backend in EAGER else f"{script.COMPILERS[backend]}, compiled")
+    fresh = script.Steps(script.Config(), eager=EAGER)
+    assert fresh.how("jax") == "jax.jit: the first step compiles ..."
+    assert fresh.how("torch") == "eager"
+
+
 def test_the_check_catches_a_real_difference(script, runs):
     wrong = script.Run(("wrong", "wrong"), losses=[x * 1.01 for x in runs[0].losses], text=runs[0].text)
     assert script.disagreements([runs[0], wrong], rtol=1e-3)
@@ -137,8 +147,8 @@ def test_a_log_gets_two_plain_lines_per_leg(script, capsys):
                      "jax -> torch: jax: step 2/4, loss 2.0000",
                      "jax -> torch: checkpoint at step 2 loaded on torch",
                      "jax -> torch: torch: step 4/4, loss 1.2500"]
-    script.Progress("torch -> jax", steps=4, show=True).leg("torch", eager=True)
-    assert capsys.readouterr().err == "torch -> jax: torch, eager\n"
+    script.Progress("torch -> jax", steps=4, show=True).leg("torch", how="eager")
+    assert capsys.readouterr().err == "torch -> jax: torch: eager\n"
     quiet = script.Progress("jax -> torch", steps=4, show=False)
     quiet.leg("jax"), quiet.step(1.0), quiet.leg_done(), quiet.close()
     assert capsys.readouterr() == ("", "")
