@@ -11,14 +11,19 @@ decay on the matrices only (a predicate on the parameter's path), and a learning
 step is traced once.
 
 Every backend starts from the same weights (one key) and sees the same batches in the same order.
-Each run trains ``--steps`` steps under the compilers of two backends: the first half on one, then
+Each run trains ``--steps`` steps on two backends: the first half on one, then
 ``arraylayer.checkpoint`` saves the parameters and optimizer state (a safetensors file), the next
 backend loads them and finishes. With ``--backends jax,torch,tensorflow`` the runs are
 jax -> torch, torch -> tensorflow and tensorflow -> jax: every backend trains twice, once from the
-start and once from another backend's checkpoint, and every compiled step is compiled once. At
-the end each run samples text greedily from the same prompt, and the script checks that the loss
+start and once from another backend's checkpoint, and every compiled step is compiled once. jax
+runs under ``jax.jit``, tensorflow under ``tf.function``, torch eagerly on one thread (``--eager
+none`` puts it under ``torch.compile``, which compiles for many minutes on 2 CPU cores;
+``--torch-threads`` gives it more threads, which a model this small cannot use: on a busy machine
+the second one only spin-waits). At the end each run samples text greedily from the same prompt
+(one window shape, so each backend compiles its sampler once), and the script checks that the loss
 curves agree and that the sampled texts are the same; it saves the curves to ``--plot`` (default
-``transformer_losses.png``) and exits with status 1 if anything disagrees.
+``transformer_losses.png``) and exits with status 1 if anything disagrees. The default takes about
+75 s of CPU time (README, "Models").
 
 The tolerance. The runs compute the same float32 arithmetic in different orders (matrix products,
 reductions, fused attention and layer norm kernels), so the losses may differ by a few ulps from
@@ -29,12 +34,14 @@ step's loss: some 300 times the measured difference, far below what a real diffe
 semantics moves (a wrong gradient, another clipping, a schedule off by one step moves the loss by
 more than 1e-3).
 
-Progress is shown as train_cnn.py does: a tqdm bar per leg on a terminal, one plain line per leg
-in a log, the frameworks' own log lines hidden (``arraylayer.logs``).
+Progress is shown as train_cnn.py does: a tqdm bar per run on a terminal (also under nox, which
+hands the terminal on), a plain line at each leg's start and end in a log, the frameworks' own log
+lines hidden (``arraylayer.logs``).
 
 Usage::
 
     python examples/train_transformer.py                      # jax -> torch -> tensorflow -> jax
+    python examples/train_transformer.py --eager none         # torch under torch.compile too (minutes)
     python examples/train_transformer.py --steps 100 --backends torch,jax --plot /tmp/losses.png
 """
 
