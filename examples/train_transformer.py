@@ -257,7 +257,7 @@ class Steps:
         if backend in self.eager:
             return "eager"
         return f"{COMPILERS[backend]}, compiled" if (backend, "step") in self.compiled else \
-            f"{COMPILERS[backend]}: the first step compiles ..."
+            f"{COMPILERS[backend]} compiles the first step ..."
 
     def __call__(self, backend: str, function: str = "step") -> Callable[..., Any]:
         if (backend, function) not in self.compiled:

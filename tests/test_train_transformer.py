@@ -98,7 +98,7 @@ def test_progress_says_how_each_step_runs(script, runs, steps):
         backend = run.route[0]
         assert steps.how(backend) == ("eager" if backend in EAGER else f"{script.COMPILERS[backend]}, compiled")
     fresh = script.Steps(script.Config(), eager=EAGER)
-    assert fresh.how("jax") == "jax.jit: the first step compiles ..."
+    assert fresh.how("jax") == "jax.jit compiles the first step ..."
     assert fresh.how("torch") == "eager"
 
 
