@@ -97,9 +97,11 @@ def main(session: nox.Session) -> None:
 def transformer(session: nox.Session) -> None:
     """The main job's second model alone: a two-layer character-level transformer written once with
     arraylayer, trained with a warm-up + cosine schedule and gradient clipping, each run moved mid-way
-    from one backend to the next through a checkpoint (jax -> torch -> tensorflow -> jax), with
-    progress bars, greedy samples, a plot (transformer_losses.png) and a check that the runs agree
-    (examples/train_transformer.py exits non-zero if they do not). Arguments go to the script."""
+    from one backend to the next through a checkpoint (jax -> torch -> tensorflow -> jax; jax.jit,
+    torch eager, tf.function), with progress bars, greedy samples, a plot (transformer_losses.png)
+    and a check that the runs agree (examples/train_transformer.py exits non-zero if they do not).
+    Arguments go to the script (``nox -s transformer -- --eager none`` compiles torch too: minutes).
+    nox captures nothing here: the script's standard error is the terminal's, so the bars show."""
     shared(session, "examples/train_transformer.py", *session.posargs)
 
 

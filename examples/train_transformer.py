@@ -11,14 +11,19 @@ decay on the matrices only (a predicate on the parameter's path), and a learning
 step is traced once.
 
 Every backend starts from the same weights (one key) and sees the same batches in the same order.
-Each run trains ``--steps`` steps under the compilers of two backends: the first half on one, then
+Each run trains ``--steps`` steps on two backends: the first half on one, then
 ``arraylayer.checkpoint`` saves the parameters and optimizer state (a safetensors file), the next
 backend loads them and finishes. With ``--backends jax,torch,tensorflow`` the runs are
 jax -> torch, torch -> tensorflow and tensorflow -> jax: every backend trains twice, once from the
-start and once from another backend's checkpoint, and every compiled step is compiled once. At
-the end each run samples text greedily from the same prompt, and the script checks that the loss
+start and once from another backend's checkpoint, and every compiled step is compiled once. jax
+runs under ``jax.jit``, tensorflow under ``tf.function``, torch eagerly on one thread (``--eager
+none`` puts it under ``torch.compile``, which compiles for many minutes on 2 CPU cores;
+``--torch-threads`` gives it more threads, which a model this small cannot use: on a busy machine
+the second one only spin-waits). At the end each run samples text greedily from the same prompt
+(one window shape, so each backend compiles its sampler once), and the script checks that the loss
 curves agree and that the sampled texts are the same; it saves the curves to ``--plot`` (default
-``transformer_losses.png``) and exits with status 1 if anything disagrees.
+``transformer_losses.png``) and exits with status 1 if anything disagrees. The default takes about
+75 s of CPU time (README, "Models").
 
 The tolerance. The runs compute the same float32 arithmetic in different orders (matrix products,
 reductions, fused attention and layer norm kernels), so the losses may differ by a few ulps from
@@ -29,12 +34,14 @@ step's loss: some 300 times the measured difference, far below what a real diffe
 semantics moves (a wrong gradient, another clipping, a schedule off by one step moves the loss by
 more than 1e-3).
 
-Progress is shown as train_cnn.py does: a tqdm bar per leg on a terminal, one plain line per leg
-in a log, the frameworks' own log lines hidden (``arraylayer.logs``).
+Progress is shown as train_cnn.py does: a tqdm bar per run on a terminal (also under nox, which
+hands the terminal on), a plain line at each leg's start and end in a log, the frameworks' own log
+lines hidden (``arraylayer.logs``).
 
 Usage::
 
     python examples/train_transformer.py                      # jax -> torch -> tensorflow -> jax
+    python examples/train_transformer.py --eager none         # torch under torch.compile too (minutes)
     python examples/train_transformer.py --steps 100 --backends torch,jax --plot /tmp/losses.png
 """
 
@@ -46,7 +53,8 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,20 +157,45 @@ def make_step(config: Config) -> Callable[..., tuple[Any, Any, Any]]:
     return train_step
 
 
-def sample(params: dict[str, Any], config: Config, chars: str, prompt: str = PROMPT, count: int = 80) -> str:
+def sample(params: dict[str, Any], config: Config, chars: str, prompt: str = PROMPT, count: int = 80,
+           forward: Callable[[Any, Any], Any] | None = None) -> str:
     """Greedy continuation of ``prompt``: the most likely next character, ``count`` times, each
-    predicted from the last ``config.length`` characters (eager, on the parameters' backend)."""
+    predicted from the last ``config.length`` characters, on the parameters' backend. The window
+    always has ``config.length`` characters (a short one padded after its end, which a causal model
+    does not see), so that ``forward`` (the logits, default eager ``logits_of``) sees one shape."""
     index = {c: i for i, c in enumerate(chars)}
     ids = [index[c] for c in prompt]
+    forward = forward or (lambda p, x: logits_of(p, x, config.heads))
+    window = np.zeros((1, config.length), np.int32)
     with al.use_backend(al.backend_of(params["head"]["w"])):
         for _ in range(count):
-            window = ids[-config.length:]
-            logits = logits_of(params, al.asarray(np.array([window], np.int32)), config.heads)
-            ids.append(int(al.argmax(logits[0, len(window) - 1])))
+            last = ids[-config.length:]
+            window[0, :len(last)] = last
+            logits = forward(params, al.asarray(window))
+            ids.append(int(al.argmax(logits[0, len(last) - 1])))
     return "".join(chars[i] for i in ids)
 
 
 # -- each framework's compiler ----------------------------------------------------------------------------------------
+COMPILERS = {"jax": "jax.jit", "torch": "torch.compile", "tensorflow": "tf.function"}
+
+
+@contextmanager
+def torch_threads(count: int | None) -> Iterator[None]:
+    """PyTorch's intra-op threads set to ``count`` within the block (unchanged with None)."""
+    if count is None:
+        yield
+        return
+    import torch
+
+    saved = torch.get_num_threads()
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(saved)
+
+
 def compiler(backend: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """jax.jit, tf.function, or torch.compile (as in train_cnn.py)."""
     if backend == "jax":
@@ -212,16 +245,25 @@ class Run:
 
 
 class Steps:
-    """Each backend's compiled step, compiled once and shared by every run that trains on it; the
-    backends named in ``eager`` run the step as it is."""
+    """Each backend's compiled step and sampling forward pass, compiled once and shared by every run
+    that uses the backend; the backends named in ``eager`` run them as they are."""
 
     def __init__(self, config: Config, eager: Collection[str] = ()) -> None:
-        self.step, self.eager, self.compiled = make_step(config), set(eager), {}
+        self.eager, self.compiled = set(eager), {}
+        self.functions = {"step": make_step(config), "forward": lambda p, x: logits_of(p, x, config.heads)}
 
-    def __call__(self, backend: str) -> Callable[..., Any]:
-        if backend not in self.compiled:
-            self.compiled[backend] = self.step if backend in self.eager else compiler(backend)(self.step)
-        return self.compiled[backend]
+    def how(self, backend: str) -> str:
+        """How ``backend``'s step runs, as the progress says it."""
+        if backend in self.eager:
+            return "eager"
+        return f"{COMPILERS[backend]}, compiled" if (backend, "step") in self.compiled else \
+            f"{COMPILERS[backend]} compiles the first step ..."
+
+    def __call__(self, backend: str, function: str = "step") -> Callable[..., Any]:
+        if (backend, function) not in self.compiled:
+            plain = self.functions[function]
+            self.compiled[backend, function] = plain if backend in self.eager else compiler(backend)(plain)
+        return self.compiled[backend, function]
 
 
 def leg(backend: str, steps: Steps, params: Any, state: Any, xs: np.ndarray, ys: np.ndarray,
@@ -233,6 +275,7 @@ def leg(backend: str, steps: Steps, params: Any, state: Any, xs: np.ndarray, ys:
             params, state, loss = step(params, state, al.asarray(x), al.asarray(y))
             run.losses.append(float(loss))
             shown.step(run.losses[-1])
+    shown.leg_done()
     return params, state
 
 
@@ -248,7 +291,7 @@ def train(route: tuple[str, str], config: Config, chars: str, data: tuple[np.nda
         state = optimizer(config).init(params)
     shown = Progress(run.name, config.steps, show)
     try:
-        shown.leg(first)
+        shown.leg(first, how=steps.how(first))
         params, state = leg(first, steps, params, state, xs[:run.moved_at], ys[:run.moved_at], run, shown)
         path = os.path.join(folder, f"{first}-to-{second}.safetensors")
         al.checkpoint.save(path, {"params": params, "state": state}, step=run.moved_at)
@@ -262,16 +305,16 @@ def train(route: tuple[str, str], config: Config, chars: str, data: tuple[np.nda
         shown.close()
     run.seconds = time.perf_counter() - began
     run.params = params
-    run.text = sample(params, config, chars, count=sampled)
+    run.text = sample(params, config, chars, count=sampled, forward=steps(second, "forward"))
     return run
 
 
 class Progress:
-    """One run as a person sees it: a tqdm bar where standard error is a terminal, else one plain
-    line per leg (a log), or nothing (``show=False``)."""
+    """One run as a person sees it: a tqdm bar where standard error is a terminal, else two plain
+    lines per leg, at its start and its end (a log), or nothing (``show=False``)."""
 
     def __init__(self, name: str, steps: int, show: bool) -> None:
-        self.name, self.steps = name, steps
+        self.name, self.steps, self.done, self.loss, self.began = name, steps, 0, float("nan"), 0.0
         self.stream = progress_stream() if show else None
         self.bar = None
         if self.stream is not None and self.stream.isatty():
@@ -279,18 +322,29 @@ class Progress:
 
             self.bar = tqdm(total=steps, desc=f"{name:<22}", unit="step", file=self.stream, dynamic_ncols=True)
 
-    def leg(self, backend: str, at: int = 0) -> None:
-        what = f"{backend}: the first step compiles ..." if at == 0 else f"checkpoint at step {at} loaded on {backend}"
+    def leg(self, backend: str, at: int = 0, how: str = "the first step compiles ...") -> None:
+        self.backend, self.began = backend, time.perf_counter()
+        what = f"{backend}: {how}" if at == 0 else f"checkpoint at step {at} loaded on {backend}"
         if self.bar is not None:
             self.bar.set_postfix_str(what)
-        elif self.stream is not None:
-            self.stream.write(f"{self.name}: {what}\n")
-            self.stream.flush()
+        else:
+            self._line(what)
 
     def step(self, loss: float) -> None:
+        self.done, self.loss = self.done + 1, loss
         if self.bar is not None:
             self.bar.set_postfix(loss=f"{loss:.4f}", refresh=False)
             self.bar.update(1)
+
+    def leg_done(self) -> None:
+        if self.bar is None:
+            self._line(f"{self.backend}: step {self.done}/{self.steps}, loss {self.loss:.4f}, "
+                       f"{time.perf_counter() - self.began:.1f} s")
+
+    def _line(self, text: str) -> None:
+        if self.stream is not None:
+            self.stream.write(f"{self.name}: {text}\n")
+            self.stream.flush()
 
     def close(self) -> None:
         if self.bar is not None:
@@ -354,8 +408,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rtol", type=float, default=1e-4, help="relative tolerance of every step's loss")
     parser.add_argument("--plot", default="transformer_losses.png", help="where to save the loss curves (PNG)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
-    parser.add_argument("--eager", default="", metavar="BACKENDS",
-                        help="comma-separated backends to run without their compiler (quicker for a few steps)")
+    parser.add_argument("--eager", default="torch", metavar="BACKENDS",
+                        help="comma-separated backends that run without their compiler (default: torch; 'none' "
+                             "compiles every one: torch.compile takes many minutes on 2 CPU cores)")
+    parser.add_argument("--torch-threads", type=int, default=1, metavar="N",
+                        help="PyTorch's CPU threads while training (default 1: a small model; a second thread "
+                             "spin-waits, 25x the CPU time on a busy machine)")
     parser.add_argument("--sample", type=int, default=80, help="characters to sample greedily at the end")
     parser.add_argument("--features", type=int, default=Config.features, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -363,6 +421,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [b for b in requested if b not in TRAINED]
     if unknown or not requested:
         parser.error(f"unknown backends {unknown} (choose from {', '.join(TRAINED)})" if unknown else "no backends")
+    wrong = [b for b in args.eager.split(",") if b not in (*TRAINED, "none", "")]
+    if wrong:
+        parser.error(f"--eager {args.eager}: unknown backends {wrong} (choose from {', '.join(TRAINED)}, or none)")
     if args.steps < 2:
         parser.error(f"--steps {args.steps}: at least 2 (half before the checkpoint, half after)")
     chosen = [b for b in requested if importlib.util.find_spec(b) is not None]
@@ -379,9 +440,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"two transformer blocks, {config.features} features, {config.heads} heads, {config.length} characters of "
           f"context; {config.steps} steps of {config.batch} windows; warm-up {config.warmup} steps then cosine decay "
           f"from {config.peak_rate}, clipping at global norm {config.clip}, weight decay {config.weight_decay}")
-    steps = Steps(config, eager=args.eager.split(","))
+    eager = {b for b in args.eager.split(",") if b in chosen}
+    print("compiled: " + (", ".join(COMPILERS[b] for b in chosen if b not in eager) or "none") + "; eager: "
+          + (", ".join(b + (f" ({args.torch_threads} thread)" if b == "torch" else "") for b in chosen if b in eager)
+             or "none"))
+    steps = Steps(config, eager=eager)
     runs = []
-    with quiet_framework_logs(), tempfile.TemporaryDirectory() as folder:
+    with quiet_framework_logs(), torch_threads(args.torch_threads if "torch" in chosen else None), \
+            tempfile.TemporaryDirectory() as folder:
         for route in routes(chosen):
             runs.append(train(route, config, chars, data, steps, folder, show=not args.no_progress,
                               sampled=args.sample))

@@ -90,33 +90,6 @@ def test_the_script_reports_and_plots(train_cnn, request, tmp_path, capsys):
     assert plot.stat().st_size > 10_000 and plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def _on_a_terminal(args: list[str], env: dict[str, str]) -> tuple[int, str]:
-    """Run ``args`` with standard input, output and error on a pseudo-terminal 120 columns wide, as
-    a person's shell does; the exit status and everything the terminal received."""
-    import fcntl
-    import os
-    import pty
-    import struct
-    import subprocess
-    import termios
-
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
-    child = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, env=env, close_fds=True)
-    os.close(slave)
-    received = bytearray()
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not chunk:
-            break
-        received += chunk
-    os.close(master)
-    return child.wait(timeout=600), received.decode("utf-8", "replace")
-
-
 @pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 def test_a_terminal_sees_progress_bars_and_no_framework_log_lines(request, tmp_path):
     """The main job on a terminal: a tqdm bar per backend (redrawn with carriage returns, every step
@@ -126,18 +99,16 @@ def test_a_terminal_sees_progress_bars_and_no_framework_log_lines(request, tmp_p
     if backend is None:
         pytest.skip("no backend with autodiff selected")
     pytest.importorskip("tqdm")
-    import os
+    from terminal import FRAMEWORK_LOG_LINES, environment_without_log_settings, on_a_terminal
 
-    env = {k: v for k, v in os.environ.items() if k not in ("TF_CPP_MIN_LOG_LEVEL", "ARRAYLAYER_FRAMEWORK_LOGS")}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    status, screen = _on_a_terminal([sys.executable, str(SCRIPT), "--epochs", "1", "--backends", backend,
-                                     "--plot", str(tmp_path / "losses.png")], env)
+    status, screen = on_a_terminal([sys.executable, str(SCRIPT), "--epochs", "1", "--backends", backend,
+                                    "--plot", str(tmp_path / "losses.png")], environment_without_log_settings(ROOT), ROOT)
     assert status == 0, screen[-3000:]
     steps = 1437 // 64
     bar = [part for part in screen.replace("\n", "\r").split("\r") if part.startswith(backend)]
     assert any(f"{steps}/{steps}" in part and "step" in part and "|" in part for part in bar), screen[-3000:]
     assert len(bar) > 2  # drawn, then redrawn as steps finish
-    for framework_line in ("cpu_feature_guard", "absl::InitializeLog", "I0000 ", "W0000 ", "oneDNN"):
+    for framework_line in FRAMEWORK_LOG_LINES:
         assert framework_line not in screen, screen[-3000:]
     assert "the backends agree" in screen
 

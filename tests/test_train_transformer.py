@@ -14,8 +14,9 @@ from conftest import selected_backends
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "examples" / "train_transformer.py"
-# torch.compile takes longer than a few steps: torch runs eagerly here; jax.jit and tf.function
-# compile (JAX's op-by-op mode compiles every operation of the step on its own, which costs more)
+# as the script by default: torch eager (torch.compile takes minutes on 2 cores), on one thread;
+# jax.jit and tf.function compile (JAX's op-by-op mode compiles every operation of the step on its
+# own, which costs more)
 EAGER = ("torch",)
 
 
@@ -51,8 +52,9 @@ def runs(script, tiny, steps, request, tmp_path_factory):
         pytest.skip("no backend with autodiff selected")
     config, chars, data = tiny
     folder = str(tmp_path_factory.mktemp("checkpoints"))
-    return [script.train(route, config, chars, data, steps, folder, show=False, sampled=6)
-            for route in script.routes(chosen)]
+    with script.torch_threads(1 if "torch" in chosen else None):
+        return [script.train(route, config, chars, data, steps, folder, show=False, sampled=6)
+                for route in script.routes(chosen)]
 
 
 def test_the_corpus_is_generated_alike_every_time(script):
@@ -90,6 +92,16 @@ def test_the_move_changes_nothing(script, runs, tiny, steps, tmp_path):
     np.testing.assert_allclose(alone.losses, runs[0].losses, rtol=1e-5)
 
 
+def test_progress_says_how_each_step_runs(script, runs, steps):
+    """After the runs, every backend's step has run: compiled ones say so, eager ones too."""
+    for run in runs:
+        backend = run.route[0]
+        assert steps.how(backend) == ("eager" if backend in EAGER else f"{script.COMPILERS[backend]}, compiled")
+    fresh = script.Steps(script.Config(), eager=EAGER)
+    assert fresh.how("jax") == "jax.jit compiles the first step ..."
+    assert fresh.how("torch") == "eager"
+
+
 def test_the_check_catches_a_real_difference(script, runs):
     wrong = script.Run(("wrong", "wrong"), losses=[x * 1.01 for x in runs[0].losses], text=runs[0].text)
     assert script.disagreements([runs[0], wrong], rtol=1e-3)
@@ -97,16 +109,81 @@ def test_the_check_catches_a_real_difference(script, runs):
     assert script.disagreements([runs[0], other], rtol=1e-3)
 
 
-def test_the_script_reports_and_plots(script, request, tmp_path, capsys):
+def test_the_sampler_sees_one_shape_and_continues_the_prompt(script, runs, tiny, steps):
+    """Greedy sampling pads a short window after its end: the logits it reads are those of the
+    unpadded window (the model is causal), so the text is the one sampled from growing windows."""
+    config, chars, _ = tiny
+    run = runs[0]
+    backend = run.route[1]
+    shapes = []
+
+    def forward(params, ids):
+        shapes.append(tuple(ids.shape))
+        return steps(backend, "forward")(params, ids)
+
+    text = script.sample(run.params, config, chars, prompt="the ", count=6, forward=forward)
+    assert set(shapes) == {(1, config.length)}
+    index = {c: i for i, c in enumerate(chars)}
+    ids = [index[c] for c in "the "]
+    with script.al.use_backend(backend):
+        for _ in range(6):
+            window = script.al.asarray(np.array([ids[-config.length:]], np.int32))
+            ids.append(int(script.al.argmax(script.logits_of(run.params, window, config.heads)[0, -1])))
+    assert text == "".join(chars[i] for i in ids)
+
+
+def test_a_log_gets_two_plain_lines_per_leg(script, capsys):
+    """Where standard error is not a terminal (here pytest's capture), no bar: a line at the start
+    of each leg and one at its end, with the step reached and its loss."""
+    shown = script.Progress("jax -> torch", steps=4, show=True)
+    for backend, at, losses in (("jax", 0, [3.0, 2.0]), ("torch", 2, [1.5, 1.25])):
+        shown.leg(backend, at)
+        for loss in losses:
+            shown.step(loss)
+        shown.leg_done()
+    shown.close()
+    lines = [line.rsplit(", ", 1)[0] for line in capsys.readouterr().err.splitlines()]  # without the seconds
+    assert lines == ["jax -> torch: jax: the first step compiles ...",
+                     "jax -> torch: jax: step 2/4, loss 2.0000",
+                     "jax -> torch: checkpoint at step 2 loaded on torch",
+                     "jax -> torch: torch: step 4/4, loss 1.2500"]
+    script.Progress("torch -> jax", steps=4, show=True).leg("torch", how="eager")
+    assert capsys.readouterr().err == "torch -> jax: torch: eager\n"
+    quiet = script.Progress("jax -> torch", steps=4, show=False)
+    quiet.leg("jax"), quiet.step(1.0), quiet.leg_done(), quiet.close()
+    assert capsys.readouterr() == ("", "")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_the_script_on_a_terminal_shows_bars_reports_and_plots(request, tmp_path):
+    """The script as a person runs it (nox passes the terminal on: it captures nothing by default):
+    a tqdm bar per run counting every step, no framework log line, the report and the plot."""
     chosen = _trained(request)
     if not chosen:
         pytest.skip("no backend with autodiff selected")
     pytest.importorskip("matplotlib")
+    pytest.importorskip("tqdm")
+    from terminal import FRAMEWORK_LOG_LINES, environment_without_log_settings, on_a_terminal
+
     plot = tmp_path / "losses.png"
-    backend = "torch" if "torch" in chosen else chosen[0]  # torch eager: no new compilation
-    status = script.main(["--steps", "2", "--features", "16", "--backends", backend, "--eager", "torch",
-                          "--sample", "4", "--plot", str(plot), "--no-progress"])
-    out = capsys.readouterr().out
-    assert status == 0, out
-    assert f"{backend} -> {backend}" in out and "the backends agree" in out and "greedy sample" in out
+    backend = "torch" if "torch" in chosen else chosen[0]  # torch eager: nothing to compile
+    status, screen = on_a_terminal([sys.executable, str(SCRIPT), "--steps", "4", "--features", "16",
+                                    "--backends", backend, "--sample", "4", "--plot", str(plot)],
+                                   environment_without_log_settings(ROOT), ROOT)
+    assert status == 0, screen[-3000:]
+    bar = [part for part in screen.replace("\n", "\r").split("\r") if part.startswith(f"{backend} -> {backend}")]
+    assert any("4/4" in part and "step" in part and "|" in part for part in bar), screen[-3000:]
+    assert len(bar) > 2  # drawn, then redrawn as steps finish
+    for framework_line in FRAMEWORK_LOG_LINES:
+        assert framework_line not in screen, screen[-3000:]
+    assert "greedy sample" in screen and "the backends agree" in screen
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_wrong_arguments_are_refused(script, capsys):
+    for argv, says in ((["--eager", "torhc"], "--eager torhc: unknown backends ['torhc']"),
+                       (["--backends", "numpy"], "unknown backends ['numpy']"),
+                       (["--steps", "1"], "--steps 1: at least 2")):
+        with pytest.raises(SystemExit):
+            script.main(argv)
+        assert says in capsys.readouterr().err
