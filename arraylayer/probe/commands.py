@@ -10,8 +10,8 @@ from typing import Any, Final
 
 from ..logs import progress, quiet_framework_logs
 from ..support import MATRIX_FORMATS, function_name, render_matrix, support_matrix
-from .report import compare, format_differences, load_backend, probe_report
 from .lowp import probe_low_precision
+from .report import compare, format_differences, load_backend, probe_report
 from .run import jax_x64, probe
 
 __all__ = ["DEFAULT_OUTPUT", "PROBE_COMMAND", "SUPPORT_COMMAND"]

@@ -74,6 +74,8 @@ def low_precision_support(fn: Any, backend: Any = None) -> dict[Dtype, Cell]:
     held = set(resolved.low_precision_dtypes())
     spec = MEASURED.get(resolved.name)
     measured = spec is not None and covering_range({spec: ()}, resolved.version) is not None
+    from ..lowp.exact import refusal
+
     computed = _computed(name)
     made = name in CONVERTED or uses.rule in ("none", "independent")
     kinds = computed[0] if computed else uses.kinds
@@ -96,6 +98,5 @@ def low_precision_support(fn: Any, backend: Any = None) -> dict[Dtype, Cell]:
         elif made:
             cells[dtype] = Cell("supported", f"made or converted through the casts (in {wide}, rounded once)")
         else:
-            cells[dtype] = Cell("unsupported", f"stored only: {name} refuses {dtype} on every backend "
-                                               f"(UnsupportedDtypeError); cast to {wide} first")
+            cells[dtype] = Cell("unsupported", f"stored only: {refusal(name, dtype.name, wide)}")
     return cells

@@ -134,7 +134,7 @@ def _answer(fn: Any, backend: Any) -> tuple[tuple[Dtype, ...], tuple[Dtype, ...]
     return found
 
 
-def function_supported_dtypes(fn: Any, backend: Any = None) -> tuple[Dtype, ...]:
+def function_supported_dtypes(fn: Any, backend: Any = None, *, low_precision: bool = False) -> tuple[Dtype, ...]:
     """The input dtypes public function ``fn`` (the function, or its name: ``"add"``,
     ``"linalg.det"``) supports on ``backend`` (a name; None: the active backend), as
     installed and configured now, under the default dtypes in force.
@@ -142,14 +142,27 @@ def function_supported_dtypes(fn: Any, backend: Any = None) -> tuple[Dtype, ...]
     A dtype is supported when the backend holds it, the Array API defines ``fn`` for its
     kind, and every kernel ``fn`` uses supports the dtype it runs in (``sqrt(int8)`` runs in
     the default float dtype). For several inputs, the dtype is their promoted dtype. The same
-    tuple object is returned on every call with the same backend and defaults."""
+    tuple object is returned on every call with the same backend and defaults.
+    ``low_precision=True`` appends the low-precision dtypes ``fn`` computes with there (by the
+    rule; a dtype the backend only stores is not supported: :func:`low_precision_support` says why)."""
+    if low_precision:
+        return _answer(fn, backend)[0] + _low_precision(fn, backend, True)
     return _answer(fn, backend)[0]
 
 
-def function_unsupported_dtypes(fn: Any, backend: Any = None) -> tuple[Dtype, ...]:
+def function_unsupported_dtypes(fn: Any, backend: Any = None, *, low_precision: bool = False) -> tuple[Dtype, ...]:
     """The dtypes :func:`function_supported_dtypes` leaves out (invalid on the backend,
-    undefined for the function, or without a kernel); together they are all fifteen."""
+    undefined for the function, or without a kernel); together they are all fifteen (thirty
+    with ``low_precision=True``: then stored-only and not held low-precision dtypes too)."""
+    if low_precision:
+        return _answer(fn, backend)[1] + _low_precision(fn, backend, False)
     return _answer(fn, backend)[1]
+
+
+def _low_precision(fn: Any, backend: Any, supported: bool) -> tuple[Dtype, ...]:
+    from .lowp import low_precision_support  # it builds on this module
+
+    return tuple(d for d, c in low_precision_support(fn, backend).items() if c.supported is supported)
 
 
 def clear_caches() -> None:
