@@ -127,3 +127,22 @@ def test_products_are_refused_naming_scaled_matmul(backend, function):
         x = al.ones((2, 2), dtype="float8_e4m3fn")
         with pytest.raises(al.UnsupportedDtypeError, match=r"lowp\.scaled_matmul"):
             getattr(al, function)(x, x)
+
+
+_ORDERING = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "maximum", "minimum")
+_PREDICATES = ("isnan", "isinf", "isfinite", "signbit", "abs", "negative")
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fnuz", "float8_e8m0fnu"])
+def test_comparisons_and_predicates_of_the_nan_special_formats(backend, name):
+    """fnuz (one NaN, no -0) and e8m0 (no zero, no sign): comparisons, maximum/minimum and the predicates
+    over every pair of codes give NumPy's float32 answers on the widened values (element-wise tables)."""
+    from tests.test_lowp_compute import _check
+
+    if not _holds(backend, name):
+        pytest.skip(f"{backend} cannot hold {name} (lowp.STATUS)")
+    every = np.arange(1 << 8, dtype=np.uint8).view(getattr(ml_dtypes, name))  # every code
+    x1, x2 = np.repeat(every, len(every)), np.tile(every, len(every))
+    failures = [m for fn in _ORDERING if (m := _check(fn, name, backend, x1, x2))]
+    failures += [m for fn in _PREDICATES if (m := _check(fn, name, backend, every))]
+    assert not failures, failures
