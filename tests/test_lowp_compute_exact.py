@@ -19,7 +19,7 @@ from tests import lowp_support
 from tests.lowp_support import EXHAUSTIVE
 from tests.test_lowp_compute import native, result_host
 
-SAMPLE = ("float8_e4m3fn", "float8_e5m2fnuz", "float8_e8m0fnu", "int4", "uint2")
+SAMPLE = ("float8_e4m3fn", "float8_e8m0fnu", "int4", "uint2")  # fnuz: the tests of the special formats below
 FORMATS = tuple(lowp.FORMATS) if EXHAUSTIVE else SAMPLE
 
 
@@ -136,13 +136,17 @@ _PREDICATES = ("isnan", "isinf", "isfinite", "signbit", "abs", "negative")
 @pytest.mark.parametrize("name", ["float8_e4m3fnuz", "float8_e8m0fnu"])
 def test_comparisons_and_predicates_of_the_nan_special_formats(backend, name):
     """fnuz (one NaN, no -0) and e8m0 (no zero, no sign): comparisons, maximum/minimum and the predicates
-    over every pair of codes give NumPy's float32 answers on the widened values (element-wise tables)."""
+    over every code and every pair of codes (a fixed-seed sample of 4096 pairs in CI) give NumPy's float32
+    answers on the widened values (element-wise tables)."""
     from tests.test_lowp_compute import _check
 
     if not _holds(backend, name):
         pytest.skip(f"{backend} cannot hold {name} (lowp.STATUS)")
     every = np.arange(1 << 8, dtype=np.uint8).view(getattr(ml_dtypes, name))  # every code
     x1, x2 = np.repeat(every, len(every)), np.tile(every, len(every))
+    if not EXHAUSTIVE:
+        pick = np.random.default_rng(5).choice(len(x1), 4096, replace=False)
+        x1, x2 = x1[pick], x2[pick]
     failures = [m for fn in _ORDERING if (m := _check(fn, name, backend, x1, x2))]
     failures += [m for fn in _PREDICATES if (m := _check(fn, name, backend, every))]
     assert not failures, failures
