@@ -24,9 +24,9 @@ from typing import Any, Final
 
 from ..dtypes import Dtype, all_low_precision_dtypes
 from ..function_rules import KIND_LETTER, KIND_WORDS
+from .cells import Cell, resolve_backend
 from .declarations import covering_range
 from .names import function_name
-from .queries import Cell, resolve_backend
 from .table import function_table
 
 __all__ = ["low_precision_support", "CONVERTED", "MEASURED", "REFUSED_KINDS"]

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final
 
 from ..dtypes import Dtype, all_dtypes
 from ..function_rules import KIND_LETTER, KIND_WORDS
+from .cells import Cell, resolve_backend
 from .declarations import UnverifiedVersionWarning
 from .kernels import declaration_status, kernel_unsupported_dtypes, stored_only_dtypes
+from .lowp import low_precision_support
 from .names import function_name
 from .table import function_table, kernel_dtype
 
@@ -26,35 +28,7 @@ __all__ = ["Cell", "resolve_backend", "dtype_support", "function_supported_dtype
            "clear_caches"]
 
 
-class Cell(NamedTuple):
-    """The support of one function for one input dtype on one backend.
-
-    ``status``: ``"supported"``, ``"unverified"`` (supported as far as arraylayer knows, but
-    the installed version is outside a declaration's ranges), ``"invalid"`` (the backend
-    cannot hold the dtype as configured), ``"undefined"`` (the Array API does not define the
-    function for the kind), ``"unsupported"`` (a kernel has no implementation) or
-    ``"missing"`` (the backend provides no such kernel). ``why``: one sentence.
-    """
-
-    status: str
-    why: str = ""
-
-    @property
-    def supported(self) -> bool:
-        return self.status in ("supported", "unverified")
-
-
 _SUPPORTED: Final = Cell("supported")
-
-
-def resolve_backend(backend: Any) -> Backend:
-    """``backend`` (a name, a Backend, or None for the active one) as a loaded Backend."""
-    from ..backend import Backend
-    from ..registry import get_backend
-
-    if isinstance(backend, Backend):
-        return backend.load()
-    return get_backend(backend)
 
 
 def dtype_support(
@@ -160,8 +134,6 @@ def function_unsupported_dtypes(fn: Any, backend: Any = None, *, low_precision: 
 
 
 def _low_precision(fn: Any, backend: Any, supported: bool) -> tuple[Dtype, ...]:
-    from .lowp import low_precision_support  # it builds on this module
-
     return tuple(d for d, c in low_precision_support(fn, backend).items() if c.supported is supported)
 
 
