@@ -133,7 +133,9 @@ def _info(args: argparse.Namespace) -> int:
     loaded = [r for r in reports if r.status == "ok"]
     if loaded:
         out += ["", "Dtypes (yes: valid on the backend as installed and configured now; stored: a low-precision "
-                    "dtype it holds, for astype and creation only)"]
+                    "dtype it holds: the element-wise, statistical, order and selection functions compute with it "
+                    "by the low-precision rule, the others refuse it; `arraylayer support --low-precision` shows "
+                    "which)"]
         rows = [["dtype"] + [r.name for r in loaded]]
         for dtype in (*all_dtypes, *all_low_precision_dtypes):
             rows.append([str(dtype)] + ["yes" if str(dtype) in r.valid else "stored" if str(dtype) in r.stored

@@ -93,13 +93,13 @@ class PromotionTable:
 def _numpy_dtype(code: str) -> Any:
     import numpy as np
 
-    from .lattice import CODES
+    from .lattice import CODES, LOW_PRECISION_CODES
 
     name = CODES[code]
-    if name == "bfloat16":
+    if name == "bfloat16" or code in LOW_PRECISION_CODES:  # ml_dtypes' NumPy dtypes
         import ml_dtypes
 
-        return np.dtype(ml_dtypes.bfloat16)
+        return np.dtype(getattr(ml_dtypes, name))
     return np.dtype(name)  # type: ignore[call-overload]
 
 
@@ -145,14 +145,14 @@ def _table_settings(policy: str | None, x64: bool) -> Iterator[str]:
         yield name
 
 
-def promotion_table(policy: str | None = None, *, x64: bool = False) -> PromotionTable:
+def promotion_table(policy: str | None = None, *, x64: bool = False, low_precision: bool = False) -> PromotionTable:
     """The promotion table of ``policy`` (default: the policy in force here).
 
     Rows and columns follow JAX's promotion table (:data:`arraylayer.lattice.CODES`: the fifteen dtypes,
     then the weak ``i*``, ``f*``, ``c*``). Weak results are materialised to the default
     dtypes in force, or to int64/float64/complex128 with ``x64=True`` (as JAX does with
-    ``jax_enable_x64``), before they are compared with NumPy. Raises ValueError for an
-    unknown policy.
+    ``jax_enable_x64``), before they are compared with NumPy. ``low_precision`` adds the float8 ...
+    int2 rows and columns before the weak ones. Raises ValueError for an unknown policy.
     """
     import numpy as np
 
@@ -162,6 +162,9 @@ def promotion_table(policy: str | None = None, *, x64: bool = False) -> Promotio
     from .policies import POLICIES
 
     codes = tuple(c for c in CODES if c not in LOW_PRECISION_CODES)  # their rule: docs/concepts.rst
+    if low_precision:
+        weak = tuple(c for c in codes if c.endswith("*"))
+        codes = tuple(c for c in codes if c not in weak) + tuple(LOW_PRECISION_CODES) + weak
     cells: dict[tuple[str, str], TableCell] = {}
     with _table_settings(policy, x64) as name:
         materialise = POLICIES[name].weak_dtype  # Python type -> the dtype its weak results become
@@ -327,13 +330,15 @@ def _table_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--x64", action="store_true",
                         help="materialise weak results to int64/float64/complex128 instead of the defaults "
                              "in force (as JAX does with jax_enable_x64)")
+    parser.add_argument("--low-precision", dest="low_precision", action="store_true",
+                        help="add the low-precision dtypes (float8 ... int2): JAX's rule, no implicit promotion")
 
 
 def _table(args: argparse.Namespace) -> int:
     if args.fmt not in TABLE_FORMATS:
         raise CommandError(f"unknown format {args.fmt!r}; choose one of {', '.join(TABLE_FORMATS)}")
     try:
-        table = promotion_table(args.policy, x64=args.x64)
+        table = promotion_table(args.policy, x64=args.x64, low_precision=args.low_precision)
     except ValueError as error:
         raise CommandError(str(error)) from None
     print(render_table(table, args.fmt))

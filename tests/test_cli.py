@@ -341,3 +341,28 @@ def test_python_dash_m_arraylayer():
     assert bad.returncode == 2
     assert bad.stderr.startswith("arraylayer table: error: unknown promotion policy 'nope'")
     assert bad.stdout == ""
+
+
+def test_support_low_precision_columns(capsys):
+    status, out, _ = run(capsys, "support", "--backend", "numpy", "--low-precision", "--function", "sort",
+                         "--function", "matmul")
+    assert status == 0
+    header = next(line.split() for line in out.splitlines() if line.split()[:2] == ["b1", "i1"])
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.startswith(("sort", "matmul"))}
+    assert header[15] == "e4m3fn" and header[-1] == "uint2"
+    assert rows["sort"][15:] == ["+"] * 15 and rows["matmul"][15:] == ["x"] * 15
+
+
+def test_table_low_precision_rows_follow_jax(capsys):
+    status, out, _ = run(capsys, "table", "--low-precision")
+    assert status == 0
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.split()[:2] == ["b1", "u1"])
+    columns = lines[at].split()
+    grid = {(row, column): cell for line in lines[at + 1: at + 1 + len(columns)]
+            for row, *cells in [line.split()] for column, cell in zip(columns, cells, strict=True)}
+    assert columns[15] == "float8_e4m3fn" and columns[-4:] == ["uint2", "i*", "f*", "c*"]
+    assert grid["float8_e4m3fn", "float8_e4m3fn"].strip("[]") == "float8_e4m3fn"
+    assert grid["float8_e4m3fn", "f4"] == "-" and grid["float8_e4m3fn", "float8_e5m2"] == "-"
+    assert grid["int4", "f*"] == "-" and grid["int4", "i*"].strip("[]") == "int4"
+    assert grid["f*", "float8_e5m2"].strip("[]") == "float8_e5m2"

@@ -38,14 +38,15 @@ def test_invalid_types_name_a_backend_that_stores_them(backend):
 
 
 @pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2"])  # stored everywhere
-# element-wise and statistical functions compute by the low-precision rule (tests/test_lowp_compute.py)
-@pytest.mark.parametrize("function", ["matmul", "tensordot", "argmax", "sort"])
+# element-wise, statistical, order and selection functions compute by the low-precision rule
+# (tests/test_lowp_compute.py, tests/test_lowp_compute_exact.py)
+@pytest.mark.parametrize("function", ["matmul", "tensordot", "vecdot", "flip"])
 def test_computation_is_refused_with_the_cast_to_write(backend, name, function):
     with al.use_backend(backend):
         x = al.ones((2, 2), dtype=name)
         call = getattr(al, function)
         with pytest.raises(al.UnsupportedDtypeError, match=r"astype\(x, 'float32'\)"):
-            call(x, x) if function in ("matmul", "tensordot") else call(x)
+            call(x, x) if function in ("matmul", "tensordot", "vecdot") else call(x)
 
 
 @pytest.mark.parametrize("holder", ["numpy", "jax", "dask"])  # the backends that store int4
@@ -53,4 +54,4 @@ def test_int4_computation_is_refused_where_it_is_stored(holder):
     with al.use_backend(holder):
         x = al.astype(al.asarray([1, -2, 7]), "int4")
         with pytest.raises(al.UnsupportedDtypeError, match=r"astype\(x, 'int32'\)"):
-            al.sort(x)
+            al.matmul(x, x)

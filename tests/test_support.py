@@ -378,3 +378,62 @@ def test_markdown_and_html_matrices():
     assert any(re.search("defined for real floating-point input only", c["title"]) for c in parser.cells)
     with pytest.raises(ValueError, match="unknown matrix format"):
         support.render_matrix(matrix, "rst")
+
+
+# -- the low-precision cells (arraylayer/support/lowp.py; the calls: test_lowp_compute.py, probe_low_precision)
+
+def _statuses(fn, backend, *names):
+    cells = support.low_precision_support(fn, backend)
+    return [cells[al.Dtype(n)].status for n in names]
+
+
+def test_low_precision_cells_tell_computation_from_storage():
+    names = ("float8_e4m3fn", "int4", "float6_e2m3fn")
+    assert _statuses("add", "numpy", *names) == ["supported"] * 3
+    assert _statuses("sort", "numpy", *names) == ["supported"] * 3
+    assert _statuses("isin", "numpy", *names) == ["supported"] * 3  # composed of equal, any
+    assert _statuses("matmul", "numpy", *names) == ["unsupported"] * 3  # stored only: refused everywhere
+    assert _statuses("bitwise_and", "numpy", *names) == ["undefined", "supported", "undefined"]
+    assert _statuses("nanmean", "numpy", *names) == ["unsupported", "supported", "unsupported"]
+    assert _statuses("zeros", "numpy", *names) == ["supported"] * 3
+    assert _statuses("add", "torch", *names) == ["supported", "invalid", "invalid"]
+    assert _statuses("matmul", "tensorflow", *names) == ["unsupported", "invalid", "invalid"]
+    # the why is the error's message, fix included
+    assert "lowp.scaled_matmul" in support.low_precision_support("matmul", "numpy")[al.float8_e4m3fn].why
+    assert "exact" in support.low_precision_support("argmax", "numpy")[al.float8_e5m2].why
+
+
+def test_low_precision_cells_outside_the_measured_versions_are_unverified(monkeypatch):
+    from arraylayer.support import lowp
+
+    monkeypatch.setitem(lowp.MEASURED, "numpy", "<1.0")
+    cells = support.low_precision_support("add", "numpy")
+    assert {c.status for c in cells.values()} == {"unverified"}
+    assert "run `arraylayer probe`" in cells[al.int4].why
+    assert al.int4 in al.function_supported_dtypes("add", "numpy", low_precision=True)  # unverified: as far as known
+
+
+def test_supported_dtype_queries_add_the_low_precision_dtypes_on_request(backend):
+    held = al.get_backend(backend).low_precision_dtypes()
+    standard = al.function_supported_dtypes("sort", backend)
+    assert not any(d.is_low_precision for d in standard)
+    with_lowp = al.function_supported_dtypes("sort", backend, low_precision=True)
+    assert with_lowp[:len(standard)] == standard and set(with_lowp[len(standard):]) == set(held)
+    refused = al.function_unsupported_dtypes("matmul", backend, low_precision=True)
+    assert set(al.all_low_precision_dtypes) <= set(refused)
+
+
+def test_the_matrix_shows_the_low_precision_columns_on_request():
+    matrix = support.support_matrix("torch", ["add", "matmul"], low_precision=True)
+    assert matrix.dtypes[15:] == al.all_low_precision_dtypes
+    assert matrix.cell("add", "float8_e4m3fn").status == "supported"
+    assert matrix.cell("matmul", "float8_e4m3fn").status == "unsupported"
+    assert matrix.cell("add", "int4").status == "invalid"
+    text = support.render_matrix(matrix, "text")
+    header = next(line for line in text.splitlines() if line.split()[:2] == ["b1", "i1"])
+    assert header.split()[15:] == ["e4m3fn", "e5m2", "e4m3fnuz", "e5m2fnuz", "e4m3b11fnuz", "e4m3", "e3m4",
+                                   "e8m0fnu", "f6e2m3fn", "f6e3m2fn", "f4e2m1fn", "int4", "uint4", "int2", "uint2"]
+    rows = {line.split()[0]: line.split()[1:] for line in text.splitlines() if line.startswith(("add ", "matmul "))}
+    assert rows["add"][15:] == ["+"] * 4 + ["."] * 3 + ["+"] + ["."] * 7
+    assert rows["matmul"][15:] == ["x"] * 4 + ["."] * 3 + ["x"] + ["."] * 7
+    assert len(support.support_matrix("torch", ["add"]).dtypes) == 15  # the default leaves them out

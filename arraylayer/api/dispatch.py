@@ -79,14 +79,11 @@ def low_precision_kernel(backend: Backend, name: str, dtype: Dtype) -> Callable[
     found = _RULE_KERNELS.get(key)
     if found is None:
         from ..lowp.compute import FUNCTIONS, rule_kernel, wide_name
+        from ..lowp.exact import refusal
         from ..lowp.formats import FORMATS
 
         if name not in FUNCTIONS:
-            raise UnsupportedDtypeError(
-                f"{name} does not compute with {dtype} arrays on any backend (the low-precision rule covers the "
-                f"element-wise and statistical functions). Cast first: arraylayer.astype(x, "
-                f"'{wide_name(FORMATS[dtype.name])}')."
-            )
+            raise UnsupportedDtypeError(refusal(name, dtype.name, wide_name(FORMATS[dtype.name])))
         wide = as_dtype(wide_name(FORMATS[dtype.name]))
         found = _RULE_KERNELS[key] = rule_kernel(name, dtype.name, backend.kernels[name], backend.native_dtypes[wide],
                                                  backend.native_dtypes[dtype])

@@ -31,7 +31,7 @@ import math
 from typing import Any, Final
 
 from ..dtypes import Dtype, DtypeLike, as_dtype, iinfo
-from ..errors import InvalidArgumentError, TypePromotionError
+from ..errors import InvalidArgumentError, TypePromotionError, UnsupportedDtypeError
 from . import arguments, creation, data_types, elementwise, searching, statistical, utility
 from .dispatch import array_input, kernel
 
@@ -87,6 +87,9 @@ def _inexact(name: str, x: Array, complex_ok: bool, dtype: DtypeLike | None = No
     given, which must be floating (complex too where ``complex_ok``, and for complex x); else
     ``mean``'s: integer and bool input in the default float."""
     _, x, found = statistical._floating(name, x, complex_ok)
+    if found.is_low_precision:  # its count and quotient would mix the format with float32
+        raise UnsupportedDtypeError(f"{name} does not compute with {found} arrays on any backend; cast first: "
+                                    f"arraylayer.astype(x, 'float32') (or use arraylayer.mean on non-NaN data).")
     if dtype is None:
         return x, found
     wanted = as_dtype(dtype)

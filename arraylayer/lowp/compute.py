@@ -44,6 +44,7 @@ from ..errors import ScalarOverflowError
 from ..function_rules import BINARY, UNARY
 from ._ops import ops_of
 from .casts import cast, decode, decode_table, format_of, native_codes, to_native
+from .exact import EXACT, INDEX_VALUED
 from .formats import FORMATS, Format, get_format
 
 __all__ = ["rule_kernel", "wide_name", "FUNCTIONS", "ACCUMULATING"]
@@ -51,10 +52,13 @@ __all__ = ["rule_kernel", "wide_name", "FUNCTIONS", "ACCUMULATING"]
 #: The statistical functions the rule covers, with the kinds they take (letters as in function_rules).
 STATISTICAL: Final = {"sum": "iuf", "prod": "iuf", "cumulative_sum": "iuf", "cumulative_prod": "iuf",
                       "max": "iuf", "min": "iuf", "mean": "iuf", "std": "iuf", "var": "iuf"}
-#: Every function :func:`apply` runs, with the kinds it takes.
-FUNCTIONS: Final = {**{n: s.kinds for n, s in UNARY.items()}, **{n: s.kinds for n, s in BINARY.items()}, **STATISTICAL}
+#: Every function :func:`rule_kernel` runs, with the kinds it takes (``EXACT``: order and selection, lowp/exact.py).
+FUNCTIONS: Final = {**{n: s.kinds for n, s in UNARY.items()}, **{n: s.kinds for n, s in BINARY.items()}, **STATISTICAL,
+                    **EXACT}
 #: Functions whose integer result is an accumulator (the default int), not the input's format.
 ACCUMULATING: Final = frozenset({"sum", "prod", "cumulative_sum", "cumulative_prod"})
+#: Functions whose int32 result stays int32: accumulators and indices.
+_KEPT_WIDE: Final = ACCUMULATING | INDEX_VALUED
 
 
 _NAN: Final = float("nan")
@@ -243,7 +247,7 @@ def rule_kernel(name: str, format: str, run: Callable[..., Any], wide_native: An
             kwargs = {**kwargs, "dtype": wide_native}
         result = run(*converted, **kwargs)
         if ops is not None and hasattr(result, "dtype") and ops.dtype_name(result) == wide and not (
-                not f.is_float and name in ACCUMULATING):
+                not f.is_float and name in _KEPT_WIDE):
             return _narrow(ops, result, f)
         return result
 

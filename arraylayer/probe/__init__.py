@@ -24,16 +24,19 @@ with status 1 when the declarations differ.
 
 One module per job, their public names re-exported here: :mod:`~arraylayer.probe.cases` (the
 sample inputs and each kernel's :class:`Case`), :mod:`~arraylayer.probe.run` (running the
-probe), :mod:`~arraylayer.probe.report` (the differences from the declarations and the JSON
+probe), :mod:`~arraylayer.probe.lowp` (the low-precision cells, called through the public
+functions), :mod:`~arraylayer.probe.report` (the differences from the declarations and the JSON
 report) and :mod:`~arraylayer.probe.commands` (the two commands).
 """
 
 from .cases import CASES, TOLERANCE, Case, Maker
 from .commands import DEFAULT_OUTPUT, PROBE_COMMAND, SUPPORT_COMMAND
+from .lowp import CALLS, LowPrecisionDifference, probe_low_precision
 from .report import Difference, compare, format_differences, probe_report
 from .run import Observation, ProbeResult, jax_x64, probe, probe_cell
 
 __all__ = [
     "Case", "CASES", "Observation", "ProbeResult", "Difference", "probe", "compare", "format_differences",
     "probe_report", "PROBE_COMMAND", "SUPPORT_COMMAND", "DEFAULT_OUTPUT", "Maker", "TOLERANCE", "jax_x64", "probe_cell",
+    "CALLS", "LowPrecisionDifference", "probe_low_precision",
 ]

@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from ..logs import progress, quiet_framework_logs
 from ..support import MATRIX_FORMATS, function_name, render_matrix, support_matrix
+from .lowp import probe_low_precision
 from .report import compare, format_differences, load_backend, probe_report
 from .run import jax_x64, probe
 
@@ -65,6 +66,15 @@ def _run_probe(args: argparse.Namespace) -> int:
             if report["differences"]:
                 differ = True
                 texts.append(format_differences(result, compare(result)))
+            progress(f"probing {name}: the public functions on every low-precision dtype ...")
+            called, lowp_differences = probe_low_precision(name)
+            report["low_precision"] = {"cells": called, "differences": [
+                {"function": d.function, "dtype": str(d.dtype), "declared": d.declared, "observed": d.observed}
+                for d in lowp_differences]}
+            texts.append(f"{name} low precision: {called} cells called, {len(lowp_differences)} differ from "
+                         f"arraylayer.support.low_precision_support")
+            texts += [f"  {d.function} {d.dtype}: declared {d.declared}, {d.observed}" for d in lowp_differences]
+            differ = differ or bool(lowp_differences)
     document = json.dumps({"arraylayer": __version__, "backends": reports}, indent=1, sort_keys=False)
     if args.output == "-":  # the JSON is the output; the summary goes to standard error
         print(document)
@@ -82,6 +92,9 @@ def _support_arguments(parser: argparse.ArgumentParser) -> None:
                         help="text (default), markdown or html (a complete page)")
     parser.add_argument("--function", dest="functions", action="append", metavar="NAME",
                         help="only this function (repeatable; e.g. add, linalg.det)")
+    parser.add_argument("--low-precision", dest="low_precision", action="store_true",
+                        help="add the columns of the low-precision dtypes (float8 ... int2): computed by the "
+                             "rule, stored only, or not held")
 
 
 _PAGE_CSS: Final = """\
@@ -106,7 +119,7 @@ def _run_support(args: argparse.Namespace) -> int:
     with jax_x64(True) if args.x64 else contextlib.nullcontext(), quiet_framework_logs():
         for name in _backend_names(args.backend):
             progress(f"loading {name} ...")
-            parts.append(render_matrix(support_matrix(load_backend(name), functions), args.fmt))
+            parts.append(render_matrix(support_matrix(load_backend(name), functions, args.low_precision), args.fmt))
     separator = "\n\n"
     if args.fmt == "html":
         body = separator.join(parts)

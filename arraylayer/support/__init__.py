@@ -15,8 +15,8 @@ is the one import path:
 * :mod:`~arraylayer.support.queries`: :func:`function_supported_dtypes` /
   :func:`function_unsupported_dtypes` and :func:`dtype_support`, from data, never by reading
   source code, computed once and served from a dict;
-* :mod:`~arraylayer.support.lowp`: which low-precision dtypes the element-wise and statistical
-  functions take on a backend (computed by the one rule of :mod:`arraylayer.lowp.compute`);
+* :mod:`~arraylayer.support.lowp`: every public function's cells for the low-precision dtypes on a
+  backend (computed by the one rule of :mod:`arraylayer.lowp.compute`, stored only, or not held);
 * :mod:`~arraylayer.support.matrix`: the function x dtype matrix of a backend and its text,
   Markdown and HTML forms (``python -m arraylayer support``).
 

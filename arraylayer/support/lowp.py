@@ -1,49 +1,102 @@
-"""Which low-precision dtypes the element-wise and statistical functions take on a backend.
+"""Which low-precision dtypes each public function takes on a backend: computed, stored only, or not held.
 
-Every backend computes them by one rule (arraylayer/lowp/compute.py), so the answer for a
-function and a low-precision dtype is "supported" where the backend holds the dtype and the
-standard defines the function for its kind, "undefined" where it does not define it (bitwise
-functions of a float8), and "invalid" where the backend cannot hold the dtype (torch's int4).
-Functions outside the rule (``matmul``, ``sort`` ...) refuse these dtypes on every backend.
-tests/test_lowp_compute.py calls every cell and checks the answer.
+Every backend computes with them by one rule (arraylayer/lowp/compute.py), so a cell does not depend on
+a framework's kernels but on three facts: whether the backend holds the dtype (``low_precision_dtypes``,
+from the storage measured per framework version in ``lowp.STATUS``), whether the function is one the
+rule runs or one that only makes or converts arrays, and whether the standard defines it for the kind:
+
+- "supported": computed by the rule (element-wise functions as tables, reductions in float32 or int32,
+  order and selection exactly), or made/converted through the casts (``zeros``, ``asarray``, ``astype``);
+- "undefined": the standard does not define the function for the kind (``bitwise_and`` of a float8);
+- "unsupported": stored only: the function refuses the dtype with UnsupportedDtypeError on every backend
+  that holds it, naming the ``astype`` to write (``matmul``: ``lowp.scaled_matmul``);
+- "invalid": the backend cannot hold the dtype (torch's int4);
+- "unverified": the backend holds the dtype at the framework versions the storage was measured at
+  (:data:`MEASURED`), and the installed version is outside them: run ``arraylayer probe``.
+
+:func:`arraylayer.probe.probe_low_precision` calls a sample of the cells (all of them with
+``AL_LOWP_EXHAUSTIVE=1``) and reports every cell whose call does not do what it says.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from ..dtypes import Dtype, all_low_precision_dtypes
 from ..function_rules import KIND_LETTER, KIND_WORDS
-from .queries import Cell, resolve_backend
+from .cells import Cell, resolve_backend
+from .declarations import covering_range
+from .names import function_name
+from .table import function_table
 
-__all__ = ["low_precision_support"]
+__all__ = ["low_precision_support", "CONVERTED", "MEASURED", "REFUSED_KINDS"]
+
+#: Functions that make or convert arrays of a low-precision dtype through the casts (lowp/convert.py),
+#: beside those whose table rule is "none"/"independent" (``can_cast``, ``finfo``, ``result_type`` ...).
+CONVERTED: Final = frozenset({"asarray", "astype", "empty", "empty_like", "full", "full_like", "ones", "ones_like",
+                              "zeros", "zeros_like", "from_dlpack"})
+#: Kernels a composition calls on bool arrays only (``nanmax``'s ``all``), never on the format.
+_ON_BOOL: Final = frozenset({"all", "any"})
+#: Compositions of the rule's functions that refuse some kinds anyway (kind letters): the NaN-aware mean,
+#: var and std of a float format would divide the format by a float32 count (api/extensions.py).
+REFUSED_KINDS: Final[dict[str, str]] = {"nanmean": "f", "nanvar": "f", "nanstd": "f"}
+#: The framework versions at which each backend's low-precision storage (``lowp.STATUS``) was measured;
+#: another version's cells are "unverified" (numpy and dask: ml_dtypes' types, whatever NumPy).
+MEASURED: Final[dict[str, str]] = {"numpy": ">=1.26", "dask": ">=2024.1", "jax": ">=0.10,<0.11",
+                                   "torch": ">=2.13,<2.14", "tensorflow": ">=2.21,<2.22"}
+
+
+def _computed(name: str) -> tuple[str, str] | None:
+    """(kinds, how) where the rule computes ``name`` (or every kernel it calls: ``isin`` is ``equal``),
+    else None."""
+    from ..lowp.compute import FUNCTIONS, STATISTICAL
+    from ..lowp.exact import EXACT
+
+    kinds = FUNCTIONS.get(name)
+    if kinds is None:
+        uses = function_table()[name]
+        if any(k in FUNCTIONS for k in uses.kernels) and all(k in FUNCTIONS or k in _ON_BOOL for k in uses.kernels):
+            return uses.kinds, f"composed of {', '.join(uses.kernels)}, each by the low-precision rule"
+        return None
+    if name in EXACT:
+        return kinds, "exact: decoded to {wide}, computed, encoded back (the low-precision rule)"
+    if name in STATISTICAL:
+        return kinds, "accumulated in {wide} and rounded once (the low-precision rule)"
+    return kinds, "a table of NumPy's {wide} results rounded once (the low-precision rule)"
 
 
 def low_precision_support(fn: Any, backend: Any = None) -> dict[Dtype, Cell]:
-    """Every low-precision dtype's :class:`Cell` for ``fn`` (a function of the rule, or its name) on
-    ``backend`` (a name, a Backend, or None for the active one)."""
-    # imported when asked: it imports NumPy, and `import arraylayer` imports no framework
-    from ..lowp.compute import FUNCTIONS
-
-    name = fn if isinstance(fn, str) else getattr(fn, "__name__", "")
-    kinds = FUNCTIONS.get(name)
-    if kinds is None:
-        from ..errors import InvalidArgumentError
-
-        raise InvalidArgumentError(
-            f"fn={fn!r}: low-precision dtypes are computed by the element-wise and statistical functions only "
-            f"({', '.join(sorted(FUNCTIONS))}); every other function refuses them."
-        )
+    """Every low-precision dtype's :class:`Cell` for the public function ``fn`` (the function or its
+    qualified name) on ``backend`` (a name, a Backend, or None for the active one)."""
+    name = function_name(fn)
+    uses = function_table()[name]
     resolved = resolve_backend(backend)
     held = set(resolved.low_precision_dtypes())
+    spec = MEASURED.get(resolved.name)
+    measured = spec is not None and covering_range({spec: ()}, resolved.version) is not None
+    from ..lowp.exact import refusal
+
+    computed = _computed(name)
+    made = name in CONVERTED or uses.rule in ("none", "independent")
+    kinds = computed[0] if computed else uses.kinds
     cells: dict[Dtype, Cell] = {}
     for dtype in all_low_precision_dtypes:
+        wide = "float32" if dtype.category == "float" else "int32"
         if dtype not in held:
             cells[dtype] = Cell("invalid", f"{resolved.name} cannot hold {dtype}")
+        elif not measured:
+            cells[dtype] = Cell("unverified", f"{resolved.name}'s storage of {dtype} was measured at {resolved.framework} "
+                                              f"{spec or '(no version)'}, not {resolved.version}: run `arraylayer probe`")
         elif KIND_LETTER[dtype.category] not in kinds:
             takes = " or ".join(KIND_WORDS[k] for k in kinds)
             cells[dtype] = Cell("undefined", f"{name} is defined for {takes} input only")
+        elif computed and KIND_LETTER[dtype.category] in REFUSED_KINDS.get(name, ""):
+            cells[dtype] = Cell("unsupported", f"{name} refuses {dtype} on every backend (UnsupportedDtypeError); "
+                                               f"cast to {wide} first")
+        elif computed:
+            cells[dtype] = Cell("supported", computed[1].format(wide=wide))
+        elif made:
+            cells[dtype] = Cell("supported", f"made or converted through the casts (in {wide}, rounded once)")
         else:
-            wide = "float32" if dtype.category == "float" else "int32"
-            cells[dtype] = Cell("supported", f"computed in {wide} and rounded once (the low-precision rule)")
+            cells[dtype] = Cell("unsupported", f"stored only: {refusal(name, dtype.name, wide)}")
     return cells

@@ -7,8 +7,9 @@ import warnings
 from collections.abc import Iterable
 from typing import Any, Final, NamedTuple
 
-from ..dtypes import Dtype, all_dtypes
+from ..dtypes import Dtype, all_dtypes, all_low_precision_dtypes
 from .declarations import UnverifiedVersionWarning
+from .lowp import low_precision_support
 from .names import function_name
 from .queries import Cell, dtype_support, resolve_backend
 from .table import function_table
@@ -19,7 +20,8 @@ __all__ = ["CELL_MARKS", "MATRIX_FORMATS", "SupportMatrix", "matrix_functions", 
 CELL_MARKS: Final[dict[str, tuple[str, str]]] = {
     "supported": ("+", "supported"),
     "unverified": ("?", "no declaration covers the installed version: unverified (run `arraylayer probe`)"),
-    "unsupported": ("x", "no kernel for this dtype on this backend: UnsupportedDtypeError"),
+    "unsupported": ("x", "no kernel for this dtype on this backend (a low-precision dtype: stored only, "
+                         "refused on every backend): UnsupportedDtypeError"),
     "missing": ("!", "the backend provides no kernel for this function"),
     "undefined": ("-", "not defined for this kind by the Array API, on any backend"),
     "invalid": (".", "the backend cannot hold this dtype as installed and configured"),
@@ -51,20 +53,34 @@ def matrix_functions() -> tuple[str, ...]:
     return tuple(sorted(names, key=lambda n: (n.startswith("linalg."), n)))
 
 
-def support_matrix(backend: Any = None, functions: Iterable[Any] | None = None) -> SupportMatrix:
+def support_matrix(backend: Any = None, functions: Iterable[Any] | None = None,
+                   low_precision: bool = False) -> SupportMatrix:
     """The support matrix of ``backend`` (a name; None: the active one) for ``functions``
-    (default: every array function), from the declarations and the defaults in force."""
+    (default: every array function), from the declarations and the defaults in force; with
+    ``low_precision``, the low-precision dtypes' columns too (:func:`low_precision_support`)."""
     resolved = resolve_backend(backend)
     names = matrix_functions() if functions is None else tuple(function_name(f) for f in functions)
+    dtypes = all_dtypes + all_low_precision_dtypes if low_precision else all_dtypes
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnverifiedVersionWarning)  # shown in the cells as "?"
-        rows = tuple((name, tuple(dtype_support(name, resolved).values())) for name in names)
-    return SupportMatrix(resolved.name, resolved.framework, resolved.version, all_dtypes, rows)
+        rows = tuple((name, tuple(dtype_support(name, resolved).values())
+                      + (tuple(low_precision_support(name, resolved).values()) if low_precision else ()))
+                     for name in names)
+    return SupportMatrix(resolved.name, resolved.framework, resolved.version, dtypes, rows)
+
+
+#: Column heads of the low-precision dtypes (the float8 types by their encoding alone).
+_LOW_PRECISION_SHORT: Final = (("float8_", ""), ("float6_", "f6"), ("float4_", "f4"))
 
 
 def _short(dtype: Dtype) -> str:
     from ..lattice import CODES
 
+    if dtype.is_low_precision:
+        name = dtype.name
+        for prefix, short in _LOW_PRECISION_SHORT:
+            name = name.replace(prefix, short)
+        return name
     return next(code for code, name in CODES.items() if name == dtype)
 
 
@@ -86,11 +102,12 @@ def render_matrix(matrix: SupportMatrix, fmt: str = "text") -> str:
     codes = [_short(d) for d in matrix.dtypes]
     if fmt == "text":
         width = max(len(name) for name, _ in matrix.rows) if matrix.rows else 8
-        cw = max(len(c) for c in codes) + 1
+        widths = [max(len(c), 3) + 1 for c in codes]
         lines = [_title(matrix), ""]
-        lines.append(" " * width + "".join(f"{c:>{cw}}" for c in codes))
+        lines.append(" " * width + "".join(f"{c:>{w}}" for c, w in zip(codes, widths, strict=True)))
         for name, cells in matrix.rows:
-            lines.append(f"{name:<{width}}" + "".join(f"{CELL_MARKS[c.status][0]:>{cw}}" for c in cells))
+            lines.append(f"{name:<{width}}" + "".join(f"{CELL_MARKS[c.status][0]:>{w}}"
+                                                      for c, w in zip(cells, widths, strict=True)))
         lines.append("")
         lines += [f"  {mark:<5} {meaning}" for mark, meaning in _legend_items(matrix)]
         return "\n".join(lines)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final
 
 from ..dtypes import Dtype, all_dtypes
 from ..function_rules import KIND_LETTER, KIND_WORDS
+from .cells import Cell, resolve_backend
 from .declarations import UnverifiedVersionWarning
 from .kernels import declaration_status, kernel_unsupported_dtypes, stored_only_dtypes
+from .lowp import low_precision_support
 from .names import function_name
 from .table import function_table, kernel_dtype
 
@@ -26,35 +28,7 @@ __all__ = ["Cell", "resolve_backend", "dtype_support", "function_supported_dtype
            "clear_caches"]
 
 
-class Cell(NamedTuple):
-    """The support of one function for one input dtype on one backend.
-
-    ``status``: ``"supported"``, ``"unverified"`` (supported as far as arraylayer knows, but
-    the installed version is outside a declaration's ranges), ``"invalid"`` (the backend
-    cannot hold the dtype as configured), ``"undefined"`` (the Array API does not define the
-    function for the kind), ``"unsupported"`` (a kernel has no implementation) or
-    ``"missing"`` (the backend provides no such kernel). ``why``: one sentence.
-    """
-
-    status: str
-    why: str = ""
-
-    @property
-    def supported(self) -> bool:
-        return self.status in ("supported", "unverified")
-
-
 _SUPPORTED: Final = Cell("supported")
-
-
-def resolve_backend(backend: Any) -> Backend:
-    """``backend`` (a name, a Backend, or None for the active one) as a loaded Backend."""
-    from ..backend import Backend
-    from ..registry import get_backend
-
-    if isinstance(backend, Backend):
-        return backend.load()
-    return get_backend(backend)
 
 
 def dtype_support(
@@ -134,7 +108,7 @@ def _answer(fn: Any, backend: Any) -> tuple[tuple[Dtype, ...], tuple[Dtype, ...]
     return found
 
 
-def function_supported_dtypes(fn: Any, backend: Any = None) -> tuple[Dtype, ...]:
+def function_supported_dtypes(fn: Any, backend: Any = None, *, low_precision: bool = False) -> tuple[Dtype, ...]:
     """The input dtypes public function ``fn`` (the function, or its name: ``"add"``,
     ``"linalg.det"``) supports on ``backend`` (a name; None: the active backend), as
     installed and configured now, under the default dtypes in force.
@@ -142,14 +116,25 @@ def function_supported_dtypes(fn: Any, backend: Any = None) -> tuple[Dtype, ...]
     A dtype is supported when the backend holds it, the Array API defines ``fn`` for its
     kind, and every kernel ``fn`` uses supports the dtype it runs in (``sqrt(int8)`` runs in
     the default float dtype). For several inputs, the dtype is their promoted dtype. The same
-    tuple object is returned on every call with the same backend and defaults."""
+    tuple object is returned on every call with the same backend and defaults.
+    ``low_precision=True`` appends the low-precision dtypes ``fn`` computes with there (by the
+    rule; a dtype the backend only stores is not supported: :func:`low_precision_support` says why)."""
+    if low_precision:
+        return _answer(fn, backend)[0] + _low_precision(fn, backend, True)
     return _answer(fn, backend)[0]
 
 
-def function_unsupported_dtypes(fn: Any, backend: Any = None) -> tuple[Dtype, ...]:
+def function_unsupported_dtypes(fn: Any, backend: Any = None, *, low_precision: bool = False) -> tuple[Dtype, ...]:
     """The dtypes :func:`function_supported_dtypes` leaves out (invalid on the backend,
-    undefined for the function, or without a kernel); together they are all fifteen."""
+    undefined for the function, or without a kernel); together they are all fifteen (thirty
+    with ``low_precision=True``: then stored-only and not held low-precision dtypes too)."""
+    if low_precision:
+        return _answer(fn, backend)[1] + _low_precision(fn, backend, False)
     return _answer(fn, backend)[1]
+
+
+def _low_precision(fn: Any, backend: Any, supported: bool) -> tuple[Dtype, ...]:
+    return tuple(d for d, c in low_precision_support(fn, backend).items() if c.supported is supported)
 
 
 def clear_caches() -> None:
