@@ -315,6 +315,9 @@ def _torch_autograd(torch: Any, call: _Call, flat: list[tuple[list[Any], Callabl
 def _reaches_other_leaves(value: Any, sources: list[Any]) -> bool:
     """Whether ``value``'s graph reaches a tensor requiring grad other than ``sources`` (a walk
     over its nodes: ~150 for a two-block transformer)."""
+    import torch
+
+    accumulate = torch._C._functions.AccumulateGrad  # the node of a leaf requiring grad
     ours = {id(s) for s in sources}
     seen: set[Any] = set()
     stack = [value.grad_fn]
@@ -323,10 +326,9 @@ def _reaches_other_leaves(value: Any, sources: list[Any]) -> bool:
             if node is None or node in seen:
                 continue
             seen.add(node)
-            variable = getattr(node, "variable", None)  # only AccumulateGrad nodes have one
-            if variable is None:
+            if node.__class__ is not accumulate:
                 stack.append(node)
-            elif id(variable) not in ours:
+            elif id(node.variable) not in ours:
                 return True
     return False
 
