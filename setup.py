@@ -1,7 +1,9 @@
-"""The optional C extension arraylayer._dispatch (everything else is in pyproject.toml).
+"""The optional C extensions (everything else is in pyproject.toml): arraylayer._dispatch and
+arraylayer._threefry.
 
 A compiler error never fails the install: the extension is left out with one line saying so,
-and arraylayer runs its pure-Python dispatch (arraylayer/compiled_dispatch.py)."""
+and arraylayer runs its pure-Python dispatch (arraylayer/compiled_dispatch.py) or computes its
+dropout masks with NumPy (arraylayer/dropout_masks.py)."""
 
 import sys
 
@@ -22,16 +24,19 @@ class OptionalBuildExt(build_ext):
         try:
             super().build_extension(ext)
         except Exception as error:  # CompileError, LinkError, a missing header
-            self._skipped(error)
+            self._skipped(error, ext.name)
 
     @staticmethod
-    def _skipped(error: Exception) -> None:
-        print(f"arraylayer: the C extension arraylayer._dispatch was not built ({type(error).__name__}: "
-              f"{str(error).strip()[:200]}); arraylayer will use its pure-Python dispatch.", file=sys.stderr)
+    def _skipped(error: Exception, name: str = "") -> None:
+        which = f"the C extension {name}" if name else "the C extensions"
+        print(f"arraylayer: {which} was not built ({type(error).__name__}: {str(error).strip()[:200]}); "
+              f"arraylayer will use its pure-Python path.", file=sys.stderr)
 
 
 setup(
-    ext_modules=[Extension("arraylayer._dispatch", ["arraylayer/_dispatch.c", "arraylayer/_operators.c", "arraylayer/_plan_keys.c"],
-                           depends=["arraylayer/_dispatch.h"], optional=True)],
+    ext_modules=[Extension("arraylayer._dispatch",
+                           ["arraylayer/_dispatch.c", "arraylayer/_operators.c", "arraylayer/_plan_keys.c"],
+                           depends=["arraylayer/_dispatch.h"], optional=True),
+                 Extension("arraylayer._threefry", ["arraylayer/_threefry.c"], optional=True)],
     cmdclass={"build_ext": OptionalBuildExt},
 )

@@ -21,7 +21,7 @@ from . import leafwise
 from .api import arguments, elementwise, statistical
 from .api.creation import ones_like, zeros, zeros_like
 from .api.data_types import astype
-from .api.elementwise import divide, greater, multiply, sqrt, square, subtract
+from .api.elementwise import divide, greater, multiply, negative, sqrt, square, subtract
 from .api.searching import where
 from .dtypes import Dtype
 from .errors import InvalidArgumentError, InvalidArgumentTypeError
@@ -280,10 +280,18 @@ def scale(factor: Hyper) -> GradientTransformation:
 
 
 def _times(updates: Any, h: In, name: str, negate: bool = False) -> Any:
+    """Every update times hyper-parameter ``name`` (its negation with ``negate``: one product,
+    the same bits as negating the product, since rounding is symmetric about zero)."""
     (u,), rebuild = tree_columns(updates)
-    do = leafwise.ops(u)
-    scaled = do.multiply(u, lambda d: h(name, d))
-    return rebuild(do.negative(scaled) if negate else scaled)
+    factors: dict[Any, Any] = {}
+
+    def factor(dtype: Any) -> Any:
+        if dtype not in factors:
+            value = h(name, dtype)
+            factors[dtype] = value if not negate else -value if value.__class__ is float else negative(value)
+        return factors[dtype]
+
+    return rebuild(leafwise.ops(u).multiply(u, factor))
 
 
 def scale_by_learning_rate(learning_rate: Hyper | Schedule) -> GradientTransformation:
