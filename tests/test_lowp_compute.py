@@ -339,3 +339,31 @@ def test_the_support_declaration_matches_every_call(backend):
     dtypes = None if EXHAUSTIVE else ("float8_e4m3fn", "float8_e8m0fnu", "int4", "float6_e2m3fn")
     count, differences = probe_low_precision(backend, dtypes=dtypes)
     assert count >= 4 * 100 and not differences, differences
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2"])
+def test_tensorflow_eager_and_graph_gather_the_same_bits_for_every_code(name):
+    """Eager TensorFlow on the CPU gathers through NumPy (the array's bytes), tf.function through
+    TensorFlow's float16 keys: every pair of codes gives the same bits both ways."""
+    tf = pytest.importorskip("tensorflow")
+    codes = np.arange(256, dtype=np.uint8).view(_ml(name))
+    a, b = native("tensorflow", np.repeat(codes, 256)), native("tensorflow", np.tile(codes, 256))
+    for fn in ("add", "multiply", "exp", "less"):
+        call = getattr(al, fn)
+        args = (a, b) if fn in BINARY else (a,)
+        eager, traced = call(*args), tf.function(call, autograph=False)(*args)
+        assert _same(result_host(traced, name), result_host(eager, name)), fn
+
+
+def test_torch_traced_gather_gives_the_host_bits_for_every_code():
+    """Eager torch on the CPU gathers through NumPy (the tensor's bytes); traced by Dynamo
+    (``torch.compile``, its plain ``eager`` backend here: no compiler run), through torch's
+    ``index_select``: every pair of float8_e4m3fn codes gives the same bits both ways."""
+    torch = pytest.importorskip("torch")
+    codes = np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn)
+    a, b = native("torch", np.repeat(codes, 256)), native("torch", np.tile(codes, 256))
+    for fn in ("add", "exp"):
+        call = getattr(al, fn)
+        args = (a, b) if fn in BINARY else (a,)
+        traced = torch.compile(call, backend="eager")(*args)
+        assert _same(result_host(traced, "float8_e4m3fn"), result_host(call(*args), "float8_e4m3fn")), fn

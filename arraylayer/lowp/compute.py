@@ -150,6 +150,11 @@ def _tabulated(fn: str, f: Format, args: tuple[Any, ...]) -> Any:
     arity = len(args)
     array = next(a for a in args if hasattr(a, "dtype"))
     ops = ops_of(array)
+    host = ops.host(array, f.name)
+    if host is not None:  # eager on the CPU: NumPy's gather over the same bytes (_ops.TorchOps.host)
+        hosts = tuple(host if a is array else ops.host(a, f.name) if hasattr(a, "dtype") else a for a in args)
+        if not any(h is None for h in hosts):
+            return ops.from_host(_tabulated(fn, f, hosts), f.name)
     half = _half_key_table(f.name) if ops.name == "tensorflow" else None
     by_half = half is not None
     bits = half[1] if by_half else f.bits
