@@ -21,23 +21,15 @@ function): from then on, in that process, the operators take the pure-Python pat
 
 from __future__ import annotations
 
-import importlib
 import operator
-import os
 from collections.abc import Callable
 from typing import Any, Final
 
+from .c_extensions import optional_extension
 from .promotion import POLICY
 
-try:
-    if os.environ.get("ARRAYLAYER_PURE_PYTHON", "") not in ("", "0"):
-        raise ImportError("ARRAYLAYER_PURE_PYTHON is set")
-    # the C extension (ImportError where it was not built); by name, since it imports nothing of
-    # arraylayer's and an import statement would read, in tests/test_import_graph.py, as one of the package
-    _dispatch: Any = importlib.import_module(f"{__package__}._dispatch")
-except ImportError:
-    _dispatch = None
-else:
+_dispatch: Any = optional_extension("_dispatch")
+if _dispatch is not None:
     _dispatch.configure(POLICY.var, POLICY)
 
 #: True when the public element-wise functions are the compiled ones.

@@ -23,12 +23,11 @@ key, counters and threshold) stay here, in Python.
 
 from __future__ import annotations
 
-import importlib
 import math
-import os
 from collections.abc import Callable
 from typing import Any, Final, NamedTuple
 
+from .c_extensions import optional_extension
 from .context import replaying
 
 # NumPy, bound on the first mask made here (importing arraylayer imports no array framework).
@@ -99,13 +98,7 @@ def _blocks_numpy(out: Any, k0: int, k1: int, first: int) -> None:
     out[:, 0], out[:, 1] = _threefry((k0, k1, k0 ^ k1 ^ _PARITY), first, out.shape[0])
 
 
-try:
-    if os.environ.get("ARRAYLAYER_PURE_PYTHON", "") not in ("", "0"):
-        raise ImportError("ARRAYLAYER_PURE_PYTHON is set")
-    # by name, as compiled_dispatch.py loads _dispatch: the extension imports nothing of arraylayer's
-    _kernel: Any = importlib.import_module(f"{__package__}._threefry")
-except ImportError:
-    _kernel = None
+_kernel: Any = optional_extension("_threefry")
 
 #: True when the blocks come from the C extension ``arraylayer._threefry``.
 COMPILED: Final = _kernel is not None
