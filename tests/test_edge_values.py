@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import arraylayer as al
@@ -98,6 +98,7 @@ def test_floor_divide_and_remainder_agree_with_numpy(backend, width):
 
     @SETTINGS
     @given(_pairs(width))
+    @example([(9478175081853292.0, 3.0), (-9478175081853292.0, 3.0), (2.5, 1.0)])  # (x - fmod) / y a half above
     def run(pairs):
         x = np.array([p[0] for p in pairs], dtype)
         y = np.array([p[1] for p in pairs], dtype)

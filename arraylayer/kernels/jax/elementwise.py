@@ -61,7 +61,15 @@ _float_remainder = jax.jit(_signed_remainder)
 
 @jax.jit
 def _float_floor_divide(x1: Any, x2: Any) -> Any:
-    q = jnp.floor_divide(x1, x2)
+    # NumPy's divmod: (x1 - fmod) / x2, one lower where fmod and x2 differ in sign, then to the nearest
+    # integer with a half down (jnp.floor_divide rounds a half away from zero: 9478175081853292.0 // 3.0
+    # gave ...098, where (x1 - fmod) / x2 is ...097.5)
+    mod = jnp.fmod(x1, x2)
+    div = jnp.divide(x1 - mod, x2)
+    div = jnp.where((mod != 0) & ((x2 < 0) != (mod < 0)), div - 1, div)
+    q = jnp.floor(div)
+    q = jnp.where(div - q > 0.5, q + 1, q)
+    q = jnp.where(x2 == 0, jnp.floor_divide(x1, x2), q)
     q = jnp.where(q == 0, jnp.copysign(q, jnp.divide(x1, x2)), q)  # a zero quotient: the true one's sign
     # at infinities, the standard's values: the floor of the true quotient (+-inf, +-0, nan)
     return jnp.where(jnp.isinf(x1) | jnp.isinf(x2), jnp.floor(jnp.divide(x1, x2)), q)

@@ -216,7 +216,11 @@ def _float_floor_divide(x1: Any, x2: Any) -> Any:
     mod = tf.truncatemod(x1, x2)  # C's fmod: exact, with the sign of x1
     div = tf.math.truediv(tf.math.subtract(x1, mod), x2)  # an integer up to rounding
     opposite = tf.math.less(tf.math.multiply(mod, tf.math.sign(x2)), 0.0)  # then the floor is one lower
-    result = tf.math.round(select(opposite, tf.math.subtract(div, 1.0), div))
+    div = select(opposite, tf.math.subtract(div, 1.0), div)
+    # to the nearest integer, a half down, as NumPy's divmod does (tf.math.round takes a half to even:
+    # 9478175081853292.0 // 3.0 gave ...098, where (x1 - mod) / x2 rounds to ...097.5)
+    result = tf.math.floor(div)
+    result = select(tf.math.greater(tf.math.subtract(div, result), 0.5), tf.math.add(result, 1.0), result)
     # a zero quotient takes the sign of x1 / x2, as NumPy's (-0.0 // 2.0 is -0.0)
     result = select(tf.math.equal(result, 0.0), tf.math.multiply(tf.zeros_like(result), tf.math.truediv(x1, x2)), result)
     result = select(tf.math.equal(x2, 0.0), tf.math.truediv(x1, x2), result)
