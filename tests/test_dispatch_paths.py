@@ -281,6 +281,7 @@ def test_arrays_and_subclasses_free_what_they_hold():
         pass
 
     native = np.ones(3, np.float32)
+    gc.collect()  # garbage of earlier tests holding Arrays (each holds its class) is freed before counting
     counts = (sys.getrefcount(native), sys.getrefcount(al.Array), sys.getrefcount(Sub), sys.getrefcount(WithDict))
     for _ in range(50):
         A = al.Array(native)
