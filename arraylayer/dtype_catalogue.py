@@ -28,7 +28,6 @@ CATALOGUE: Final[dict[str, tuple[str, int]]] = {
     "complex64": ("complex", 64),
     "complex128": ("complex", 128),
     # The low-precision family (ml_dtypes' types; :mod:`arraylayer.lowp.formats` holds their encodings).
-    # int1/uint1 are left out: of the backends only NumPy (ml_dtypes) can hold them.
     **{name: ("float" if f.is_float else "int" if f.signed else "uint", f.bits) for name, f in FORMATS.items()},
 }
 #: The low-precision names, in canonical order: they sit outside the ``all_*`` tuples of the standard's dtypes.
@@ -47,7 +46,7 @@ CHAR: Final[dict[str, str]] = {
     "float8_e4m3fn": "4", "float8_e5m2": "5", "float8_e4m3fnuz": "G", "float8_e5m2fnuz": "C",
     "float8_e4m3b11fnuz": "L", "float8_e4m3": "7", "float8_e3m4": "3", "float8_e8m0fnu": "W",
     "float6_e2m3fn": "8", "float6_e3m2fn": "9", "float4_e2m1fn": "0", "int4": "a", "uint4": "A", "int2": "c",
-    "uint2": "C",
+    "uint2": "C", "int1": "e", "uint1": "E",
 }
 
 # Modules whose dtype objects may be inspected by name. Anything else must be

@@ -1,7 +1,7 @@
 """The dtypes: :class:`Dtype`, every dtype, kind queries, the ``all_*`` tuples, finfo/iinfo (the
 names, categories and widths themselves are data in :mod:`arraylayer.dtype_catalogue`).
 
-The dtypes are the standard's fifteen, bfloat16, and the low-precision family (float8/6/4, int4/int2;
+The dtypes are the standard's fifteen, bfloat16, and the low-precision family (float8/6/4, int4/int2/int1;
 ``all_low_precision_dtypes``), which the ``all_*`` tuples of the standard's dtypes leave out.
 
 A :class:`Dtype` is an object equal to its name (``arraylayer.float32 == "float32"``) that

@@ -14,7 +14,9 @@ TORCH = ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "
 STORED = {
     "numpy": LOW,
     "dask": LOW,
-    "jax": [n for n in LOW if not n.startswith("float6")],  # XLA on the CPU: "Invalid XLA PrimitiveType"
+    # XLA on the CPU: float6 is an "Invalid XLA PrimitiveType"; int1 casts read code 1 as +1 and uint1 does
+    # not lower (jax.numpy names both)
+    "jax": [n for n in LOW if not n.startswith("float6") and n not in ("int1", "uint1")],
     "torch": TORCH,  # its int1-7/uint1-7 are shells, float4_e2m1fn_x2 packs two values in a byte
     "tensorflow": ["float8_e4m3fn", "float8_e5m2"],  # its other experimental types have no CPU cast
 }

@@ -59,24 +59,29 @@ def _measure(backend: str, name: str) -> str | None:
     native = getattr(space, name, None)
     if native is None:
         return None
-    values = np.array([1.0, 2.0, 0.5], np.float32)
+    f = lowp.FORMATS[name]
+    values = np.array([1.0, 2.0, 0.5] if f.is_float else [f.min, f.max, 0.0], np.float32)
     try:
         if backend == "torch":
             import torch
 
             x = torch.from_numpy(values).to(native)
-            x.to(torch.float32)
+            back = x.to(torch.float32).numpy()
         elif backend == "jax":
             import jax.numpy as jnp
 
             x = jnp.asarray(values).astype(native)
-            np.asarray(x.astype(jnp.float32))
+            back = np.asarray(x.astype(jnp.float32))
         else:
             import tensorflow as tf
 
             x = tf.cast(tf.constant(values), native)
-            tf.cast(x, tf.float32).numpy()
+            back = tf.cast(x, tf.float32).numpy()
     except Exception:  # noqa: BLE001 - any failure of the framework means "no cast"
+        return "named"
+    # a cast that runs but gives other values than ml_dtypes' is no cast either (JAX's int1 reads its
+    # code 1 as +1, where it stands for -1, and keeps 2 as 1 where ml_dtypes wraps it to 0)
+    if not np.array_equal(back, values.astype(getattr(ml_dtypes, name)).astype(np.float32)):
         return "named"
     try:
         y = x * x

@@ -432,8 +432,9 @@ def test_the_matrix_shows_the_low_precision_columns_on_request():
     text = support.render_matrix(matrix, "text")
     header = next(line for line in text.splitlines() if line.split()[:2] == ["b1", "i1"])
     assert header.split()[15:] == ["e4m3fn", "e5m2", "e4m3fnuz", "e5m2fnuz", "e4m3b11fnuz", "e4m3", "e3m4",
-                                   "e8m0fnu", "f6e2m3fn", "f6e3m2fn", "f4e2m1fn", "int4", "uint4", "int2", "uint2"]
+                                   "e8m0fnu", "f6e2m3fn", "f6e3m2fn", "f4e2m1fn", "int4", "uint4", "int2", "uint2",
+                                   "int1", "uint1"]
     rows = {line.split()[0]: line.split()[1:] for line in text.splitlines() if line.startswith(("add ", "matmul "))}
-    assert rows["add"][15:] == ["+"] * 4 + ["."] * 3 + ["+"] + ["."] * 7
-    assert rows["matmul"][15:] == ["x"] * 4 + ["."] * 3 + ["x"] + ["."] * 7
+    assert rows["add"][15:] == ["+"] * 4 + ["."] * 3 + ["+"] + ["."] * 9
+    assert rows["matmul"][15:] == ["x"] * 4 + ["."] * 3 + ["x"] + ["."] * 9
     assert len(support.support_matrix("torch", ["add"]).dtypes) == 15  # the default leaves them out

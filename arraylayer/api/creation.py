@@ -146,10 +146,17 @@ def _low_precision(backend: Any, make: Callable[[Dtype], Array], dtype: Dtype) -
     return convert(backend, make(wide), wide, backend.check_valid(dtype))
 
 
+def _check_ones(name: str, dtype: Dtype) -> None:
+    """``ones`` in a type without a one (int1: -1 and 0) raises, as ``full(shape, 1)`` does: it would wrap."""
+    if name == "ones":
+        _check_fill(1, dtype, "ones' value")
+
+
 def _filled(name: str, shape: Shape, dtype: DtypeLike | None, device: str | None, chunks: Any) -> Array:
     backend = backend_of()
     resolved = infer_dtype_unchecked(dtype)
     if resolved.is_low_precision:
+        _check_ones(name, resolved)
         return _low_precision(backend, lambda wide: _filled(name, shape, wide, device, chunks), resolved)
     checked = _shape(shape)
     return kernel(backend, name, resolved)(
@@ -196,6 +203,7 @@ def _like(name: str, x: Array, dtype: DtypeLike | None, device: str | None, *fil
     backend, x, own = array_input(x)
     resolved = own if dtype is None else as_dtype(dtype)
     if resolved.is_low_precision:
+        _check_ones(name, resolved)
         return _low_precision(backend, lambda wide: _like(name, x, wide, device, *fill, chunks=chunks), resolved)
     if fill:
         _check_fill(fill[0], resolved, "fill_value")

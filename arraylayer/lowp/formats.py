@@ -150,6 +150,8 @@ FORMATS: Final[dict[str, Format]] = {
         Format("uint4", 4, signed=False),
         Format("int2", 2),
         Format("uint2", 2, signed=False),
+        Format("int1", 1),
+        Format("uint1", 1, signed=False),
     )
 }
 FLOAT_FORMATS: Final = tuple(n for n, f in FORMATS.items() if f.is_float)
@@ -177,10 +179,12 @@ NATIVE: Final[dict[str, dict[str, str | None]]] = {
 #   None:       no such name.
 # Every type is held, on every backend, by this package's uint8 container (one code per byte).
 _TF_CAST = ("float8_e4m3fn", "float8_e5m2")
+# jax.numpy names int1/uint1, but XLA on the CPU neither converts to them nor computes with them.
+_ONE_BIT = ("int1", "uint1")
 STATUS: Final[dict[str, dict[str, str | None]]] = {
     "numpy": {n: "computed" for n in FORMATS},
     "dask": {n: "computed" for n in FORMATS},
-    "jax": {n: ("named" if n.startswith("float6") else "computed") for n in FORMATS},
+    "jax": {n: ("named" if n.startswith("float6") or n in _ONE_BIT else "computed") for n in FORMATS},
     "torch": {n: ("computed" if n in _TORCH_FLOAT8 else "named" if n in INT_FORMATS else None) for n in FORMATS},
     "tensorflow": {n: ("stored" if n in _TF_CAST else "named" if n in _TF else None) for n in FORMATS},
 }

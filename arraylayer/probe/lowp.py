@@ -20,6 +20,11 @@ __all__ = ["CALLS", "LowPrecisionDifference", "probe_low_precision"]
 Call = Callable[[Any, Any, Dtype], Any]  # (the arraylayer module, a 1-d array of the dtype, the dtype)
 
 
+def _one(dtype: Dtype) -> int:
+    """A non-zero value every format holds: 1, or -1 in int1 (which holds -1 and 0)."""
+    return -1 if dtype == "int1" else 1
+
+
 def _unary(name: str) -> Call:
     return lambda al, x, d: getattr(al, name)(x)
 
@@ -51,12 +56,12 @@ CALLS: Final[dict[str, Call]] = {
     "stack": lambda al, x, d: al.stack([x, x]),
     "take": lambda al, x, d: al.take(x, al.asarray([0, 2])),
     "roll": lambda al, x, d: al.roll(x, 1),
-    "asarray": lambda al, x, d: al.asarray([1, 0, 1], dtype=d),
+    "asarray": lambda al, x, d: al.asarray([_one(d), 0, _one(d)], dtype=d),
     "astype": lambda al, x, d: al.astype(al.asarray([1.0, 0.0, 1.0]), d),
     **{n: _created(n) for n in ("zeros", "ones", "empty")},
-    "full": lambda al, x, d: al.full(3, 1, dtype=d),
+    "full": lambda al, x, d: al.full(3, _one(d), dtype=d),
     **{n: _unary(n) for n in ("zeros_like", "ones_like", "empty_like")},
-    "full_like": lambda al, x, d: al.full_like(x, 1),
+    "full_like": lambda al, x, d: al.full_like(x, _one(d)),
     "arange": lambda al, x, d: al.arange(1, dtype=d),  # 0: in every format
     "eye": lambda al, x, d: al.eye(2, dtype=d),
 }
@@ -74,7 +79,7 @@ class LowPrecisionDifference(NamedTuple):
 def _observe(al: Any, call: Call, x: Any, dtype: Dtype) -> str:
     try:
         call(al, x, dtype)
-    except al.UnsupportedDtypeError as error:
+    except (al.UnsupportedDtypeError, al.ScalarOverflowError) as error:  # the latter: ones in int1 (no 1)
         return f"refused: {str(error)[:120]}"
     except Exception as error:  # a raw exception is a bug in either case: say it
         return f"raised {type(error).__name__}: {str(error)[:120]}"

@@ -35,6 +35,9 @@ __all__ = ["low_precision_support", "CONVERTED", "MEASURED", "REFUSED_KINDS"]
 #: beside those whose table rule is "none"/"independent" (``can_cast``, ``finfo``, ``result_type`` ...).
 CONVERTED: Final = frozenset({"asarray", "astype", "empty", "empty_like", "full", "full_like", "ones", "ones_like",
                               "zeros", "zeros_like", "from_dlpack"})
+#: Functions that fill with 1, and the formats that have no 1 (int1 holds -1 and 0).
+_ONES: Final = frozenset({"ones", "ones_like"})
+_WITHOUT_ONE: Final = frozenset({"int1"})
 #: Kernels a composition calls on bool arrays only (``nanmax``'s ``all``), never on the format.
 _ON_BOOL: Final = frozenset({"all", "any"})
 #: Compositions of the rule's functions that refuse some kinds anyway (kind letters): the NaN-aware mean,
@@ -87,6 +90,9 @@ def low_precision_support(fn: Any, backend: Any = None) -> dict[Dtype, Cell]:
         elif not measured:
             cells[dtype] = Cell("unverified", f"{resolved.name}'s storage of {dtype} was measured at {resolved.framework} "
                                               f"{spec or '(no version)'}, not {resolved.version}: run `arraylayer probe`")
+        elif name in _ONES and dtype.name in _WITHOUT_ONE:
+            cells[dtype] = Cell("undefined", f"{dtype} holds -1 and 0 only: {name} raises ScalarOverflowError, "
+                                             f"as full(shape, 1, dtype={dtype.name!r}) does (it would wrap to -1)")
         elif KIND_LETTER[dtype.category] not in kinds:
             takes = " or ".join(KIND_WORDS[k] for k in kinds)
             cells[dtype] = Cell("undefined", f"{name} is defined for {takes} input only")
