@@ -410,7 +410,7 @@ static PyMethodDef module_methods[] = {
      "(form 0: function(self, other), 1: function(other, self), 2: function(self)), or None when function "
      "is not compiled."},
     {"fill_slots", al_fill_slots, METH_O,
-     "fill_slots(array_class): set its number slots to the compiled operators (how many were set)."},
+     "fill_slots(array_class): set its number and comparison slots to the compiled operators (how many were set)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -169,7 +169,9 @@ static NumberSlot number_slots[] = {
     SLOT("__pos__", NULL, nb_positive),
     SLOT("__abs__", NULL, nb_absolute),
     SLOT("__invert__", NULL, nb_invert),
+    SLOT("__pow__", "__rpow__", nb_power), /* ternary: the compiled path when the modulo is None */
 };
+#define POWER 15
 #define NUMBER_SLOTS ((int)(sizeof(number_slots) / sizeof(number_slots[0])))
 static void *slot_functions[NUMBER_SLOTS];
 
@@ -183,24 +185,32 @@ by_methods(PyTypeObject *t, int k)
     return f == number_slots[k].original || f == slot_functions[k];
 }
 
-/* type(self).<name>(self, other), or NotImplemented where the class has no such method */
+/* type(self).<name>(self, *rest) (``self`` = stack[0], n arguments in all), or NotImplemented where
+ * the class has no such method */
 static PyObject *
-call_method(PyObject *self, PyObject *other, PyObject *name)
+call_method_n(PyObject *const *stack, Py_ssize_t n, PyObject *name)
 {
-    PyObject *f = _PyType_Lookup(Py_TYPE(self), name), *stack[2] = {self, other}, *result;
+    PyObject *self = stack[0], *f = _PyType_Lookup(Py_TYPE(self), name), *result;
     if (f == NULL)
         Py_RETURN_NOTIMPLEMENTED;
     Py_INCREF(f);
     if (PyType_HasFeature(Py_TYPE(f), Py_TPFLAGS_METHOD_DESCRIPTOR)) {
-        result = PyObject_Vectorcall(f, stack, 2, NULL);
+        result = PyObject_Vectorcall(f, stack, n, NULL);
     } else {
         descrgetfunc get = Py_TYPE(f)->tp_descr_get;
         PyObject *bound = get == NULL ? Py_NewRef(f) : get(f, self, (PyObject *)Py_TYPE(self));
-        result = bound == NULL ? NULL : PyObject_Vectorcall(bound, stack + 1, 1, NULL);
+        result = bound == NULL ? NULL : PyObject_Vectorcall(bound, stack + 1, n - 1, NULL);
         Py_XDECREF(bound);
     }
     Py_DECREF(f);
     return result;
+}
+
+static PyObject *
+call_method(PyObject *self, PyObject *other, PyObject *name)
+{
+    PyObject *stack[2] = {self, other};
+    return call_method_n(stack, 2, name);
 }
 
 /* CPython's protocol for a binary slot answered by methods (typeobject.c's SLOT1BINFULL), with this
@@ -257,11 +267,43 @@ unary_slot(int k, PyObject *self)
     return array == NULL && fell ? ((unaryfunc)s->original)(self) : array; /* the generic one: the method */
 }
 
+static PyObject *
+power_slot(PyObject *left, PyObject *right, PyObject *modulo)
+{
+    if (modulo != Py_None) { /* pow(A, B, m): as CPython's generic slot, left.__pow__ (no reflected form) */
+        PyObject *stack[3] = {left, right, modulo};
+        if (!by_methods(Py_TYPE(left), POWER))
+            Py_RETURN_NOTIMPLEMENTED;
+        return call_method_n(stack, 3, number_slots[POWER].name_obj);
+    }
+    return binary_slot(POWER, left, right);
+}
+
 #define B(k) static PyObject *slot_##k(PyObject *l, PyObject *r) { return binary_slot(k, l, r); }
 #define U(k) static PyObject *slot_##k(PyObject *x) { return unary_slot(k, x); }
 B(0) B(1) B(2) B(3) B(4) B(5) B(6) B(7) B(8) B(9) B(10) U(11) U(12) U(13) U(14)
 static void *slot_functions[NUMBER_SLOTS] = {slot_0, slot_1, slot_2, slot_3, slot_4, slot_5, slot_6, slot_7,
-                                             slot_8, slot_9, slot_10, slot_11, slot_12, slot_13, slot_14};
+                                             slot_8, slot_9, slot_10, slot_11, slot_12, slot_13, slot_14,
+                                             power_slot};
+
+/* ---- comparisons -------------------------------------------------------------------------------
+ * ``A < B`` reaches the class's tp_richcompare; CPython's generic one looks ``__lt__`` up and calls
+ * it. This one takes the compiled operator directly (indexed by Py_LT ... Py_GE) and hands
+ * everything else to the generic one; CPython's do_richcompare keeps the reflected protocol. */
+
+static const char *compare_names[6] = {"__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__"};
+static Operator *compare_ops[6];
+static richcmpfunc generic_richcompare;
+
+static PyObject *
+richcompare_slot(PyObject *self, PyObject *other, int op)
+{
+    PyObject *array = NULL;
+    int fell = 1;
+    if (Py_TYPE(self) == al_array_type && op >= Py_LT && op <= Py_GE)
+        array = operate_fast(compare_ops[op], self, other, &fell);
+    return array == NULL && fell ? generic_richcompare(self, other, op) : array;
+}
 
 /* the compiled operator ``name`` as the class holds it now, or NULL */
 static Operator *
@@ -309,6 +351,24 @@ fill_dealloc(PyTypeObject *cls)
     cls->tp_dealloc = array_dealloc;
 }
 
+/* richcompare_slot in place of the generic one, where every comparison is a compiled operator: 1, else 0 */
+static int
+fill_richcompare(PyTypeObject *cls)
+{
+    Operator *ops[6];
+    if (cls->tp_richcompare == NULL || cls->tp_richcompare == richcompare_slot)
+        return 0;
+    for (int k = 0; k < 6; k++) {
+        if ((ops[k] = installed(cls, compare_names[k])) == NULL)
+            return 0;
+    }
+    for (int k = 0; k < 6; k++)
+        compare_ops[k] = ops[k];
+    generic_richcompare = cls->tp_richcompare;
+    cls->tp_richcompare = richcompare_slot;
+    return 1;
+}
+
 PyObject *
 al_fill_slots(PyObject *Py_UNUSED(module), PyObject *cls)
 {
@@ -316,6 +376,7 @@ al_fill_slots(PyObject *Py_UNUSED(module), PyObject *cls)
     if ((PyTypeObject *)cls != al_array_type || al_array_type->tp_as_number == NULL)
         return PyLong_FromLong(0);
     fill_dealloc(al_array_type);
+    filled += fill_richcompare(al_array_type);
     for (int k = 0; k < NUMBER_SLOTS; k++) {
         NumberSlot *s = &number_slots[k];
         void **slot = (void **)((char *)al_array_type->tp_as_number + s->offset);
