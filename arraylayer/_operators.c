@@ -38,7 +38,7 @@ static Operator operators[MAX_OPERATORS];
 static PyMethodDef operator_defs[MAX_OPERATORS];
 static int operator_count;
 
-static PyObject *
+AL_COLD static PyObject *
 operator_fallback(Operator *op, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     PyObject *stack[4];
@@ -53,7 +53,7 @@ operator_fallback(Operator *op, PyObject *self, PyObject *const *args, Py_ssize_
 
 /* The compiled path of ``op`` on ``self`` and ``other_arg`` (NULL for a unary operator): a new Array;
  * NULL with *fell set: take the Python method; NULL without: an exception. */
-static PyObject *
+AL_HOT static PyObject *
 operate_fast(Operator *op, PyObject *self, PyObject *other_arg, int *fell)
 {
     PyObject *native = NULL, *other = NULL, *array = NULL, *operands[2] = {NULL, NULL};
@@ -74,7 +74,7 @@ done:
     return array;
 }
 
-static PyObject *
+AL_HOT static PyObject *
 operate(int index, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     Operator *op = &operators[index];
@@ -216,7 +216,7 @@ call_method(PyObject *self, PyObject *other, PyObject *name)
 /* CPython's protocol for a binary slot answered by methods (typeobject.c's SLOT1BINFULL), with this
  * file's slot counted as such a slot: the left method, else the right operand's reflected one (first
  * when its class is a subclass that overrides it). */
-static PyObject *
+AL_COLD static PyObject *
 by_protocol(int k, PyObject *left, PyObject *right)
 {
     NumberSlot *s = &number_slots[k];
@@ -243,7 +243,7 @@ by_protocol(int k, PyObject *left, PyObject *right)
     Py_RETURN_NOTIMPLEMENTED;
 }
 
-static PyObject *
+AL_HOT static PyObject *
 binary_slot(int k, PyObject *left, PyObject *right)
 {
     NumberSlot *s = &number_slots[k];
@@ -256,7 +256,7 @@ binary_slot(int k, PyObject *left, PyObject *right)
     return array == NULL && fell ? by_protocol(k, left, right) : array;
 }
 
-static PyObject *
+AL_HOT static PyObject *
 unary_slot(int k, PyObject *self)
 {
     NumberSlot *s = &number_slots[k];
@@ -267,7 +267,7 @@ unary_slot(int k, PyObject *self)
     return array == NULL && fell ? ((unaryfunc)s->original)(self) : array; /* the generic one: the method */
 }
 
-static PyObject *
+AL_HOT static PyObject *
 power_slot(PyObject *left, PyObject *right, PyObject *modulo)
 {
     if (modulo != Py_None) { /* pow(A, B, m): as CPython's generic slot, left.__pow__ (no reflected form) */
@@ -279,8 +279,8 @@ power_slot(PyObject *left, PyObject *right, PyObject *modulo)
     return binary_slot(POWER, left, right);
 }
 
-#define B(k) static PyObject *slot_##k(PyObject *l, PyObject *r) { return binary_slot(k, l, r); }
-#define U(k) static PyObject *slot_##k(PyObject *x) { return unary_slot(k, x); }
+#define B(k) AL_HOT static PyObject *slot_##k(PyObject *l, PyObject *r) { return binary_slot(k, l, r); }
+#define U(k) AL_HOT static PyObject *slot_##k(PyObject *x) { return unary_slot(k, x); }
 B(0) B(1) B(2) B(3) B(4) B(5) B(6) B(7) B(8) B(9) B(10) U(11) U(12) U(13) U(14)
 static void *slot_functions[NUMBER_SLOTS] = {slot_0, slot_1, slot_2, slot_3, slot_4, slot_5, slot_6, slot_7,
                                              slot_8, slot_9, slot_10, slot_11, slot_12, slot_13, slot_14,
@@ -295,7 +295,7 @@ static const char *compare_names[6] = {"__lt__", "__le__", "__eq__", "__ne__", "
 static Operator *compare_ops[6];
 static richcmpfunc generic_richcompare;
 
-static PyObject *
+AL_HOT static PyObject *
 richcompare_slot(PyObject *self, PyObject *other, int op)
 {
     PyObject *array = NULL;
@@ -323,9 +323,15 @@ installed(PyTypeObject *cls, const char *name)
 /* ---- the Array's deallocation ----------------------------------------------------------------------
  * CPython's deallocator of a class defined in Python weighs finalizers, weak references, a __dict__
  * and every base; an Array (``__slots__`` only, none of those) is its object slots cleared and its
- * memory freed. A subclass's own deallocator does its part, then calls this one, as its base's. */
+ * memory freed. A subclass's own deallocator does its part, then calls this one, as its base's.
+ * Up to FREE_ARRAYS released Arrays (of the class exactly, their slots empty, untracked) are kept for
+ * al_new_array(), as CPython keeps floats: an operator's result then costs no allocator call. */
 
-static void
+#define FREE_ARRAYS 16
+static PyObject *free_arrays[FREE_ARRAYS];
+static int free_count;
+
+AL_HOT static void
 array_dealloc(PyObject *self)
 {
     PyTypeObject *cls = Py_TYPE(self);
@@ -335,9 +341,24 @@ array_dealloc(PyObject *self)
         if (m->type == T_OBJECT_EX)
             Py_CLEAR(*(PyObject **)((char *)self + m->offset));
     }
-    cls->tp_free(self);
-    Py_DECREF(cls);
+    if (cls == al_array_type && free_count < FREE_ARRAYS)
+        free_arrays[free_count++] = self;
+    else
+        cls->tp_free(self);
+    Py_DECREF(cls); /* a kept Array holds no reference to its class; al_new_array() takes one */
     Py_TRASHCAN_END
+}
+
+AL_HOT PyObject *
+al_new_array(void)
+{
+    if (free_count == 0)
+        return al_array_type->tp_alloc(al_array_type, 0);
+    PyObject *array = free_arrays[--free_count];
+    _Py_NewReference(array);
+    Py_INCREF(al_array_type);
+    PyObject_GC_Track(array);
+    return array;
 }
 
 /* array_dealloc in place of CPython's, where the class has nothing else for it to do */
