@@ -272,8 +272,9 @@ def test_operator_slots_keep_pythons_protocol():
 
 
 def test_arrays_and_subclasses_free_what_they_hold():
-    """Array's deallocation (the compiled one where built): the native array, the class and a
-    subclass's weak references and attributes are released, nothing more."""
+    """Array's deallocation (the compiled one where built, which keeps a few released Arrays for the
+    next result): the native array, the class and a subclass's weak references and attributes are
+    released, nothing more, and a reused Array is tracked by the collector like a new one."""
     import gc
     import weakref
 
@@ -288,8 +289,9 @@ def test_arrays_and_subclasses_free_what_they_hold():
     counts = (sys.getrefcount(native), sys.getrefcount(al.Array), sys.getrefcount(Sub), sys.getrefcount(WithDict))
     for _ in range(50):
         A = al.Array(native)
-        B = A + A  # made by the compiled operator where built
+        B = A + A  # made by the compiled operator where built (from the released Arrays kept for reuse)
         -A  # noqa: B018
+        assert gc.is_tracked(B) and B.native is not A.native and B.native.tolist() == [2.0, 2.0, 2.0]
         s = Sub(native)
         s.extra = native
         probe = weakref.ref(s)
