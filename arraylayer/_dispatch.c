@@ -17,12 +17,6 @@ Py_ssize_t al_native_offset; /* the offset of Array's ``_native`` slot (0: read 
 PyTypeObject *al_array_type; /* arraylayer.Array, set with its first compiled operator */
 PyObject *al_zero_d;         /* the post-step for a result of another class than the operand's */
 
-int
-is_scalar_type(PyTypeObject *t)
-{
-    return t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type || t == &PyComplex_Type;
-}
-
 static void
 entry_clear(Entry *e)
 {
@@ -31,14 +25,14 @@ entry_clear(Entry *e)
     e->guard = GUARD_NONE;
 }
 
-static PyObject *
+AL_COLD static PyObject *
 call_fallback(Dispatcher *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     return PyObject_Vectorcall(self->fallback, args, nargs, kwnames);
 }
 
 /* The plan for these arguments, or NULL (nothing planned, or an error: cleared). */
-static Entry *
+AL_HOT static Entry *
 lookup(Dispatcher *self, PyObject *const *args, PyObject **dtypes)
 {
     int n = self->arity;
@@ -76,9 +70,14 @@ lookup(Dispatcher *self, PyObject *const *args, PyObject **dtypes)
 
 /* The plan's result; NULL with an exception set, or NULL with *declined set when its guard
  * sends the call to the Python function. */
-static PyObject *
+AL_HOT static PyObject *
 replay(Dispatcher *self, Entry *e, PyObject *const *args, PyObject *const *dtypes, int *declined)
 {
+    if (e->guard == GUARD_NONE && e->cast1 == NULL && e->cast2 == NULL) { /* the callable on the arguments */
+        PyObject *run = Py_NewRef(e->run), *result = PyObject_Vectorcall(run, args, self->arity, NULL);
+        Py_DECREF(run);
+        return result;
+    }
     /* the plan's own references: Python code run below (a guard, a cast) may clear the entry */
     PyObject *run = Py_NewRef(e->run), *casts[2] = {Py_XNewRef(e->cast1), Py_XNewRef(e->cast2)};
     PyObject *operands[2] = {NULL, NULL}, *result = NULL;
@@ -113,7 +112,7 @@ done:
 }
 
 /* an Array's native (new reference), or NULL with no exception set */
-PyObject *
+AL_HOT PyObject *
 al_get_native(PyObject *array)
 {
     if (al_native_offset > 0) {
@@ -127,7 +126,7 @@ al_get_native(PyObject *array)
 }
 
 /* other's native form (new reference) for the fast path, or NULL (no exception) for the Python method */
-PyObject *
+AL_HOT PyObject *
 al_operator_operand(PyObject *other)
 {
     if (Py_TYPE(other) == al_array_type) {
@@ -138,7 +137,7 @@ al_operator_operand(PyObject *other)
 
 /* The plan of ``d`` for the unwrapped ``natives`` replayed, its result wrapped in a new Array (``like``:
  * the native whose class the result should have). NULL with *fell set: take the Python function. */
-PyObject *
+AL_HOT PyObject *
 al_replay_wrapped(Dispatcher *d, PyObject *const *natives, PyObject *like, int *fell)
 {
     PyObject *dtypes[2] = {NULL, NULL}, *result = NULL, *array = NULL;
@@ -160,7 +159,7 @@ al_replay_wrapped(Dispatcher *d, PyObject *const *natives, PyObject *like, int *
         if (result == NULL)
             goto done;
     }
-    if ((array = al_array_type->tp_alloc(al_array_type, 0)) == NULL)
+    if ((array = al_new_array()) == NULL)
         goto done;
     if (al_native_offset > 0) /* the slot of a new object is empty: the result's reference moves there */
         *(PyObject **)((char *)array + al_native_offset) = Py_NewRef(result);
@@ -174,7 +173,7 @@ done:
 }
 
 /* A dispatcher with ``wraps``: Arrays and Python scalars unwrapped, the plan replayed, an Array out. */
-static PyObject *
+AL_HOT static PyObject *
 dispatch_wrapped(Dispatcher *self, Dispatcher *source, PyObject *const *args, Py_ssize_t nargs)
 {
     PyObject *natives[2] = {NULL, NULL}, *like = NULL, *array = NULL;
@@ -198,7 +197,7 @@ fallback:
 }
 
 /* METH_FASTCALL | METH_KEYWORDS body of the public function. */
-static PyObject *
+AL_HOT static PyObject *
 dispatch(PyObject *obj, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     Dispatcher *self = (Dispatcher *)obj, *source = self->plans_of == NULL ? self : self->plans_of;
@@ -410,7 +409,7 @@ static PyMethodDef module_methods[] = {
      "(form 0: function(self, other), 1: function(other, self), 2: function(self)), or None when function "
      "is not compiled."},
     {"fill_slots", al_fill_slots, METH_O,
-     "fill_slots(array_class): set its number slots to the compiled operators (how many were set)."},
+     "fill_slots(array_class): set its number and comparison slots to the compiled operators (how many were set)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -4,6 +4,23 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+/* The functions below are the extension's own: hidden, so that the compiler calls them directly (or
+ * inlines them) instead of through the shared library's PLT, as it must for an exported symbol that
+ * another library could interpose. PyInit__dispatch stays exported (PyMODINIT_FUNC says so). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(hidden)
+#endif
+
+/* hot: the replay path, placed together (.text.hot) so that a call touches few cache lines of code;
+ * cold: the ways out of it (the Python function, CPython's protocol), placed apart */
+#if defined(__GNUC__)
+#define AL_HOT __attribute__((hot))
+#define AL_COLD __attribute__((cold))
+#else
+#define AL_HOT
+#define AL_COLD
+#endif
+
 #define SLOTS 16
 
 enum { GUARD_NONE = 0, GUARD_ALL_WEAK = 1, GUARD_ANY_WEAK = 2 };
@@ -38,11 +55,17 @@ extern Py_ssize_t al_native_offset; /* the offset of Array's ``_native`` slot (0
 
 /* an Array's native (new reference; ``array`` of class al_array_type exactly), or NULL, no exception */
 PyObject *al_get_native(PyObject *array);
-int is_scalar_type(PyTypeObject *t);
+static inline int
+is_scalar_type(PyTypeObject *t)
+{
+    return t == &PyFloat_Type || t == &PyLong_Type || t == &PyBool_Type || t == &PyComplex_Type;
+}
 /* other's native form (new reference) for the fast path: an Array's, a Python scalar itself; or NULL */
 PyObject *al_operator_operand(PyObject *other);
 /* a plan replayed on unwrapped operands, its result in a new Array; NULL with *fell: the Python path */
 PyObject *al_replay_wrapped(Dispatcher *d, PyObject *const *natives, PyObject *like, int *fell);
+/* a new, empty Array (its slots NULL), from the released ones where there are any (_operators.c) */
+PyObject *al_new_array(void);
 /* operator_method(array_class, name, function, python_method, form, doc, zero_d) (_operators.c) */
 PyObject *al_operator_method(PyObject *module, PyObject *args);
 /* fill_slots(array_class): its number slots take the compiled operators directly (_operators.c) */
@@ -55,5 +78,9 @@ PyObject *al_current_policy(void);                           /* the policy's nam
 void al_forget_policy(void);                                 /* clear(): the cached policy read is forgotten */
 int al_weak_guard(int guard, PyObject *const *args, PyObject *const *dtypes, int n); /* -1, 0 pass, 1 fall */
 PyObject *al_read_dtype(PyObject *x);                        /* x.dtype (new ref) or NULL, error set */
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif

@@ -38,7 +38,7 @@ static Operator operators[MAX_OPERATORS];
 static PyMethodDef operator_defs[MAX_OPERATORS];
 static int operator_count;
 
-static PyObject *
+AL_COLD static PyObject *
 operator_fallback(Operator *op, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     PyObject *stack[4];
@@ -53,7 +53,7 @@ operator_fallback(Operator *op, PyObject *self, PyObject *const *args, Py_ssize_
 
 /* The compiled path of ``op`` on ``self`` and ``other_arg`` (NULL for a unary operator): a new Array;
  * NULL with *fell set: take the Python method; NULL without: an exception. */
-static PyObject *
+AL_HOT static PyObject *
 operate_fast(Operator *op, PyObject *self, PyObject *other_arg, int *fell)
 {
     PyObject *native = NULL, *other = NULL, *array = NULL, *operands[2] = {NULL, NULL};
@@ -74,7 +74,7 @@ done:
     return array;
 }
 
-static PyObject *
+AL_HOT static PyObject *
 operate(int index, PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     Operator *op = &operators[index];
@@ -169,7 +169,9 @@ static NumberSlot number_slots[] = {
     SLOT("__pos__", NULL, nb_positive),
     SLOT("__abs__", NULL, nb_absolute),
     SLOT("__invert__", NULL, nb_invert),
+    SLOT("__pow__", "__rpow__", nb_power), /* ternary: the compiled path when the modulo is None */
 };
+#define POWER 15
 #define NUMBER_SLOTS ((int)(sizeof(number_slots) / sizeof(number_slots[0])))
 static void *slot_functions[NUMBER_SLOTS];
 
@@ -183,30 +185,38 @@ by_methods(PyTypeObject *t, int k)
     return f == number_slots[k].original || f == slot_functions[k];
 }
 
-/* type(self).<name>(self, other), or NotImplemented where the class has no such method */
+/* type(self).<name>(self, *rest) (``self`` = stack[0], n arguments in all), or NotImplemented where
+ * the class has no such method */
 static PyObject *
-call_method(PyObject *self, PyObject *other, PyObject *name)
+call_method_n(PyObject *const *stack, Py_ssize_t n, PyObject *name)
 {
-    PyObject *f = _PyType_Lookup(Py_TYPE(self), name), *stack[2] = {self, other}, *result;
+    PyObject *self = stack[0], *f = _PyType_Lookup(Py_TYPE(self), name), *result;
     if (f == NULL)
         Py_RETURN_NOTIMPLEMENTED;
     Py_INCREF(f);
     if (PyType_HasFeature(Py_TYPE(f), Py_TPFLAGS_METHOD_DESCRIPTOR)) {
-        result = PyObject_Vectorcall(f, stack, 2, NULL);
+        result = PyObject_Vectorcall(f, stack, n, NULL);
     } else {
         descrgetfunc get = Py_TYPE(f)->tp_descr_get;
         PyObject *bound = get == NULL ? Py_NewRef(f) : get(f, self, (PyObject *)Py_TYPE(self));
-        result = bound == NULL ? NULL : PyObject_Vectorcall(bound, stack + 1, 1, NULL);
+        result = bound == NULL ? NULL : PyObject_Vectorcall(bound, stack + 1, n - 1, NULL);
         Py_XDECREF(bound);
     }
     Py_DECREF(f);
     return result;
 }
 
+static PyObject *
+call_method(PyObject *self, PyObject *other, PyObject *name)
+{
+    PyObject *stack[2] = {self, other};
+    return call_method_n(stack, 2, name);
+}
+
 /* CPython's protocol for a binary slot answered by methods (typeobject.c's SLOT1BINFULL), with this
  * file's slot counted as such a slot: the left method, else the right operand's reflected one (first
  * when its class is a subclass that overrides it). */
-static PyObject *
+AL_COLD static PyObject *
 by_protocol(int k, PyObject *left, PyObject *right)
 {
     NumberSlot *s = &number_slots[k];
@@ -233,7 +243,7 @@ by_protocol(int k, PyObject *left, PyObject *right)
     Py_RETURN_NOTIMPLEMENTED;
 }
 
-static PyObject *
+AL_HOT static PyObject *
 binary_slot(int k, PyObject *left, PyObject *right)
 {
     NumberSlot *s = &number_slots[k];
@@ -246,7 +256,7 @@ binary_slot(int k, PyObject *left, PyObject *right)
     return array == NULL && fell ? by_protocol(k, left, right) : array;
 }
 
-static PyObject *
+AL_HOT static PyObject *
 unary_slot(int k, PyObject *self)
 {
     NumberSlot *s = &number_slots[k];
@@ -257,11 +267,43 @@ unary_slot(int k, PyObject *self)
     return array == NULL && fell ? ((unaryfunc)s->original)(self) : array; /* the generic one: the method */
 }
 
-#define B(k) static PyObject *slot_##k(PyObject *l, PyObject *r) { return binary_slot(k, l, r); }
-#define U(k) static PyObject *slot_##k(PyObject *x) { return unary_slot(k, x); }
+AL_HOT static PyObject *
+power_slot(PyObject *left, PyObject *right, PyObject *modulo)
+{
+    if (modulo != Py_None) { /* pow(A, B, m): as CPython's generic slot, left.__pow__ (no reflected form) */
+        PyObject *stack[3] = {left, right, modulo};
+        if (!by_methods(Py_TYPE(left), POWER))
+            Py_RETURN_NOTIMPLEMENTED;
+        return call_method_n(stack, 3, number_slots[POWER].name_obj);
+    }
+    return binary_slot(POWER, left, right);
+}
+
+#define B(k) AL_HOT static PyObject *slot_##k(PyObject *l, PyObject *r) { return binary_slot(k, l, r); }
+#define U(k) AL_HOT static PyObject *slot_##k(PyObject *x) { return unary_slot(k, x); }
 B(0) B(1) B(2) B(3) B(4) B(5) B(6) B(7) B(8) B(9) B(10) U(11) U(12) U(13) U(14)
 static void *slot_functions[NUMBER_SLOTS] = {slot_0, slot_1, slot_2, slot_3, slot_4, slot_5, slot_6, slot_7,
-                                             slot_8, slot_9, slot_10, slot_11, slot_12, slot_13, slot_14};
+                                             slot_8, slot_9, slot_10, slot_11, slot_12, slot_13, slot_14,
+                                             power_slot};
+
+/* ---- comparisons -------------------------------------------------------------------------------
+ * ``A < B`` reaches the class's tp_richcompare; CPython's generic one looks ``__lt__`` up and calls
+ * it. This one takes the compiled operator directly (indexed by Py_LT ... Py_GE) and hands
+ * everything else to the generic one; CPython's do_richcompare keeps the reflected protocol. */
+
+static const char *compare_names[6] = {"__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__"};
+static Operator *compare_ops[6];
+static richcmpfunc generic_richcompare;
+
+AL_HOT static PyObject *
+richcompare_slot(PyObject *self, PyObject *other, int op)
+{
+    PyObject *array = NULL;
+    int fell = 1;
+    if (Py_TYPE(self) == al_array_type && op >= Py_LT && op <= Py_GE)
+        array = operate_fast(compare_ops[op], self, other, &fell);
+    return array == NULL && fell ? generic_richcompare(self, other, op) : array;
+}
 
 /* the compiled operator ``name`` as the class holds it now, or NULL */
 static Operator *
@@ -281,9 +323,15 @@ installed(PyTypeObject *cls, const char *name)
 /* ---- the Array's deallocation ----------------------------------------------------------------------
  * CPython's deallocator of a class defined in Python weighs finalizers, weak references, a __dict__
  * and every base; an Array (``__slots__`` only, none of those) is its object slots cleared and its
- * memory freed. A subclass's own deallocator does its part, then calls this one, as its base's. */
+ * memory freed. A subclass's own deallocator does its part, then calls this one, as its base's.
+ * Up to FREE_ARRAYS released Arrays (of the class exactly, their slots empty, untracked) are kept for
+ * al_new_array(), as CPython keeps floats: an operator's result then costs no allocator call. */
 
-static void
+#define FREE_ARRAYS 16
+static PyObject *free_arrays[FREE_ARRAYS];
+static int free_count;
+
+AL_HOT static void
 array_dealloc(PyObject *self)
 {
     PyTypeObject *cls = Py_TYPE(self);
@@ -293,9 +341,24 @@ array_dealloc(PyObject *self)
         if (m->type == T_OBJECT_EX)
             Py_CLEAR(*(PyObject **)((char *)self + m->offset));
     }
-    cls->tp_free(self);
-    Py_DECREF(cls);
+    if (cls == al_array_type && free_count < FREE_ARRAYS)
+        free_arrays[free_count++] = self;
+    else
+        cls->tp_free(self);
+    Py_DECREF(cls); /* a kept Array holds no reference to its class; al_new_array() takes one */
     Py_TRASHCAN_END
+}
+
+AL_HOT PyObject *
+al_new_array(void)
+{
+    if (free_count == 0)
+        return al_array_type->tp_alloc(al_array_type, 0);
+    PyObject *array = free_arrays[--free_count];
+    _Py_NewReference(array);
+    Py_INCREF(al_array_type);
+    PyObject_GC_Track(array);
+    return array;
 }
 
 /* array_dealloc in place of CPython's, where the class has nothing else for it to do */
@@ -309,6 +372,24 @@ fill_dealloc(PyTypeObject *cls)
     cls->tp_dealloc = array_dealloc;
 }
 
+/* richcompare_slot in place of the generic one, where every comparison is a compiled operator: 1, else 0 */
+static int
+fill_richcompare(PyTypeObject *cls)
+{
+    Operator *ops[6];
+    if (cls->tp_richcompare == NULL || cls->tp_richcompare == richcompare_slot)
+        return 0;
+    for (int k = 0; k < 6; k++) {
+        if ((ops[k] = installed(cls, compare_names[k])) == NULL)
+            return 0;
+    }
+    for (int k = 0; k < 6; k++)
+        compare_ops[k] = ops[k];
+    generic_richcompare = cls->tp_richcompare;
+    cls->tp_richcompare = richcompare_slot;
+    return 1;
+}
+
 PyObject *
 al_fill_slots(PyObject *Py_UNUSED(module), PyObject *cls)
 {
@@ -316,6 +397,7 @@ al_fill_slots(PyObject *Py_UNUSED(module), PyObject *cls)
     if ((PyTypeObject *)cls != al_array_type || al_array_type->tp_as_number == NULL)
         return PyLong_FromLong(0);
     fill_dealloc(al_array_type);
+    filled += fill_richcompare(al_array_type);
     for (int k = 0; k < NUMBER_SLOTS; k++) {
         NumberSlot *s = &number_slots[k];
         void **slot = (void **)((char *)al_array_type->tp_as_number + s->offset);

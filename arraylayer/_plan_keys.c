@@ -112,7 +112,7 @@ typedef struct {
 static DtypeReader readers[READERS];
 static int reader_next;
 
-static DtypeReader *
+AL_COLD static DtypeReader *
 reader_for(PyTypeObject *t)
 {
     DtypeReader *r = &readers[reader_next];
@@ -136,7 +136,7 @@ reader_for(PyTypeObject *t)
 }
 
 /* x.dtype (new reference), or NULL with an exception set */
-PyObject *
+AL_HOT PyObject *
 al_read_dtype(PyObject *x)
 {
     PyTypeObject *t = Py_TYPE(x);

@@ -96,9 +96,9 @@ def operator_method(cls: type, name: str, function: Callable[..., Any], method: 
 
 
 def fill_slots(cls: type) -> None:
-    """After :func:`operator_method` made ``cls``'s operators: point its number slots (``A + B``,
-    ``-A`` ...) at them directly, instead of through CPython's look-up of ``__add__`` (setting an
-    operator on the class later puts that look-up back)."""
+    """After :func:`operator_method` made ``cls``'s operators: point its number and comparison slots
+    (``A + B``, ``A ** B``, ``-A``, ``A < B`` ...) at them directly, instead of through CPython's look-up
+    of ``__add__`` (setting an operator on the class later puts that look-up back)."""
     if _dispatch is not None and OPERATORS:
         _dispatch.fill_slots(cls)
 

@@ -227,7 +227,8 @@ f32, i32 = np.array([1.5, -2.0], np.float32), np.array([3, 4], np.int32)
 A, B, I = al.Array(f32), al.Array(np.array([0.5, 4.0], np.float32)), al.Array(i32)
 operands = [A, B, I, Sub(f32), Foreign(), 2, 2.5, True, f32, np.float64(2.0), object(), al.Array(np.ones(3, np.float32))]
 binary = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
-          operator.and_, operator.or_, operator.xor, operator.lshift, operator.rshift]
+          operator.and_, operator.or_, operator.xor, operator.lshift, operator.rshift, operator.pow,
+          operator.lt, operator.le, operator.eq, operator.ne, operator.gt, operator.ge]
 
 def outcome(call, *args):
     try:
@@ -244,18 +245,20 @@ for _ in range(2):  # planned, then replayed
         out += [outcome(op, x, y) for x in operands for y in operands
                 if isinstance(x, al.Array) or isinstance(y, al.Array)]
     out += [outcome(op, x) for op in (operator.neg, operator.pos, abs, operator.invert) for x in (A, I, Sub(i32))]
+    out += [outcome(pow, x, y, 3) for x, y in ((A, B), (A, 2), (2, A), (Sub(f32), A), (A, Foreign()))]
 if c.ACTIVE:  # the slots point at the compiled operators; setting an operator puts CPython's look-up back
     assert c._dispatch.fill_slots(al.Array) == 0
-    al.Array.__sub__ = al.Array.__sub__
-    assert c._dispatch.fill_slots(al.Array) == 1
+    for name in ("__sub__", "__pow__", "__lt__"):
+        setattr(al.Array, name, getattr(al.Array, name))
+        assert c._dispatch.fill_slots(al.Array) == 1, name
 print(repr(out))
 """
 
 
 @needs_compiled
 def test_operator_slots_keep_pythons_protocol():
-    """``A + B`` through the class's number slots (compiled) and through CPython's look-up of the
-    methods (pure Python): the same outcome for Arrays, subclasses that override a reflected method,
+    """``A + B``, ``A ** B``, ``A < B`` through the class's number and comparison slots (compiled) and
+    through CPython's look-up of the methods (pure Python): the same outcome for Arrays, subclasses that override a reflected method,
     foreign classes, scalars, NumPy operands and unsupported ones, in fresh interpreters."""
     outs = []
     for pure in ("0", "1"):
@@ -269,8 +272,9 @@ def test_operator_slots_keep_pythons_protocol():
 
 
 def test_arrays_and_subclasses_free_what_they_hold():
-    """Array's deallocation (the compiled one where built): the native array, the class and a
-    subclass's weak references and attributes are released, nothing more."""
+    """Array's deallocation (the compiled one where built, which keeps a few released Arrays for the
+    next result): the native array, the class and a subclass's weak references and attributes are
+    released, nothing more, and a reused Array is tracked by the collector like a new one."""
     import gc
     import weakref
 
@@ -285,8 +289,9 @@ def test_arrays_and_subclasses_free_what_they_hold():
     counts = (sys.getrefcount(native), sys.getrefcount(al.Array), sys.getrefcount(Sub), sys.getrefcount(WithDict))
     for _ in range(50):
         A = al.Array(native)
-        B = A + A  # made by the compiled operator where built
+        B = A + A  # made by the compiled operator where built (from the released Arrays kept for reuse)
         -A  # noqa: B018
+        assert gc.is_tracked(B) and B.native is not A.native and B.native.tolist() == [2.0, 2.0, 2.0]
         s = Sub(native)
         s.extra = native
         probe = weakref.ref(s)
