@@ -28,7 +28,7 @@ def path(request, monkeypatch):
     """Each test runs through the C fix-ups and through torch's ops (the extension left out)."""
     if request.param == "C":
         if cpu_codes._kernel is None:
-            pytest.skip("arraylayer._codes is not built (setup.py build_ext): only torch's ops run")
+            pytest.skip("arraylayer._codes is not loaded (not built by setup.py build_ext, or ARRAYLAYER_PURE_PYTHON=1)")
     else:
         monkeypatch.setattr(cpu_codes, "_kernel", None)
     return request.param
@@ -140,7 +140,7 @@ def test_decode_every_code(path, name, dtype):
 
 def test_the_c_path_serves_contiguous_cpu_tensors_only():
     if cpu_codes._kernel is None:
-        pytest.skip("arraylayer._codes is not built (setup.py build_ext)")
+        pytest.skip("arraylayer._codes is not loaded (not built by setup.py build_ext, or ARRAYLAYER_PURE_PYTHON=1)")
     t = torch.zeros(8)
     assert cpu_codes.usable(t, t)
     assert not cpu_codes.usable(t[::2], t[::2])
