@@ -1,9 +1,10 @@
-"""The optional C extensions (everything else is in pyproject.toml): arraylayer._dispatch and
-arraylayer._threefry.
+"""The optional C extensions (everything else is in pyproject.toml): arraylayer._dispatch,
+arraylayer._threefry and arraylayer._codes.
 
 A compiler error never fails the install: the extension is left out with one line saying so,
-and arraylayer runs its pure-Python dispatch (arraylayer/compiled_dispatch.py) or computes its
-dropout masks with NumPy (arraylayer/dropout_masks.py)."""
+and arraylayer runs its pure-Python dispatch (arraylayer/compiled_dispatch.py), computes its
+dropout masks with NumPy (arraylayer/dropout_masks.py) or fixes torch's float8 codes with torch's
+own ops (arraylayer/lowp/cpu_codes.py)."""
 
 import sys
 
@@ -37,6 +38,7 @@ setup(
     ext_modules=[Extension("arraylayer._dispatch",
                            ["arraylayer/_dispatch.c", "arraylayer/_operators.c", "arraylayer/_plan_keys.c"],
                            depends=["arraylayer/_dispatch.h"], optional=True),
-                 Extension("arraylayer._threefry", ["arraylayer/_threefry.c"], optional=True)],
+                 Extension("arraylayer._threefry", ["arraylayer/_threefry.c"], optional=True),
+                 Extension("arraylayer._codes", ["arraylayer/_codes.c"], optional=True)],
     cmdclass={"build_ext": OptionalBuildExt},
 )

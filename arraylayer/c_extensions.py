@@ -1,5 +1,5 @@
-"""Loading arraylayer's optional C extensions (``_dispatch``, ``_threefry``; built by setup.py where a
-compiler exists), each replaced by its pure-Python path where it is missing or where
+"""Loading arraylayer's optional C extensions (``_dispatch``, ``_threefry``, ``_codes``; built by
+setup.py where a compiler exists), each replaced by its pure-Python path where it is missing or where
 ``ARRAYLAYER_PURE_PYTHON=1`` asks for that path (as CI's tests of both paths do)."""
 
 from __future__ import annotations

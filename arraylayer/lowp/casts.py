@@ -11,7 +11,9 @@ The portable encoder works on the int32 bit pattern of a float32 with the framew
 ops. float16 and bfloat16 are widened to float32 first (exact); float64 is rounded to float32
 first, because that is what ml_dtypes does (a float64 just below a tie of the format rounds up). Where a framework's native cast gives the same bits
 (``NATIVE_ENCODE``, measured by tests/test_lowp_casts.py) it is used instead, with a fix-up where
-only the out-of-range or NaN codes differ. The decoder is a gather from a table of 2**bits values.
+only the out-of-range or NaN codes differ (for torch's eager CPU tensors in one pass in C: see
+:mod:`.cpu_codes`). The decoder is a gather from a table of 2**bits values, or torch's own
+float8_e5m2 cast with its NaNs fixed (:mod:`.cpu_codes` again).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import numpy as np
 from ..context import replaying
 from ..errors import InvalidArgumentError, UnsupportedDtypeError
 from ._ops import ops_of
+from .cpu_codes import DECODE_NANS, decoded, fixed, usable
 from .formats import FORMATS, STATUS, Format, get_format
 
 __all__ = ["encode", "decode", "cast", "to_native", "format_of", "NATIVE_ENCODE", "NATIVE_DECODE"]
@@ -79,6 +82,8 @@ def encode(x: Any, format: str | Format, *, saturate: bool = False, native: bool
     wide = x
     if source != "float32":  # float16/bfloat16 exactly; float64 rounded once, as ml_dtypes does
         x = ops.astype(x, "float32")
+        if source == "float16" and ops.name == "torch":
+            x = _float16_nan_signs(ops.torch, wide, x)
     mode = NATIVE_ENCODE.get((ops.name, f.name)) if native else None
     if mode not in (None, "cast") and not (saturate and ops.name == "jax"):  # XLA's clip flushes subnormals
         codes = _encode_native(ops, x, f, saturate, mode)
@@ -87,6 +92,16 @@ def encode(x: Any, format: str | Format, *, saturate: bool = False, native: bool
     if source == "float64" and f.specials == "e8m0" and ops.name in ("jax", "tensorflow"):
         codes = _below_float32_normals(ops, wide, codes)
     return _wrap(codes, wrapped)
+
+
+def _float16_nan_signs(torch: Any, half: Any, x: Any) -> Any:
+    """``x`` (torch's float32 cast of the float16 ``half``) with the sign of ``half``'s NaNs: the
+    cast's scalar loop (a short array, the tail of a long one) gives +NaN for every NaN. Eagerly,
+    NaN-free data costs one ``isnan`` pass."""
+    nan = torch.isnan(x)
+    if not replaying() and not bool(nan.any()):
+        return x
+    return torch.where(nan & (half.view(torch.int16) < 0), -torch.abs(x), x)
 
 
 def _below_float32_normals(ops: Any, x: Any, codes: Any) -> Any:
@@ -147,25 +162,38 @@ def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> An
     codes = ops.codes_of(ops.astype(x, f.name))
     if mode == "direct" or (mode == "overflow" and saturate):
         return codes
-    torch = ops.torch
-    magnitude = codes & (f.sign_bit - 1)
     # torch gives "nan" S.11111.11 for NaN where ml_dtypes gives S.11111.10 (no value gives S.11111.11);
-    # "overflow": the largest finite S.1111.110 where ml_dtypes gives NaN, S.1111.111. Eagerly, one
-    # maximum over the codes' magnitudes (a byte pass) tells whether any code may need the fix, and
-    # for "overflow" one pass over x (data scaled to the format's amax reaches its largest code)
-    # whether any value is beyond the largest value's rounding bound.
+    # "overflow": the largest finite S.1111.110 where ml_dtypes gives NaN, S.1111.111.
+    if usable(x, codes):  # eagerly on the CPU: one scan of the codes in C, in place
+        return fixed(x, codes, mode, *_fixup(f.name, mode))
+    bound, inclusive = _rounding_bound(f)
+    torch = ops.torch
+    # Eagerly, whether any code may need the fix: for "nan", one maximum over the codes' magnitudes
+    # (a byte pass); for "overflow", one aminmax over x (NaN propagates: a NaN takes the fix path,
+    # which leaves its code), as cheap as the byte pass and needed after it where data scaled to the
+    # format's amax reaches the largest code.
     eager = not replaying()
-    if eager and (codes.numel() == 0 or int(torch.amax(magnitude)) < (f.sign_bit - 1 if mode == "nan" else f.max_code)):
+    if eager and codes.numel() == 0:
         return codes
     if mode == "nan":  # magnitude + 1 reaches the sign bit only from S.11111.11: flip its last bit
+        magnitude = codes & (f.sign_bit - 1)
+        if eager and int(torch.amax(magnitude)) < f.sign_bit - 1:
+            return codes
         return codes ^ ((magnitude + 1) >> (f.bits - 1))
-    bound, inclusive = _rounding_bound(f)
     if eager:
         low, high = torch.aminmax(x)
         if (high < bound and low > -bound) if inclusive else (high <= bound and low >= -bound):  # NaN: False
             return codes
     beyond = torch.abs(x) >= bound if inclusive else torch.abs(x) > bound
     return codes | beyond.view(torch.uint8)
+
+
+@cache
+def _fixup(format: str, mode: str) -> tuple[int, int, float, bool]:
+    """cpu_codes.fixed's arguments for ``format``'s native ``mode``: the magnitude torch gives,
+    ml_dtypes' (NaN's), and the rounding bound (keyed by name: hashing a Format costs 0.8 us)."""
+    f = FORMATS[format]
+    return (f.sign_bit - 1 if mode == "nan" else f.max_code, f.nan_code, *_rounding_bound(f))
 
 
 def _rounding_bound(f: Format) -> tuple[float, bool]:
@@ -250,8 +278,19 @@ def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32
     allowed = _DECODE_TO + (_INT_TO if not f.is_float else ())
     if dtype not in allowed:
         raise InvalidArgumentError(f"dtype={dtype!r}: {f.name} decodes to one of {', '.join(allowed)}.")
+    if ops.name == "torch" and f.name in DECODE_NANS and dtype in _DECODE_TO and usable(codes, codes):
+        y = ops.astype(ops.from_codes(codes, f.name), dtype)  # torch's own cast, its NaNs fixed in C
+        return _wrap(decoded(y, codes, DECODE_NANS[f.name], _nan_bits(f.name, dtype)), wrapped)
     table = ops.table((f.name, dtype), decode_table, codes)
     return _wrap(ops.take(table, codes if f.bits == 8 else codes & ((1 << f.bits) - 1)), wrapped)
+
+
+@cache
+def _nan_bits(format: str, dtype: str) -> tuple[int, int]:
+    """The bits of ``format``'s positive and negative NaN decoded to ``dtype``, as unsigned ints."""
+    table = decode_table(format, dtype)
+    nans = table[[FORMATS[format].sign_bit - 1, (1 << FORMATS[format].bits) - 1]]
+    return tuple(int(v) for v in nans.view(f"uint{8 * table.itemsize}"))
 
 
 def native_codes(ops: Any, x: Any, f: Format) -> Any:
@@ -293,9 +332,16 @@ def cast(x: Any, format: str | Format, *, saturate: bool = False) -> Any:
     the uint8 codes as an Array (``arraylayer.astype`` gives an Array of the low-precision dtype)."""
     f = get_format(format)
     x, wrapped = _unwrap(x)
-    if not wrapped and not saturate and NATIVE_ENCODE.get((ops_of(x).name, f.name)) in ("direct", "cast"):
-        if ops_of(x).dtype_name(x) == "float32":  # the framework's own cast, its bits ml_dtypes'
-            return ops_of(x).astype(x, f.name)
+    if not wrapped and not saturate:
+        ops = ops_of(x)
+        mode = NATIVE_ENCODE.get((ops.name, f.name))
+        if mode is not None and ops.dtype_name(x) == "float32":  # the framework's own cast
+            if mode in ("direct", "cast"):  # its bits are ml_dtypes'
+                return ops.astype(x, f.name)
+            if usable(x, x):  # torch's, eagerly on the CPU, its codes fixed in place (x contiguous: y too)
+                y = ops.astype(x, f.name)
+                fixed(x, ops.codes_of(y), mode, *_fixup(f.name, mode))
+                return y
     codes = encode(x, f, saturate=saturate)
     if wrapped:
         return _wrap(codes, wrapped)

@@ -13,6 +13,7 @@ from .formats import FORMATS
 __all__ = ["convert"]
 
 _FLOAT32, _INT32 = as_dtype("float32"), as_dtype("int32")
+_WIDER = ("float16", "bfloat16", "float32", "float64")  # what decode() gives
 
 
 def convert(backend: Any, x: Any, source: Dtype, target: Dtype, *, saturate: bool = False) -> Any:
@@ -23,6 +24,8 @@ def convert(backend: Any, x: Any, source: Dtype, target: Dtype, *, saturate: boo
     if source is target:
         return x
     if source.is_low_precision:  # decode exactly into float32 (int32 for the integer types)
+        if source.is_floating and target.name in _WIDER:  # straight into it: a float32 NaN cast on
+            return decode(x, dtype=target.name)  # to bfloat16 by torch would lose its sign
         wide = _FLOAT32 if source.is_floating else _INT32
         x, source = decode(x, dtype=wide.name), wide
         if not target.is_low_precision:

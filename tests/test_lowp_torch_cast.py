@@ -1,0 +1,149 @@
+"""torch's float8_e4m3fn/e5m2 casts on the CPU, fixed up in place (arraylayer/lowp/cpu_codes.py: the
+C extension arraylayer._codes, or torch's ops where it is not built), give ml_dtypes' bits: NaN of
+either sign, infinities, values at and around each rounding bound and every tie, subnormals,
+negative zero, at every position of the C loops' blocks, in contiguous, non-contiguous, empty and
+0-d tensors, encoding and decoding to every wider float. The oracle is ml_dtypes' own ``astype``.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import arraylayer as al
+from arraylayer import lowp
+from arraylayer.lowp import cpu_codes
+from tests.lowp_support import PAYLOADS, ties
+
+torch = pytest.importorskip("torch")
+
+FORMATS = ("float8_e4m3fn", "float8_e5m2")
+WIDER = {"float32": np.float32, "float16": np.float16, "float64": np.float64, "bfloat16": ml_dtypes.bfloat16}
+BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+@pytest.fixture(params=["C", "torch ops"])
+def path(request, monkeypatch):
+    """Each test runs through the C fix-ups and through torch's ops (the extension left out)."""
+    if request.param == "C":
+        if cpu_codes._kernel is None:
+            pytest.skip("arraylayer._codes is not loaded (not built by setup.py build_ext, or ARRAYLAYER_PURE_PYTHON=1)")
+    else:
+        monkeypatch.setattr(cpu_codes, "_kernel", None)
+    return request.param
+
+
+def edge_values(name: str) -> np.ndarray:
+    """Specials, the largest finite value, the rounding bound above it (a tie) and the float32 values
+    next to it, ties, subnormals and their halves, and negative zero, with both signs."""
+    info = ml_dtypes.finfo(getattr(ml_dtypes, name))
+    values = np.arange(256, dtype=np.uint8).view(getattr(ml_dtypes, name)).astype(np.float64)
+    top = float(info.max)
+    previous = float(np.max(values[np.isfinite(values) & (values < top)]))
+    bound = np.float32(top + (top - previous) / 2)  # the midpoint above the largest value: exact
+    tiny = float(info.smallest_subnormal)
+    up, down = np.float32(np.inf), np.float32(0)
+    near = [np.nextafter(bound, up), np.nextafter(bound, down), bound, np.float32(top),
+            np.nextafter(np.float32(top), up), 2 * bound, previous]
+    magnitudes = np.array([np.inf, *near, tiny, tiny / 2, tiny * 1.5, tiny / 4, 0.0, 1.0], np.float32)
+    return np.concatenate([magnitudes, -magnitudes, ties(name), -ties(name), PAYLOADS, [np.nan, -np.nan]]).astype(
+        np.float32)
+
+
+def codes_of(y) -> np.ndarray:
+    return y.contiguous().view(torch.uint8).numpy()
+
+
+def want_codes(values: np.ndarray, name: str) -> np.ndarray:
+    with np.errstate(over="ignore", invalid="ignore"):
+        return values.astype(getattr(ml_dtypes, name)).view(np.uint8)
+
+
+def shapes(values: np.ndarray) -> dict[str, np.ndarray]:
+    """The values in tensors of every layout the casts meet (views of one array where they are views)."""
+    grid = np.resize(values, (7, 2 * values.size // 7 + 1))
+    return {"1-d": values, "2-d": grid, "empty": values[:0], "empty 2-d": np.zeros((0, 3), np.float32),
+            "0-d nan": np.array(np.nan, np.float32), "0-d beyond": np.array(1e6, np.float32)}
+
+
+def layouts(host: np.ndarray):
+    """(what, tensor, its values as NumPy) for a contiguous tensor, a transposed one and a strided slice."""
+    t = torch.from_numpy(host.copy())
+    yield "contiguous", t, host
+    if t.ndim == 2:
+        yield "transposed", t.T, host.T
+    if t.ndim >= 1:
+        yield "every other", t[..., ::2], host[..., ::2]
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_astype_and_encode_give_ml_dtypes_bits(path, name):
+    for shape, host in shapes(edge_values(name)).items():
+        for layout, t, values in layouts(host):
+            want = want_codes(values, name)
+            result = al.astype(t, name)
+            assert result.dtype == getattr(torch, name) and result.shape == t.shape
+            assert (codes_of(result) == want).all(), (shape, layout, values[codes_of(result) != want])
+            assert (codes_of(lowp.cast(t, name)) == want).all(), (shape, layout)
+            assert (lowp.encode(t, name).numpy() == want).all(), (shape, layout)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_every_position_of_a_block(path, name):
+    """A code to fix first, last, alone and among others in arrays around the C loops' block length."""
+    special = edge_values(name)[:14]  # inf, the bound's neighbours, the largest value, ...
+    rng = np.random.default_rng(5)
+    for size in (1, 2, 255, 256, 257, 511, 600):
+        for where in {0, size // 2, size - 1}:
+            for value in (*special, np.nan, -np.nan):
+                values = (rng.standard_normal(size) * 10).astype(np.float32)
+                values[where] = value
+                got = codes_of(al.astype(torch.from_numpy(values), name))
+                assert (got == want_codes(values, name)).all(), (size, where, value)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_saturate_and_wider_sources(path, name):
+    values = edge_values(name)
+    t = torch.from_numpy(values)
+    top = float(ml_dtypes.finfo(getattr(ml_dtypes, name)).max)
+    clipped = np.where(np.isnan(values), values, np.clip(values, -top, top))
+    assert (codes_of(al.astype(t, name, saturate=True)) == want_codes(clipped, name)).all()
+    for dtype in (torch.float16, torch.bfloat16, torch.float64):
+        wide = t.to(dtype)  # float16 and bfloat16 round the values first: ml_dtypes casts theirs
+        host = wide.view(torch.int16).numpy().view(ml_dtypes.bfloat16) if dtype is torch.bfloat16 else wide.numpy()
+        assert (codes_of(al.astype(wide, name)) == want_codes(host, name)).all(), dtype
+
+
+@pytest.mark.parametrize("dtype", WIDER)
+@pytest.mark.parametrize("name", FORMATS)
+def test_decode_every_code(path, name, dtype):
+    codes = np.arange(256, dtype=np.uint8)
+    want = codes.view(getattr(ml_dtypes, name)).astype(WIDER[dtype])
+    width = BITS[want.itemsize]
+    stored = torch.from_numpy(codes.copy()).view(getattr(torch, name))
+    every_other = torch.from_numpy(codes.reshape(16, 16).copy()).view(getattr(torch, name))[:, ::2]
+    cases = [("astype", al.astype(stored, dtype), want), ("decode", lowp.decode(stored, dtype=dtype), want),
+             ("uint8 codes", lowp.decode(torch.from_numpy(codes.copy()), name, dtype), want),
+             ("every other", lowp.decode(every_other, dtype=dtype), want.reshape(16, 16)[:, ::2])]
+    for what, got, expected in cases:
+        got = got.contiguous().view(getattr(torch, f"int{8 * want.itemsize}")).numpy().view(width)
+        assert got.shape == expected.shape
+        wrong = got != expected.view(width)
+        assert not wrong.any(), (what, got[wrong], expected.view(width)[wrong])
+    for empty in (stored[:0], stored[:0].reshape(0, 4)):
+        assert lowp.decode(empty, dtype=dtype).shape == empty.shape
+    scalar = lowp.decode(stored[0x7F].reshape(()), dtype=dtype)  # a NaN code, 0-d
+    assert scalar.shape == () and torch.isnan(scalar.to(torch.float32))
+
+
+def test_the_c_path_serves_contiguous_cpu_tensors_only():
+    if cpu_codes._kernel is None:
+        pytest.skip("arraylayer._codes is not loaded (not built by setup.py build_ext, or ARRAYLAYER_PURE_PYTHON=1)")
+    t = torch.zeros(8)
+    assert cpu_codes.usable(t, t)
+    assert not cpu_codes.usable(t[::2], t[::2])
+    assert not cpu_codes.usable(t.reshape(2, 4).T, t)
+    with pytest.raises(ValueError, match="itemsize=3"):
+        cpu_codes._kernel.nans(t.data_ptr(), t.data_ptr(), 0, 0x7D, 3, 0, 0)
