@@ -44,7 +44,7 @@ def _flatten_into(tree: Any, leaves: list[Any]) -> Rebuild:
         keys = _keys(tree)
         cls = tree.__class__ if tree.__class__ in (dict, OrderedDict) else dict
         values = [tree[key] for key in keys]
-        if all(_plain_leaf(v) for v in values):  # a flat dict of arrays (a model's parameters): one step
+        if _plain_leaves(values):  # a flat dict of arrays (a model's parameters): one step
             leaves.extend(values)
             return lambda it: cls(zip(keys, it, strict=False))  # keys asked first: len(keys) leaves taken
         items = [(key, _flatten_into(value, leaves)) for key, value in zip(keys, values, strict=True)]
@@ -61,9 +61,12 @@ def _flatten_into(tree: Any, leaves: list[Any]) -> Rebuild:
     return next
 
 
-def _plain_leaf(value: Any) -> bool:
-    """Whether ``value`` is a leaf as it is: no container, no None, no Array wrapper."""
-    return value.__class__ not in WRAPPERS and value is not None and not isinstance(value, (dict, list, tuple))
+def _plain_leaves(values: list[Any]) -> bool:
+    """Whether every value is a leaf as it is: no container, no None, no Array wrapper."""
+    return all(v.__class__ not in WRAPPERS and v is not None and not isinstance(v, _CONTAINERS) for v in values)
+
+
+_CONTAINERS = (dict, list, tuple)
 
 
 def _keys(tree: dict[Any, Any]) -> list[Any]:
@@ -82,7 +85,7 @@ def _structure(tree: Any) -> Any:
     if isinstance(tree, dict):
         keys = _keys(tree)
         values = [tree[key] for key in keys]
-        if all(_plain_leaf(v) for v in values):
+        if _plain_leaves(values):
             return ("dict", tuple((key, "leaf") for key in keys))
         return ("dict", tuple((key, _structure(value)) for key, value in zip(keys, values, strict=True)))
     if isinstance(tree, (list, tuple)):
