@@ -124,7 +124,7 @@ class _Eager(NamedTuple):
     words: Callable[[Any], tuple[int, int] | None]  # a key's two words, or None: not here
     on_cpu: Callable[[Any], bool]  # whether an array is one this backend holds in host memory
     native: Callable[[Any], Any]  # a NumPy result as the backend's array (keys: its public words)
-    float_type: Callable[[Any], Any]  # NumPy's scalar type of an array's float dtype, or None (e.g. bfloat16)
+    float_name: Callable[[Any], str | None]  # an array's float dtype as NumPy names it, or None (e.g. bfloat16)
 
 
 def _numpy_words(key: Any) -> tuple[int, int] | None:
@@ -150,21 +150,22 @@ def _torch_native(a: Any) -> Any:
     return torch.from_numpy(a.astype(np.int64) if a.dtype == np.uint32 else a)  # keys: int64 in [0, 2**32)
 
 
-def _numpy_float_type(x: Any) -> Any:
-    return x.dtype.type if x.dtype.name in ("float16", "float32", "float64") else None
+def _numpy_float_name(x: Any) -> str | None:
+    name = x.dtype.name
+    return name if name in _FLOATS else None
 
 
-def _torch_float_type(x: Any) -> Any:
-    name = str(x.dtype)  # "torch.float32"
-    return getattr(np, name[len("torch."):]) if name in _TORCH_FLOATS else None
+def _torch_float_name(x: Any) -> str | None:
+    name = str(x.dtype)[len("torch."):]  # "torch.float32"
+    return name if name in _FLOATS else None
 
 
-_TORCH_FLOATS: Final = frozenset({"torch.float16", "torch.float32", "torch.float64"})
+_FLOATS: Final = frozenset({"float16", "float32", "float64"})
 
 #: the backends whose eager CPU masks and split keys come from here
 _EAGER: Final[dict[str, _Eager]] = {
-    "numpy": _Eager(_numpy_words, lambda x: True, lambda a: a, _numpy_float_type),
-    "torch": _Eager(_torch_words, lambda x: x.device.type == "cpu", _torch_native, _torch_float_type),
+    "numpy": _Eager(_numpy_words, lambda x: True, lambda a: a, _numpy_float_name),
+    "torch": _Eager(_torch_words, lambda x: x.device.type == "cpu", _torch_native, _torch_float_name),
 }
 
 
@@ -190,10 +191,11 @@ def divisor(backend: str, key: Any, x: Any, p: float) -> Any:
     dtype) where ``random.bernoulli(key, p, x.shape)`` is True and ``inf`` where it is False, or
     None (not here: another backend or device, a traced call, a dtype NumPy lacks)."""
     eager = _EAGER.get(backend)
-    float_type = None if eager is None else eager.float_type(x)
-    mask = None if float_type is None else _flat_mask(eager, key, x, p)
+    name = None if eager is None else eager.float_name(x)
+    mask = None if name is None else _flat_mask(eager, key, x, p)  # NumPy is loaded once a mask is made
     if mask is None:
         return None
+    float_type = np.dtype(name).type
     return eager.native(np.where(mask, float_type(p), float_type(math.inf))).reshape(x.shape)  # type: ignore[union-attr]
 
 

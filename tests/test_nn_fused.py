@@ -11,6 +11,10 @@ for bit, at every rate, including rates at the edge of float32's rounding.
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -222,6 +226,21 @@ def test_dropout_has_the_same_bits_on_every_backend(backend, dtype, x64_on):
     expected = np.where(kept, x / np.dtype(dtype).type(0.7), x * np.dtype(dtype).type(0.0))
     assert dropped.dtype == expected.dtype and not kept.all() and kept.any()
     np.testing.assert_array_equal(dropped.view(f"u{x.itemsize}"), expected.view(f"u{x.itemsize}"))
+
+
+def test_dropout_on_torch_as_the_first_use_of_numpy():
+    """A fresh interpreter whose first arraylayer call is torch's eager dropout (dropout_masks
+    imports NumPy only when it makes a mask)."""
+    pytest.importorskip("torch")
+    code = ("import arraylayer as al, torch\n"
+            "al.set_backend('torch')\n"
+            "y = al.nn.dropout(al.random.key(1), torch.tensor([-1.0, 2.0, -3.0, 4.0, 0.5, -0.5]), 0.5)\n"
+            "print(y.tolist())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert done.returncode == 0, done.stderr[-2000:]
+    expected = np.where(_bernoulli_mask("numpy", 1, (6,), 0.5), [-2.0, 4.0, -6.0, 8.0, 1.0, -1.0], [-0.0, 0.0, -0.0, 0.0, 0.0, -0.0])
+    assert done.stdout.strip() == str(expected.tolist())
 
 
 def test_compiled_dropout_has_the_eager_bits(fused_backend):
