@@ -1,7 +1,9 @@
-"""nn.dropout's keep mask and ``random.split``'s keys in eager code on the CPU, computed by NumPy
-in place: the same bits as ``arraylayer.random.bernoulli(key, p, shape)`` and ``random.split``,
+"""nn.dropout's mask and ``random.split``'s keys in eager code on the CPU, computed by NumPy in
+place: the same bits as ``arraylayer.random.bernoulli(key, p, shape)`` and ``random.split``,
 several times faster there (a split of a few keys: ~110 tiny NumPy operations instead of ~200
-arraylayer calls on PyTorch).
+arraylayer calls on PyTorch). Dropout's mask comes as its *divisor*: ``p`` where an element is
+kept and ``inf`` where it is dropped, in the input's dtype, so that dropout is one division
+(x / p exactly as before where kept, a zero where dropped).
 
 ``random`` runs threefry's ~110 integer operations through arraylayer, one array at a time (on
 PyTorch in int32, which needs a mask after every right shift). Here they run as NumPy uint32
@@ -41,7 +43,7 @@ def _load_numpy() -> None:
 
         np = numpy
 
-__all__ = ["keep", "split"]
+__all__ = ["divisor", "keep", "split"]
 
 _ROTATIONS: Final = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY: Final = 0x1BD11BDA
@@ -122,6 +124,7 @@ class _Eager(NamedTuple):
     words: Callable[[Any], tuple[int, int] | None]  # a key's two words, or None: not here
     on_cpu: Callable[[Any], bool]  # whether an array is one this backend holds in host memory
     native: Callable[[Any], Any]  # a NumPy result as the backend's array (keys: its public words)
+    float_name: Callable[[Any], str | None]  # an array's float dtype as NumPy names it, or None (e.g. bfloat16)
 
 
 def _numpy_words(key: Any) -> tuple[int, int] | None:
@@ -147,22 +150,53 @@ def _torch_native(a: Any) -> Any:
     return torch.from_numpy(a.astype(np.int64) if a.dtype == np.uint32 else a)  # keys: int64 in [0, 2**32)
 
 
+def _numpy_float_name(x: Any) -> str | None:
+    name = x.dtype.name
+    return name if name in _FLOATS else None
+
+
+def _torch_float_name(x: Any) -> str | None:
+    name = str(x.dtype)[len("torch."):]  # "torch.float32"
+    return name if name in _FLOATS else None
+
+
+_FLOATS: Final = frozenset({"float16", "float32", "float64"})
+
 #: the backends whose eager CPU masks and split keys come from here
 _EAGER: Final[dict[str, _Eager]] = {
-    "numpy": _Eager(_numpy_words, lambda x: True, lambda a: a),
-    "torch": _Eager(_torch_words, lambda x: x.device.type == "cpu", _torch_native),
+    "numpy": _Eager(_numpy_words, lambda x: True, lambda a: a, _numpy_float_name),
+    "torch": _Eager(_torch_words, lambda x: x.device.type == "cpu", _torch_native, _torch_float_name),
 }
+
+
+def _flat_mask(eager: _Eager | None, key: Any, x: Any, p: float) -> Any:
+    """The flat NumPy keep mask of x's size (``random.bernoulli(key, p)``), or None: not here."""
+    size = math.prod(x.shape)
+    if eager is None or size >= 2**32 or not eager.on_cpu(x):
+        return None
+    words = eager.words(key)
+    return None if words is None else _mask(words, size, p)
 
 
 def keep(backend: str, key: Any, x: Any, p: float) -> Any:
     """A native bool array of x's shape, True with probability ``p`` exactly where
     ``random.bernoulli(key, p, x.shape)`` is, or None (draw it with ``random.bernoulli``)."""
     eager = _EAGER.get(backend)
-    size = math.prod(x.shape)
-    if eager is None or size >= 2**32 or not eager.on_cpu(x):
+    mask = _flat_mask(eager, key, x, p)
+    return None if mask is None else eager.native(mask).reshape(x.shape)  # type: ignore[union-attr]
+
+
+def divisor(backend: str, key: Any, x: Any, p: float) -> Any:
+    """dropout's divisor: a native array of x's shape and dtype holding ``p`` (rounded to that
+    dtype) where ``random.bernoulli(key, p, x.shape)`` is True and ``inf`` where it is False, or
+    None (not here: another backend or device, a traced call, a dtype NumPy lacks)."""
+    eager = _EAGER.get(backend)
+    name = None if eager is None else eager.float_name(x)
+    mask = None if name is None else _flat_mask(eager, key, x, p)  # NumPy is loaded once a mask is made
+    if mask is None:
         return None
-    words = eager.words(key)
-    return None if words is None else eager.native(_mask(words, size, p)).reshape(x.shape)
+    float_type = np.dtype(name).type
+    return eager.native(np.where(mask, float_type(p), float_type(math.inf))).reshape(x.shape)  # type: ignore[union-attr]
 
 
 def split(backend: str, key: Any, num: int) -> Any:

@@ -8,7 +8,9 @@ checked and normalised by nn.py:
 * ``softmax(x, axis)``, ``log_softmax(x, axis)``: ``axis`` a non-negative int;
 * ``gelu(x, approximate)``: ``approximate`` a bool (tanh form when True);
 * ``layer_norm(x, trailing, eps, scale, offset)``: normalise over the last ``trailing`` axes;
-  ``scale``/``offset`` are None or native arrays of x's dtype and exactly those axes' shape.
+  ``scale``/``offset`` are None or native arrays of x's dtype and exactly those axes' shape;
+* ``embedding(table, ids)``: rows of a 2-d table at integer ids of the same backend, already
+  checked to lie in the table (a gather: exact in any dtype).
 
 Backends without a table (NumPy, dask) and arguments outside these keep the composed form. The
 kernels compute the same formulas (shifted by the maximum; biased variance; erf or the tanh form)
@@ -36,8 +38,14 @@ def _torch() -> Kernels:
     def layer_norm(x: Any, trailing: int, eps: float, scale: Any, offset: Any) -> Any:
         return F.layer_norm(x, tuple(x.shape[x.ndim - trailing:]), scale, offset, eps)
 
+    index_dtypes = (torch.int32, torch.int64)  # what F.embedding takes (aten::index_select, not aten::index)
+
+    def embedding(table: Any, ids: Any) -> Any:
+        return F.embedding(ids if ids.dtype in index_dtypes else ids.long(), table)
+
     return {"softmax": torch.softmax, "log_softmax": torch.log_softmax, "layer_norm": layer_norm,
-            "gelu": lambda x, approximate: F.gelu(x, approximate="tanh" if approximate else "none")}
+            "gelu": lambda x, approximate: F.gelu(x, approximate="tanh" if approximate else "none"),
+            "embedding": embedding}
 
 
 def _jax() -> Kernels:

@@ -9,7 +9,10 @@ arraylayer call. Both compute the same correctly rounded operations in the same 
 so they give the same bits; only the number of dispatches differs.
 
 A second operand is a column, or a *scalar*: a function of the leaf's native dtype giving the
-value in that dtype (a Python float, or a 0-d array of the leaf's backend).
+value in that dtype (a Python float, or a 0-d array of the leaf's backend). The forms ending in
+``_`` may write their result into their first column, which must be a temporary of the caller's
+(a column no one else holds): the multi-tensor kernels then allocate nothing (``torch._foreach_add_``);
+per leaf they are the plain forms.
 """
 
 from __future__ import annotations
@@ -38,6 +41,10 @@ class Ops(NamedTuple):
     sqrt: Callable[[Column], Column]
     square: Callable[[Column], Column]
     negative: Callable[[Column], Column]
+    add_: Callable[[Column, Column | Scalar], Column]
+    multiply_: Callable[[Column, Column | Scalar], Column]
+    divide_: Callable[[Column, Column | Scalar], Column]
+    sqrt_: Callable[[Column], Column]
 
 
 def _binary(f: Callable[[Any, Any], Any]) -> Callable[[Column, Column | Scalar], Column]:
@@ -54,8 +61,8 @@ def _unary(f: Callable[[Any], Any]) -> Callable[[Column], Column]:
 
 
 #: one arraylayer call per leaf (every backend, every dtype, traced code)
-PER_LEAF: Final = Ops(_binary(add), _binary(multiply), _binary(divide), _unary(sqrt), _unary(square),
-                      _unary(negative))
+_PLAIN: Final = (_binary(add), _binary(multiply), _binary(divide), _unary(sqrt))
+PER_LEAF: Final = Ops(*_PLAIN[:4], _unary(square), _unary(negative), *_PLAIN)
 
 
 def _torch() -> Callable[[tuple[Column, ...]], Ops | None]:
@@ -69,8 +76,17 @@ def _torch() -> Callable[[tuple[Column, ...]], Ops | None]:
         def binary(kernel: Callable[[Column, Any], Column]) -> Callable[[Column, Column | Scalar], Column]:
             return lambda xs, y: kernel(xs, y if isinstance(y, _COLUMNS) else y(dtype))  # type: ignore[operator]
 
+        def in_place(kernel: Callable[..., None]) -> Callable[..., Column]:
+            def run(xs: Column, *y: Any) -> Column:
+                kernel(xs, *(b if isinstance(b, _COLUMNS) else b(dtype) for b in y))
+                return xs
+
+            return run
+
         return Ops(binary(torch._foreach_add), binary(torch._foreach_mul), binary(torch._foreach_div),
-                   torch._foreach_sqrt, lambda xs: torch._foreach_mul(xs, xs), torch._foreach_neg)
+                   torch._foreach_sqrt, lambda xs: torch._foreach_mul(xs, xs), torch._foreach_neg,
+                   in_place(torch._foreach_add_), in_place(torch._foreach_mul_), in_place(torch._foreach_div_),
+                   in_place(torch._foreach_sqrt_))
 
     float32, float64 = floats
     for_float32, for_float64 = bound(float32), bound(float64)

@@ -41,8 +41,13 @@ def _flatten_into(tree: Any, leaves: list[Any]) -> Rebuild:
         leaves.append(unwrap(tree))
         return lambda it: wrap(next(it))
     if isinstance(tree, dict):
-        items = [(key, _flatten_into(tree[key], leaves)) for key in _keys(tree)]
+        keys = _keys(tree)
         cls = tree.__class__ if tree.__class__ in (dict, OrderedDict) else dict
+        values = [tree[key] for key in keys]
+        if _plain_leaves(values):  # a flat dict of arrays (a model's parameters): one step
+            leaves.extend(values)
+            return lambda it: cls(zip(keys, it, strict=False))  # keys asked first: len(keys) leaves taken
+        items = [(key, _flatten_into(value, leaves)) for key, value in zip(keys, values, strict=True)]
         return lambda it: cls((key, build(it)) for key, build in items)
     if isinstance(tree, (list, tuple)):
         builds = [_flatten_into(item, leaves) for item in tree]
@@ -54,6 +59,14 @@ def _flatten_into(tree: Any, leaves: list[Any]) -> Rebuild:
         return lambda it: None
     leaves.append(tree)
     return next
+
+
+def _plain_leaves(values: list[Any]) -> bool:
+    """Whether every value is a leaf as it is: no container, no None, no Array wrapper."""
+    return all(v.__class__ not in WRAPPERS and v is not None and not isinstance(v, _CONTAINERS) for v in values)
+
+
+_CONTAINERS = (dict, list, tuple)
 
 
 def _keys(tree: dict[Any, Any]) -> list[Any]:
@@ -70,7 +83,11 @@ def _structure(tree: Any) -> Any:
     if tree.__class__ in WRAPPERS:
         return "leaf"
     if isinstance(tree, dict):
-        return ("dict", tuple((key, _structure(tree[key])) for key in _keys(tree)))
+        keys = _keys(tree)
+        values = [tree[key] for key in keys]
+        if _plain_leaves(values):
+            return ("dict", tuple((key, "leaf") for key in keys))
+        return ("dict", tuple((key, _structure(value)) for key, value in zip(keys, values, strict=True)))
     if isinstance(tree, (list, tuple)):
         return (type(tree).__name__, tuple(_structure(item) for item in tree))
     return None if tree is None else "leaf"

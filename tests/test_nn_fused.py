@@ -11,6 +11,10 @@ for bit, at every rate, including rates at the edge of float32's rounding.
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -200,10 +204,52 @@ def test_dropout_values_and_gradient(backend):
     x = on(backend, X)
     dropped = host(nn.dropout(key, x, 0.3))
     kept = _bernoulli_mask("numpy", 7, X.shape, 0.7)
-    np.testing.assert_array_equal(dropped, np.where(kept, host(al.divide(x, 0.7)), 0.0))
+    # the oracle is NumPy's division (JAX's own divide by a scalar multiplies by the reciprocal,
+    # one ulp off; dropout divides by a mask array, so every backend has NumPy's bits)
+    np.testing.assert_array_equal(dropped, np.where(kept, X / np.float32(0.7), 0.0))
     if backend in FUSED_BACKENDS:
         grad = host(al.grad(lambda a: al.sum(nn.dropout(key, a, 0.3)))(x))
         np.testing.assert_allclose(grad, np.where(kept, 1 / 0.7, 0.0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_dropout_has_the_same_bits_on_every_backend(backend, dtype, x64_on):
+    """One division by a mask of 1 - rate and inf everywhere: NumPy's x / float(1 - rate) where
+    kept, a zero of x's sign where dropped (the bits compared, so -0.0 is not 0.0)."""
+    if dtype not in al.valid_dtypes(backend):
+        pytest.skip(f"{backend} has no {dtype}")
+    x = np.concatenate([X.ravel(), [0.0, -0.0, 1e-30, -4e4]]).astype(dtype)
+    with al.use_backend(backend):
+        key = al.random.key(5)
+    dropped = host(nn.dropout(key, on(backend, x), 0.3))
+    kept = _bernoulli_mask("numpy", 5, x.shape, 0.7)
+    expected = np.where(kept, x / np.dtype(dtype).type(0.7), x * np.dtype(dtype).type(0.0))
+    assert dropped.dtype == expected.dtype and not kept.all() and kept.any()
+    np.testing.assert_array_equal(dropped.view(f"u{x.itemsize}"), expected.view(f"u{x.itemsize}"))
+
+
+def test_dropout_on_torch_as_the_first_use_of_numpy():
+    """A fresh interpreter whose first arraylayer call is torch's eager dropout (dropout_masks
+    imports NumPy only when it makes a mask)."""
+    pytest.importorskip("torch")
+    code = ("import arraylayer as al, torch\n"
+            "al.set_backend('torch')\n"
+            "y = al.nn.dropout(al.random.key(1), torch.tensor([-1.0, 2.0, -3.0, 4.0, 0.5, -0.5]), 0.5)\n"
+            "print(y.tolist())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert done.returncode == 0, done.stderr[-2000:]
+    expected = np.where(_bernoulli_mask("numpy", 1, (6,), 0.5), [-2.0, 4.0, -6.0, 8.0, 1.0, -1.0], [-0.0, 0.0, -0.0, 0.0, 0.0, -0.0])
+    assert done.stdout.strip() == str(expected.tolist())
+
+
+def test_compiled_dropout_has_the_eager_bits(fused_backend):
+    with al.use_backend(fused_backend):
+        key = al.random.key(12)
+    x = on(fused_backend, X)
+    eager = host(nn.dropout(key, x, 0.25))
+    compiled = host(compiler(fused_backend)(lambda k, a: nn.dropout(k, a, 0.25))(key, x))
+    np.testing.assert_array_equal(compiled.view(np.uint32), eager.view(np.uint32))
 
 
 def test_compiled_dropout_has_the_eager_mask(fused_backend):

@@ -172,7 +172,9 @@ def shape(value: Any, parameter: str = "shape") -> tuple[int, ...]:
     ints whose product no backend refuses to allocate for its size alone."""
     sequence = dims_sequence(value)
     if sequence is not None:
-        dims = tuple(integer(d, f"{parameter}[{i}]") for i, d in enumerate(sequence))
+        # plain ints (the usual case) as they are; anything else converted, its parameter named then
+        dims = sequence if all(d.__class__ is int for d in sequence) else tuple(
+            integer(d, f"{parameter}[{i}]") for i, d in enumerate(sequence))
     elif hasattr(value, "__index__") and value.__class__ is not bool:
         dims = (integer(value, parameter),)
     else:
@@ -269,6 +271,12 @@ _UNKNOWN: Final = math.nan
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The broadcast shape of ``shapes``, or one error naming all of them."""
+    if len(shapes) == 2:  # the usual call: equal shapes, or one of them 0-d
+        first, second = shapes
+        if first == second or not second:
+            return tuple(first)
+        if not first:
+            return tuple(second)
     ndim = 0
     for s in shapes:
         ndim = len(s) if len(s) > ndim else ndim

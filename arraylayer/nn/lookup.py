@@ -8,7 +8,8 @@ from ..api.indexing import take
 from ..api.manipulation import reshape
 from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError, InvalidDtypeError
-from .common import _in_range
+from ..registry import backend_of
+from .common import _fused, _in_range, _native
 
 
 def _id_error(bad: int, rows: int) -> InvalidArgumentError:
@@ -26,6 +27,11 @@ def embedding(table: Any, ids: Any) -> Any:
     if table.ndim != 2:
         raise InvalidArgumentError(f"nn.embedding takes a 2-d table (vocabulary, features); got shape {tuple(table.shape)}.")
     ids = _in_range(ids, int(table.shape[0]), _id_error)  # al.take would read a negative id from the end
+    native, rewrap = _native(table)
+    kernel = _fused(native, as_dtype(native.dtype), "embedding")
+    native_ids = _native(ids)[0]
+    if kernel is not None and backend_of(native_ids) is backend_of(native):  # the framework's own gather
+        return rewrap(kernel(native, native_ids))
     rows = take(table, reshape(ids, (-1,)), axis=0)
     return reshape(rows, (*tuple(ids.shape), int(table.shape[1])))
 

@@ -109,8 +109,29 @@ def _blocks(key: Any, start: int, stop: int, transform: Any, dtype: Any) -> Any:
                         adjust_chunks={"i": sizes}, meta=np.empty((0,), native))
 
 
-#: How each backend evaluates a draw; the others (JAX, TensorFlow) compile it whole.
-_EVALUATORS: dict[str, Any] = {"numpy": _tiled, "torch": _tiled, "dask": _blocks}
+#: JAX's eager draws run for a size class: a power of two, at least this many counters ...
+_SMALLEST_CLASS = 2**12
+#: ... up to this many (larger draws run at their own size: no more than twice the work)
+_LARGEST_CLASS = 2**22
+
+
+def _size_class(key: Any, start: int, stop: int, transform: Any, dtype: Any) -> Any:
+    """JAX, eager: the draw for counters [start, start + a power of two), cut to [start, stop).
+    jax.jit compiles threefry (and JAX each eager operation of the transform) once per input
+    shape, ~0.5-1 s of CPU for a new size; size classes compile once per class. Each element is a
+    function of its own counter alone, so the first stop - start elements are the same bits.
+    Traced draws (inside a user's jax.jit) keep their exact size."""
+    import jax
+
+    n = stop - start
+    size = max(_SMALLEST_CLASS, 1 << (n - 1).bit_length()) if n > 0 else n
+    if size > _LARGEST_CLASS or start + size > 2**32 or isinstance(key, jax.core.Tracer):
+        return _whole(key, start, stop, transform)
+    return _whole(key, start, start + size, transform)[:n]
+
+
+#: How each backend evaluates a draw; TensorFlow compiles it whole.
+_EVALUATORS: dict[str, Any] = {"numpy": _tiled, "torch": _tiled, "dask": _blocks, "jax": _size_class}
 
 
 def _draw(key: Any, shape: tuple[int, ...], dtype: Any, transform: Any) -> Any:
