@@ -149,8 +149,17 @@ def tensorflow_getitem(tf: Any, x: Any, key: Any) -> Any:
 def tensorflow_set(tf: Any, x: Any, key: Any, value: Any) -> Any:
     """``x`` with ``x[key]`` replaced by ``value`` (broadcast to the selection), as a new tensor."""
     selected = positions(tuple(x.shape), numpy_key(key, to_host))
-    updates = tf.broadcast_to(value, selected.shape)
-    flat = tf.tensor_scatter_nd_update(tf.reshape(x, [-1]), selected.reshape(-1, 1), tf.reshape(updates, [-1]))
+    updates = tf.reshape(tf.broadcast_to(value, selected.shape), [-1])
+    flat = tf.reshape(x, [-1])
+    if x.dtype.name.startswith("float8"):  # no scatter kernel: gather from x's elements followed by the updates
+        import numpy as np
+
+        size = int(np.prod(tuple(x.shape)))
+        source = np.arange(size)
+        source[selected.reshape(-1)] = size + np.arange(selected.size)
+        flat = tf.gather(tf.concat([flat, updates], 0), source)
+    else:
+        flat = tf.tensor_scatter_nd_update(flat, selected.reshape(-1, 1), updates)
     return tf.reshape(flat, tf.shape(x))
 
 
