@@ -195,5 +195,5 @@ def lowp(session: nox.Session) -> None:
     env = {"TF_CPP_MIN_LOG_LEVEL": "3", "AL_LOWP_EXHAUSTIVE": "1"}
     shared(session, "-m", "pytest", "tests/test_lowp_formats.py", "tests/test_lowp_casts.py", "tests/test_lowp_scaled.py",
            "tests/test_lowp_astype.py", "tests/test_lowp_interchange.py", "tests/test_lowp_compute.py",
-           "tests/test_lowp_compute_exact.py",
+           "tests/test_lowp_compute_exact.py", "tests/test_lowp_manipulation.py",
            "-p", "no:cacheprovider", *session.posargs, env=env)

@@ -362,7 +362,7 @@ class Array:
         key = _unwrap_key(key)
         if backend.name == "jax":
             indexing.jax_check_set(native, key)
-            self._native = native.at[key].set(value)
+            self._native = indexing.jax_set(native, key, value)
         elif backend.name == "tensorflow":
             updated = indexing.tensorflow_set(backend.module, native, key, value)
             if hasattr(native, "assign"):  # a tf.Variable keeps its identity

@@ -132,6 +132,21 @@ def jax_check_set(x: Any, key: Any) -> None:
         checked_positions(x.shape, key)
 
 
+def jax_set(x: Any, key: Any, value: Any) -> Any:
+    """``x.at[key].set(value)``; float8_e5m2, e4m3 and e3m4 as their uint8 codes, whose NaNs XLA's scatter
+    would turn into 0x7F (their sign and payload lost)."""
+    from .lowp.formats import FORMATS
+
+    f = FORMATS.get(x.dtype.name)
+    if f is None or f.specials != "ieee":
+        return x.at[key].set(value)
+    from jax import lax
+    from jax.numpy import uint8
+
+    codes = lax.bitcast_convert_type(x, uint8).at[key].set(lax.bitcast_convert_type(value, uint8))
+    return lax.bitcast_convert_type(codes, x.dtype)
+
+
 # TensorFlow's StridedSlice kernel handles at most 8 dimensions (strided_slice_op.cc: "Unhandled
 # input dimensions"); a basic key on a tensor of higher rank gathers NumPy's positions instead.
 _TF_SLICE_RANK = 8
@@ -149,8 +164,17 @@ def tensorflow_getitem(tf: Any, x: Any, key: Any) -> Any:
 def tensorflow_set(tf: Any, x: Any, key: Any, value: Any) -> Any:
     """``x`` with ``x[key]`` replaced by ``value`` (broadcast to the selection), as a new tensor."""
     selected = positions(tuple(x.shape), numpy_key(key, to_host))
-    updates = tf.broadcast_to(value, selected.shape)
-    flat = tf.tensor_scatter_nd_update(tf.reshape(x, [-1]), selected.reshape(-1, 1), tf.reshape(updates, [-1]))
+    updates = tf.reshape(tf.broadcast_to(value, selected.shape), [-1])
+    flat = tf.reshape(x, [-1])
+    if x.dtype.name.startswith("float8"):  # no scatter kernel: gather from x's elements followed by the updates
+        import numpy as np
+
+        size = int(np.prod(tuple(x.shape)))
+        source = np.arange(size)
+        source[selected.reshape(-1)] = size + np.arange(selected.size)
+        flat = tf.gather(tf.concat([flat, updates], 0), source)
+    else:
+        flat = tf.tensor_scatter_nd_update(flat, selected.reshape(-1, 1), updates)
     return tf.reshape(flat, tf.shape(x))
 
 

@@ -40,9 +40,9 @@ def test_invalid_types_name_a_backend_that_stores_them(backend):
 
 
 @pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2"])  # stored everywhere
-# element-wise, statistical, order and selection functions compute by the low-precision rule
-# (tests/test_lowp_compute.py, tests/test_lowp_compute_exact.py)
-@pytest.mark.parametrize("function", ["matmul", "tensordot", "vecdot", "flip"])
+# element-wise, statistical, order and selection functions compute by the low-precision rule, and those that
+# move elements move them (tests/test_lowp_compute.py, tests/test_lowp_compute_exact.py, tests/test_lowp_manipulation.py)
+@pytest.mark.parametrize("function", ["matmul", "tensordot", "vecdot", "diff"])
 def test_computation_is_refused_with_the_cast_to_write(backend, name, function):
     with al.use_backend(backend):
         x = al.ones((2, 2), dtype=name)

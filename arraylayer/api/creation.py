@@ -11,7 +11,7 @@ from typing import Any, Final
 
 from ..devices import canonical_device, default_device
 from ..dtypes import Dtype, DtypeLike, as_dtype
-from ..errors import InvalidArgumentError, InvalidArgumentTypeError, TypePromotionError
+from ..errors import InvalidArgumentError, InvalidArgumentTypeError, TypePromotionError, UnsupportedDtypeError
 from ..inference import infer_dtype_unchecked
 from ..interchange import from_dlpack_or_bits, to_backend
 from ..promotion import check_ints_fit, result_type
@@ -256,6 +256,9 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     for value in (start, stop, step):
         if value is not None:
             _check_fill(value, resolved, "arange bound")
+    if resolved.is_low_precision:  # in float32 (int32), then one cast: values round as astype rounds them
+        return _low_precision(backend, lambda wide: arange(start, stop, step, dtype=wide, device=device, chunks=chunks),
+                              resolved)
     if step == 0:
         raise InvalidArgumentError("arange needs a non-zero step; pass step=1 (or any non-zero number).")
     bounds = (0, start) if stop is None else (start, stop)
@@ -302,6 +305,13 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DtypeLi
     """A 2-d array with ones on the k-th diagonal (default float dtype unless given)."""
     backend = backend_of()
     resolved = infer_dtype_unchecked(dtype)
+    if resolved.is_low_precision:  # in float32 (int32), then one cast; a format without zero has no eye
+        from ..lowp.moving import has_zero, zero_refusal
+
+        if not has_zero(backend.check_valid(resolved).name):
+            raise UnsupportedDtypeError(zero_refusal("eye", resolved.name))
+        return _low_precision(backend, lambda wide: eye(n_rows, n_cols, k=k, dtype=wide, device=device, chunks=chunks),
+                              resolved)
     rows = arguments.count(n_rows, "n_rows")
     cols = rows if n_cols is None else arguments.count(n_cols, "n_cols")
     arguments.shape((rows, cols))

@@ -72,21 +72,29 @@ _RULE_KERNELS: Final[dict[tuple[Any, ...], Callable[..., Any]]] = {}
 
 def low_precision_kernel(backend: Backend, name: str, dtype: Dtype) -> Callable[..., Any]:
     """The kernel ``name`` for a low-precision ``dtype`` by the one computation rule of every backend
-    (arraylayer/lowp/compute.py: compute in float32 or int32, round once); cached per backend, name and
-    dtype. UnsupportedDtypeError where the function is not one the rule runs (or not defined for the
-    dtype's kind)."""
+    (arraylayer/lowp/compute.py: compute in float32 or int32, round once), or, for the functions that
+    only move elements, the backend's kernel on the elements' bits (arraylayer/lowp/moving.py); cached
+    per backend, name and dtype. UnsupportedDtypeError where the function is neither (or not defined
+    for the dtype's kind), and for ``tril``/``triu`` of a format without zero."""
     key = (backend.name, name, dtype)
     found = _RULE_KERNELS.get(key)
     if found is None:
         from ..lowp.compute import FUNCTIONS, rule_kernel, wide_name
         from ..lowp.exact import refusal
         from ..lowp.formats import FORMATS
+        from ..lowp.moving import MOVING, ZERO_FILLING, has_zero, moving_kernel, zero_refusal
 
-        if name not in FUNCTIONS:
+        if name in MOVING:  # no value is made: the elements' bits move
+            if name in ZERO_FILLING and not has_zero(dtype.name):
+                raise UnsupportedDtypeError(zero_refusal(name, dtype.name))
+            found = moving_kernel(backend, name, dtype)
+        elif name in FUNCTIONS:
+            wide = as_dtype(wide_name(FORMATS[dtype.name]))
+            found = rule_kernel(name, dtype.name, backend.kernels[name], backend.native_dtypes[wide],
+                                backend.native_dtypes[dtype])
+        else:
             raise UnsupportedDtypeError(refusal(name, dtype.name, wide_name(FORMATS[dtype.name])))
-        wide = as_dtype(wide_name(FORMATS[dtype.name]))
-        found = _RULE_KERNELS[key] = rule_kernel(name, dtype.name, backend.kernels[name], backend.native_dtypes[wide],
-                                                 backend.native_dtypes[dtype])
+        _RULE_KERNELS[key] = found
     return found
 
 

@@ -82,14 +82,19 @@ def nancumprod(x: Array, /, *, axis: int | None = None, dtype: DtypeLike | None 
     return statistical.cumulative_prod(_filled(x, 1), axis=axis, dtype=dtype, include_initial=include_initial)
 
 
+def _refused(name: str, dtype: Dtype, alternative: str = "") -> UnsupportedDtypeError:
+    """The refusal of a float low-precision ``dtype`` by a reduction that would mix it with float32."""
+    return UnsupportedDtypeError(f"{name} does not compute with {dtype} arrays on any backend; cast first: "
+                                 f"arraylayer.astype(x, 'float32'){alternative}.")
+
+
 def _inexact(name: str, x: Array, complex_ok: bool, dtype: DtypeLike | None = None) -> tuple[Array, Dtype]:
     """x in the dtype the reduction computes and returns in: ``dtype`` (NumPy's keyword) when
     given, which must be floating (complex too where ``complex_ok``, and for complex x); else
     ``mean``'s: integer and bool input in the default float."""
     _, x, found = statistical._floating(name, x, complex_ok)
     if found.is_low_precision:  # its count and quotient would mix the format with float32
-        raise UnsupportedDtypeError(f"{name} does not compute with {found} arrays on any backend; cast first: "
-                                    f"arraylayer.astype(x, 'float32') (or use arraylayer.mean on non-NaN data).")
+        raise _refused(name, found, " (or use arraylayer.mean on non-NaN data)")
     if dtype is None:
         return x, found
     wanted = as_dtype(dtype)
@@ -379,6 +384,8 @@ def _quantile(name: str, x: Array, q: Any, axis: Axis, keepdims: bool, method: s
     from .sorting import sort
 
     backend, x, dtype = statistical._floating(name, x, complex_ok=False)
+    if dtype.is_low_precision:  # its interpolation would round every step in the format, and mix it with float32
+        raise _refused(name, dtype)
     arguments.flag(keepdims, "keepdims")
     if method not in _QUANTILE_METHODS:
         raise InvalidArgumentError(f"{name}: method={method!r} is not one of {', '.join(map(repr, _QUANTILE_METHODS))}.")

@@ -44,7 +44,7 @@ from ..errors import ScalarOverflowError
 from ..function_rules import BINARY, UNARY
 from ._ops import ops_of
 from .casts import cast, decode, decode_table, format_of, native_codes, to_native
-from .exact import EXACT, INDEX_VALUED
+from .exact import EXACT, INDEX_VALUED, ZERO_TESTS
 from .formats import FORMATS, Format, get_format
 
 __all__ = ["rule_kernel", "wide_name", "FUNCTIONS", "ACCUMULATING"]
@@ -59,6 +59,8 @@ FUNCTIONS: Final = {**{n: s.kinds for n, s in UNARY.items()}, **{n: s.kinds for 
 ACCUMULATING: Final = frozenset({"sum", "prod", "cumulative_sum", "cumulative_prod"})
 #: Functions whose int32 result stays int32: accumulators and indices.
 _KEPT_WIDE: Final = ACCUMULATING | INDEX_VALUED
+#: Functions whose result is a tuple of the values (rounded back) and index arrays (kept).
+_VALUES_FIRST: Final = frozenset({"unique_counts", "unique_inverse", "unique_all"})
 
 
 _NAN: Final = float("nan")
@@ -77,6 +79,15 @@ def _widen(ops: Any, x: Any, f: Format) -> Any:
     if f.is_float:
         return decode(x, None, "float32")
     return ops.astype(x, "int32")  # numpy and JAX, the two that store the integer formats, cast exactly
+
+
+def _zero_keys(ops: Any, x: Any, f: Format) -> Any:
+    """uint8 keys that are 0 exactly where ``x`` is zero (+0 or -0), never for float8_e8m0fnu (no zero):
+    nonzero reads the codes, as float32 would flush e8m0's 2**-127 to zero on XLA."""
+    keys = native_codes(ops, x, f)
+    if f.specials == "e8m0":
+        return keys | 1
+    return keys & ((1 << f.bits) - 1 - f.sign_bit) if f.specials in ("ieee", "fn", "finite") else keys
 
 
 def _narrow(ops: Any, y: Any, f: Format) -> Any:
@@ -235,6 +246,7 @@ def rule_kernel(name: str, format: str, run: Callable[..., Any], wide_native: An
     f = get_format(format)
     wide = wide_name(f)
     elementwise = name in UNARY or name in BINARY
+    widen = _zero_keys if name in ZERO_TESTS else _widen
 
     def kernel(*args: Any, **kwargs: Any) -> Any:
         if elementwise and not kwargs and _tabulates(name, f, args):
@@ -244,15 +256,18 @@ def rule_kernel(name: str, format: str, run: Callable[..., Any], wide_native: An
         for a in args:
             if hasattr(a, "dtype") and format_of(a) == f.name:
                 ops = ops_of(a)
-                a = _widen(ops, a, f)
+                a = widen(ops, a, f)
             elif isinstance(a, (bool, int, float)):
                 a = _scalar(a, f, name)
             converted.append(a)
         if kwargs.get("dtype") is not None and kwargs["dtype"] == narrow_native:
             kwargs = {**kwargs, "dtype": wide_native}
         result = run(*converted, **kwargs)
-        if ops is not None and hasattr(result, "dtype") and ops.dtype_name(result) == wide and not (
-                not f.is_float and name in _KEPT_WIDE):
+        if ops is None or (not f.is_float and name in _KEPT_WIDE):
+            return result
+        if isinstance(result, (tuple, list)) and name in _VALUES_FIRST:  # unique_*: (values, indices ..., counts)
+            return (_narrow(ops, result[0], f), *result[1:])
+        if hasattr(result, "dtype") and ops.dtype_name(result) == wide:
             return _narrow(ops, result, f)
         return result
 

@@ -40,7 +40,12 @@ def _created(name: str) -> Call:
 _STATISTICAL: Final = ("sum", "prod", "mean", "std", "var", "max", "min", "cumulative_sum", "cumulative_prod",
                        "sort", "argsort", "argmax", "argmin", "unique_values", "unique_counts", "unique_all",
                        "unique_inverse", "nonzero", "count_nonzero", "flip", "any", "all", "nansum", "nanprod",
-                       "nancumsum", "nancumprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin")
+                       "nancumsum", "nancumprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "unstack", "diff")
+
+
+def _matrix(name: str) -> Call:
+    """``name`` of the 2 x 3 matrix stacked from the probe's array."""
+    return lambda al, x, d: getattr(al, name)(al.stack([x, x]))
 #: Function -> how the probe calls it.
 CALLS: Final[dict[str, Call]] = {
     **{n: _unary(n) for n in UNARY}, **{n: _binary(n) for n in BINARY}, **{n: _unary(n) for n in _STATISTICAL},
@@ -56,6 +61,21 @@ CALLS: Final[dict[str, Call]] = {
     "stack": lambda al, x, d: al.stack([x, x]),
     "take": lambda al, x, d: al.take(x, al.asarray([0, 2])),
     "roll": lambda al, x, d: al.roll(x, 1),
+    **{n: _matrix(n) for n in ("matrix_transpose", "tril", "triu")},
+    "linalg.diagonal": lambda al, x, d: al.linalg.diagonal(al.stack([x, x])),
+    "squeeze": lambda al, x, d: al.squeeze(al.expand_dims(x, axis=0), axis=0),
+    "moveaxis": lambda al, x, d: al.moveaxis(al.stack([x, x]), 0, 1),
+    "permute_dims": lambda al, x, d: al.permute_dims(al.stack([x, x]), (1, 0)),
+    "broadcast_to": lambda al, x, d: al.broadcast_to(x, (2, 3)),
+    "broadcast_arrays": lambda al, x, d: al.broadcast_arrays(x, al.stack([x, x])),
+    "tile": lambda al, x, d: al.tile(x, (2,)),
+    "repeat": lambda al, x, d: al.repeat(x, 2),
+    "take_along_axis": lambda al, x, d: al.take_along_axis(x, al.asarray([2, 0]), axis=0),
+    "meshgrid": _binary("meshgrid"),
+    "pad": lambda al, x, d: al.pad(x, 1),
+    "fft.fftshift": lambda al, x, d: al.fft.fftshift(x),
+    "quantile": lambda al, x, d: al.quantile(x, 0.5),
+    "nanquantile": lambda al, x, d: al.nanquantile(x, 0.5),
     "asarray": lambda al, x, d: al.asarray([_one(d), 0, _one(d)], dtype=d),
     "astype": lambda al, x, d: al.astype(al.asarray([1.0, 0.0, 1.0]), d),
     **{n: _created(n) for n in ("zeros", "ones", "empty")},

@@ -3,13 +3,15 @@
 Every backend computes with them by one rule (arraylayer/lowp/compute.py), so a cell does not depend on
 a framework's kernels but on three facts: whether the backend holds the dtype (``low_precision_dtypes``,
 from the storage measured per framework version in ``lowp.STATUS``), whether the function is one the
-rule runs or one that only makes or converts arrays, and whether the standard defines it for the kind:
+rule runs, moves elements or only makes or converts arrays, and whether the standard defines it for the kind:
 
 - "supported": computed by the rule (element-wise functions as tables, reductions in float32 or int32,
-  order and selection exactly), or made/converted through the casts (``zeros``, ``asarray``, ``astype``);
+  order and selection exactly), moved with the elements' bits (``reshape``, ``concat``, ``take`` ...:
+  lowp/moving.py), or made/converted through the casts (``zeros``, ``arange``, ``asarray``, ``astype``);
 - "undefined": the standard does not define the function for the kind (``bitwise_and`` of a float8);
 - "unsupported": stored only: the function refuses the dtype with UnsupportedDtypeError on every backend
-  that holds it, naming the ``astype`` to write (``matmul``: ``lowp.scaled_matmul``);
+  that holds it, naming the ``astype`` to write (``matmul``: ``lowp.scaled_matmul``; ``eye``, ``tril``
+  and ``triu`` of float8_e8m0fnu, which has no zero);
 - "invalid": the backend cannot hold the dtype (torch's int4);
 - "unverified": the backend holds the dtype at the framework versions the storage was measured at
   (:data:`MEASURED`), and the installed version is outside them: run ``arraylayer probe``.
@@ -29,20 +31,26 @@ from .declarations import covering_range
 from .names import function_name
 from .table import function_table
 
-__all__ = ["low_precision_support", "CONVERTED", "MEASURED", "REFUSED_KINDS"]
+__all__ = ["low_precision_support", "CONVERTED", "MEASURED", "NEEDS_ZERO", "REFUSED_KINDS"]
 
 #: Functions that make or convert arrays of a low-precision dtype through the casts (lowp/convert.py),
 #: beside those whose table rule is "none"/"independent" (``can_cast``, ``finfo``, ``result_type`` ...).
-CONVERTED: Final = frozenset({"asarray", "astype", "empty", "empty_like", "full", "full_like", "ones", "ones_like",
-                              "zeros", "zeros_like", "from_dlpack"})
+CONVERTED: Final = frozenset({"arange", "asarray", "astype", "empty", "empty_like", "eye", "full", "full_like", "ones",
+                              "ones_like", "zeros", "zeros_like", "from_dlpack"})
 #: Functions that fill with 1, and the formats that have no 1 (int1 holds -1 and 0).
-_ONES: Final = frozenset({"ones", "ones_like"})
+_ONES: Final = frozenset({"ones", "ones_like", "eye"})
 _WITHOUT_ONE: Final = frozenset({"int1"})
 #: Kernels a composition calls on bool arrays only (``nanmax``'s ``all``), never on the format.
 _ON_BOOL: Final = frozenset({"all", "any"})
+#: Kernels a composition reaches through the public creation functions (``pad``'s ``full``): made by the casts.
+_MADE: Final = frozenset({"empty", "full", "ones", "zeros"})
 #: Compositions of the rule's functions that refuse some kinds anyway (kind letters): the NaN-aware mean,
-#: var and std of a float format would divide the format by a float32 count (api/extensions.py).
-REFUSED_KINDS: Final[dict[str, str]] = {"nanmean": "f", "nanvar": "f", "nanstd": "f"}
+#: var and std of a float format would divide the format by a float32 count, and the quantiles would
+#: interpolate in it (api/extensions.py).
+REFUSED_KINDS: Final[dict[str, str]] = {"nanmean": "f", "nanvar": "f", "nanstd": "f", "quantile": "f",
+                                        "nanquantile": "f"}
+#: Functions that write zeros: they refuse the formats without one (float8_e8m0fnu).
+NEEDS_ZERO: Final = frozenset({"eye", "tril", "triu"})
 #: The framework versions at which each backend's low-precision storage (``lowp.STATUS``) was measured;
 #: another version's cells are "unverified" (numpy and dask: ml_dtypes' types, whatever NumPy).
 MEASURED: Final[dict[str, str]] = {"numpy": ">=1.26", "dask": ">=2024.1", "jax": ">=0.10,<0.11",
@@ -50,17 +58,23 @@ MEASURED: Final[dict[str, str]] = {"numpy": ">=1.26", "dask": ">=2024.1", "jax":
 
 
 def _computed(name: str) -> tuple[str, str] | None:
-    """(kinds, how) where the rule computes ``name`` (or every kernel it calls: ``isin`` is ``equal``),
-    else None."""
+    """(kinds, how) where the rule computes ``name``, or moves its elements, or does either in every
+    kernel it calls (``isin`` is ``equal``; ``pad`` is ``full``, ``concat`` and ``take``), else None."""
     from ..lowp.compute import FUNCTIONS, STATISTICAL
-    from ..lowp.exact import EXACT
+    from ..lowp.exact import EXACT, ZERO_TESTS
+    from ..lowp.moving import MOVING
 
     kinds = FUNCTIONS.get(name)
     if kinds is None:
         uses = function_table()[name]
-        if any(k in FUNCTIONS for k in uses.kernels) and all(k in FUNCTIONS or k in _ON_BOOL for k in uses.kernels):
-            return uses.kinds, f"composed of {', '.join(uses.kernels)}, each by the low-precision rule"
+        if uses.kernels and all(k in MOVING for k in uses.kernels):
+            return uses.kinds, "moved exactly: no value is made, the elements keep their bits (lowp/moving.py)"
+        if any(k in FUNCTIONS or k in MOVING for k in uses.kernels) and all(
+                k in FUNCTIONS or k in MOVING or k in _ON_BOOL or k in _MADE for k in uses.kernels):
+            return uses.kinds, f"composed of {', '.join(uses.kernels)}, each by the low-precision rule or moved exactly"
         return None
+    if name in ZERO_TESTS:
+        return kinds, "exact: read from the codes (-0.0 is zero, NaN is not)"
     if name in EXACT:
         return kinds, "exact: decoded to {wide}, computed, encoded back (the low-precision rule)"
     if name in STATISTICAL:
@@ -78,6 +92,7 @@ def low_precision_support(fn: Any, backend: Any = None) -> dict[Dtype, Cell]:
     spec = MEASURED.get(resolved.name)
     measured = spec is not None and covering_range({spec: ()}, resolved.version) is not None
     from ..lowp.exact import refusal
+    from ..lowp.moving import has_zero, zero_refusal
 
     computed = _computed(name)
     made = name in CONVERTED or uses.rule in ("none", "independent")
@@ -96,6 +111,8 @@ def low_precision_support(fn: Any, backend: Any = None) -> dict[Dtype, Cell]:
         elif KIND_LETTER[dtype.category] not in kinds:
             takes = " or ".join(KIND_WORDS[k] for k in kinds)
             cells[dtype] = Cell("undefined", f"{name} is defined for {takes} input only")
+        elif name in NEEDS_ZERO and not has_zero(dtype.name):
+            cells[dtype] = Cell("unsupported", zero_refusal(name, dtype.name))
         elif computed and KIND_LETTER[dtype.category] in REFUSED_KINDS.get(name, ""):
             cells[dtype] = Cell("unsupported", f"{name} refuses {dtype} on every backend (UnsupportedDtypeError); "
                                                f"cast to {wide} first")
