@@ -38,12 +38,16 @@ def test_int1_has_no_one_and_nothing_implicit_wraps(backend):
         pytest.skip(f"{backend} cannot hold int1 (lowp.STATUS)")
     with al.use_backend(backend):
         for make in (lambda: al.ones(3, dtype="int1"), lambda: al.full(3, 1, dtype="int1"),
-                     lambda: al.ones_like(al.zeros(2, dtype="int1")), lambda: al.asarray([1, 0], dtype="int1")):
+                     lambda: al.ones_like(al.zeros(2, dtype="int1")), lambda: al.asarray([1, 0], dtype="int1"),
+                     lambda: al.eye(2, dtype="int1")):
             with pytest.raises(al.ScalarOverflowError, match="int1"):
                 make()
         minus = al.full(2, -1, dtype="int1")
         assert _host(al.astype(minus, "int32")).tolist() == [-1, -1]
         assert _host(al.astype(al.ones(2, dtype="uint1"), "int32")).tolist() == [1, 1]
+        assert _host(al.astype(al.eye(2, dtype="uint1"), "int32")).tolist() == [[1, 0], [0, 1]]
+        assert _host(al.astype(al.arange(-1, 0, dtype="int1"), "int32")).tolist() == [-1]
+        assert _host(al.astype(al.reshape(minus, (2, 1)), "int32")).tolist() == [[-1], [-1]]
         with pytest.raises(al.TypePromotionError, match=r"astype\('int32'\)"):
             al.add(minus, al.asarray([1, 1], dtype="int8"))
         # the rule computes as NumPy + ml_dtypes do (int32, then the format's explicit wrap)

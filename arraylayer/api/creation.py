@@ -147,9 +147,9 @@ def _low_precision(backend: Any, make: Callable[[Dtype], Array], dtype: Dtype) -
 
 
 def _check_ones(name: str, dtype: Dtype) -> None:
-    """``ones`` in a type without a one (int1: -1 and 0) raises, as ``full(shape, 1)`` does: it would wrap."""
-    if name == "ones":
-        _check_fill(1, dtype, "ones' value")
+    """``ones`` (``eye``) in a type without a one (int1: -1 and 0) raises, as ``full(shape, 1)`` does: it would wrap."""
+    if name in ("ones", "eye"):
+        _check_fill(1, dtype, f"{name}'s value")
 
 
 def _filled(name: str, shape: Shape, dtype: DtypeLike | None, device: str | None, chunks: Any) -> Array:
@@ -310,6 +310,7 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DtypeLi
 
         if not has_zero(backend.check_valid(resolved).name):
             raise UnsupportedDtypeError(zero_refusal("eye", resolved.name))
+        _check_ones("eye", resolved)
         return _low_precision(backend, lambda wide: eye(n_rows, n_cols, k=k, dtype=wide, device=device, chunks=chunks),
                               resolved)
     rows = arguments.count(n_rows, "n_rows")

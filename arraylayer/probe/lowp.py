@@ -82,7 +82,7 @@ CALLS: Final[dict[str, Call]] = {
     "full": lambda al, x, d: al.full(3, _one(d), dtype=d),
     **{n: _unary(n) for n in ("zeros_like", "ones_like", "empty_like")},
     "full_like": lambda al, x, d: al.full_like(x, _one(d)),
-    "arange": lambda al, x, d: al.arange(1, dtype=d),  # 0: in every format
+    "arange": lambda al, x, d: al.arange(0, _one(d), _one(d), dtype=d),  # [0]: in every format
     "eye": lambda al, x, d: al.eye(2, dtype=d),
 }
 
