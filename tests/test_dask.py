@@ -432,6 +432,12 @@ def test_values_that_decide_a_shape_follow_dasks_unknown_lengths():
     np.testing.assert_array_equal(masked.compute(), host[host > 0.5])
 
 
+def test_nonzero_of_an_empty_array_in_several_chunks():
+    x = da.from_array(np.zeros((4, 0), np.int8), chunks=(2, 1))  # dask's own nonzero raised TypeError here
+    rows, cols = al.nonzero(x)
+    assert rows.compute().tolist() == [] and cols.compute().tolist() == []
+
+
 def test_out_of_bounds_indices_raise_arraylayers_error_when_computed():
     x = da.arange(5, chunks=2)
     with Computations() as counted:

@@ -254,8 +254,8 @@ def test_unique_nonzero_and_counts_follow_the_standard(backend, name):
 
 def _arange_bounds(name):
     f = lowp.FORMATS[name]
-    if not f.is_float:
-        return int(f.min), int(f.max), 1
+    if not f.is_float:  # start, stop and step must fit the format: int1 (-1 and 0) counts down
+        return (int(f.min), int(f.max), 1) if f.max >= 1 else (int(f.max), int(f.min), -1)
     return -7.0, 9.0, 0.75  # values the format rounds (7.5 in float4: 8 -> 6 saturates) and -0.0 nowhere
 
 

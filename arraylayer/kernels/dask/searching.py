@@ -31,6 +31,10 @@ def count_nonzero(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any
 
 
 def nonzero(x: Any, /) -> tuple[Any, ...]:
+    """dask's nonzero; an empty array in several chunks is joined into one first (dask's ravel of it
+    raised TypeError: "reduce() of empty iterable")."""
+    if 0 in x.shape and x.npartitions > 1:
+        x = x.rechunk(-1)
     return tuple(da.nonzero(x))
 
 
