@@ -5,10 +5,11 @@ The model: token and position embeddings, two pre-norm blocks of causal multi-he
 gelu MLP (layer_norm, softmax, dropout after the embedding, the attention weights and each block's
 two branches), a final layer_norm, a dense head, softmax cross-entropy, Adam. Through arraylayer it
 is written once (``forward``: nn functions, attention by hand); natively with
-``torch.nn.functional`` + ``torch.optim.Adam`` (eager, and the loss compiled by ``torch.compile``),
-with ``jax.numpy``/``jax.nn`` and Adam written in jax (optax is not a dependency) under
-``jax.jit``, and with TensorFlow's operations, ``tf.GradientTape`` and the same Adam under
-``tf.function``. arraylayer's dropout draws keyed masks (the same on every backend); the native
+``torch.nn.functional`` + ``torch.optim.Adam`` (eager), with ``jax.numpy``/``jax.nn`` and Adam
+written in jax (optax is not a dependency) under ``jax.jit``, and with TensorFlow's operations,
+``tf.GradientTape`` and the same Adam under ``tf.function``. Compiled, both sides compile the
+same scope, the whole step: loss, gradient and Adam (torch.compile: the native step takes its
+gradient with ``torch.func.grad_and_value`` and runs the same hand-written Adam in torch). arraylayer's dropout draws keyed masks (the same on every backend); the native
 models use the framework's own dropout (torch's generator, ``jax.random.bernoulli``,
 ``tf.nn.dropout``), as their authors would. Both versions start from the same weights and batch and must give the same loss with
 dropout off before the timing starts.
@@ -92,13 +93,11 @@ def forward(p: dict[str, Any], tokens: Any, causal: Any, key: Any, size: Size, r
     x = al.add(al.nn.embedding(p["embed"], tokens), p["pos"])
     x = al.nn.dropout(keys[next(drop)], x, rate)
 
-    def heads(z: Any) -> Any:  # (b, t, d) -> (b, h, t, d / h)
-        return al.permute_dims(al.reshape(z, (b, t, h, d // h)), (0, 2, 1, 3))
-
     for i in range(BLOCKS):
         y = al.nn.layer_norm(x, p[f"{i}.ln1_s"], p[f"{i}.ln1_o"])
-        qkv = al.matmul(y, p[f"{i}.qkv"])
-        q, k, v = (heads(qkv[..., j * d:(j + 1) * d]) for j in range(3))
+        # (b, t, 3d) -> (3, b, h, t, d / h): q, k and v by one transpose (their gradients: one stack)
+        qkv = al.permute_dims(al.reshape(al.matmul(y, p[f"{i}.qkv"]), (b, t, 3, h, d // h)), (2, 0, 3, 1, 4))
+        q, k, v = al.unstack(qkv)
         scores = al.add(al.multiply(al.matmul(q, al.matrix_transpose(k)), 1.0 / math.sqrt(d // h)), causal)
         weights_ = al.nn.dropout(keys[next(drop)], al.nn.softmax(scores), rate)
         attended = al.reshape(al.permute_dims(al.matmul(weights_, v), (0, 2, 1, 3)), (b, t, d))
@@ -149,15 +148,42 @@ def torch_model(size: Size, rate: float) -> Callable[..., Any]:
     return loss
 
 
-def torch_step(size: Size, rate: float, params: dict[str, Any], compiled: bool) -> Callable[..., Any]:
-    """loss.backward() and torch.optim.Adam's step over leaf copies of ``params`` (the loss compiled
-    by torch.compile when ``compiled``); returns (params, None, loss) as arraylayer's step does."""
+def hand_adam(p: dict[str, Any], state: dict[str, Any], grads: dict[str, Any], sqrt: Callable[[Any], Any],
+              as_float: Callable[[Any], Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Adam written with the framework's own operators (jax, tensorflow, compiled torch): the
+    new parameters and state {"count", "mu", "nu"}."""
+    count = state["count"] + 1
+    c = as_float(count)
+    first, second = 1 - B1 ** c, 1 - B2 ** c
+    mu = {k: state["mu"][k] * B1 + g * (1 - B1) for k, g in grads.items()}
+    nu = {k: state["nu"][k] * B2 + g * g * (1 - B2) for k, g in grads.items()}
+    p = {k: w - (mu[k] / first) / (sqrt(nu[k] / second) + EPS) * LR for k, w in p.items()}
+    return p, {"count": count, "mu": mu, "nu": nu}
+
+
+def torch_compiled_step(size: Size, rate: float) -> Callable[..., Any]:
+    """The whole step under one torch.compile, as arraylayer's: the loss, its gradient
+    (``torch.func.grad_and_value``) and Adam written with torch's operators."""
+    import torch
+
+    loss_fn = torch_model(size, rate)
+
+    def step(p: Any, state: Any, tokens: Any, targets: Any, causal: Any, _key: Any) -> Any:
+        grads, value = torch.func.grad_and_value(lambda q: loss_fn(q, tokens, targets, causal))(p)
+        p, state = hand_adam(p, state, grads, torch.sqrt, lambda c: c.to(torch.float32))
+        return p, state, value
+
+    return torch.compile(step)
+
+
+def torch_step(size: Size, rate: float, params: dict[str, Any]) -> Callable[..., Any]:
+    """loss.backward() and torch.optim.Adam's step over leaf copies of ``params``, eager; returns
+    (params, None, loss) as arraylayer's step does."""
     import torch
 
     leaves = {k: v.detach().clone().requires_grad_(True) for k, v in params.items()}
     optimizer = torch.optim.Adam(leaves.values(), lr=LR, betas=(B1, B2), eps=EPS)
     loss_fn = torch_model(size, rate)
-    loss_fn = torch.compile(loss_fn) if compiled else loss_fn
 
     def step(_params: Any, _state: Any, tokens: Any, targets: Any, causal: Any, _key: Any) -> Any:
         optimizer.zero_grad(set_to_none=True)
@@ -201,18 +227,13 @@ def jax_step(size: Size, rate: float) -> Callable[..., Any]:
 
     def step(p: Any, state: Any, tokens: Any, targets: Any, causal: Any, key: Any) -> Any:
         value, grads = jax.value_and_grad(loss)(p, tokens, targets, causal, key)
-        count = state["count"] + 1
-        c = count.astype(jnp.float32)
-        mu = jax.tree.map(lambda m, g: m * B1 + g * (1 - B1), state["mu"], grads)
-        nu = jax.tree.map(lambda n, g: n * B2 + g * g * (1 - B2), state["nu"], grads)
-        first, second = 1 - B1 ** c, 1 - B2 ** c
-        p = jax.tree.map(lambda w, m, n: w - (m / first) / (jnp.sqrt(n / second) + EPS) * LR, p, mu, nu)
-        return p, {"count": count, "mu": mu, "nu": nu}, value
+        p, state = hand_adam(p, state, grads, jnp.sqrt, lambda c: c.astype(jnp.float32))
+        return p, state, value
 
     return jax.jit(step)
 
 
-def tf_step(size: Size, rate: float) -> Callable[..., Any]:
+def tf_model(size: Size, rate: float) -> Callable[..., Any]:
     import tensorflow as tf
 
     b, t, d, h = size.batch, size.seq, size.width, size.heads
@@ -241,18 +262,21 @@ def tf_step(size: Size, rate: float) -> Callable[..., Any]:
         logits = tf.reshape(tf.matmul(layer_norm(x, p["norm_s"], p["norm_o"]), p["head"]), (b * t, size.vocab))
         return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(tf.reshape(targets, (-1,)), logits))
 
+    return loss
+
+
+def tf_step(size: Size, rate: float) -> Callable[..., Any]:
+    import tensorflow as tf
+
+    loss = tf_model(size, rate)
+
     def step(p: Any, state: Any, tokens: Any, targets: Any, causal: Any, key: Any) -> Any:
         with tf.GradientTape() as tape:
             tape.watch(p)
             value = loss(p, tokens, targets, causal)
         grads = {k: tf.convert_to_tensor(g) for k, g in tape.gradient(value, p).items()}  # the embedding: IndexedSlices
-        count = state["count"] + 1
-        c = tf.cast(count, tf.float32)
-        first, second = 1 - B1 ** c, 1 - B2 ** c
-        mu = {k: state["mu"][k] * B1 + g * (1 - B1) for k, g in grads.items()}
-        nu = {k: state["nu"][k] * B2 + g * g * (1 - B2) for k, g in grads.items()}
-        p = {k: w - (mu[k] / first) / (tf.sqrt(nu[k] / second) + EPS) * LR for k, w in p.items()}
-        return p, {"count": count, "mu": mu, "nu": nu}, value
+        p, state = hand_adam(p, state, grads, tf.sqrt, lambda c: tf.cast(c, tf.float32))
+        return p, state, value
 
     return tf.function(step)
 
@@ -263,6 +287,7 @@ class Case:
     backend: str
     ours: Callable[[Size, float], Callable[..., Any]]
     theirs: Callable[[Size, float, dict[str, Any]], Callable[..., Any]]
+    hand_adam: bool = False  # the native step takes hand_adam's state (else torch.optim.Adam keeps its own)
 
 
 def _jit(make: Callable[..., Any]) -> Callable[..., Any]:
@@ -284,11 +309,12 @@ def _compiled(make: Callable[..., Any]) -> Callable[..., Any]:
 
 
 CASES = {
-    "torch-eager": Case("torch", arraylayer_step, lambda s, r, p: torch_step(s, r, p, compiled=False)),
+    "torch-eager": Case("torch", arraylayer_step, torch_step),
     "torch-compiled": Case("torch", lambda s, r: _compiled(arraylayer_step(s, r)),
-                           lambda s, r, p: torch_step(s, r, p, compiled=True)),
-    "jax-jit": Case("jax", lambda s, r: _jit(arraylayer_step(s, r)), lambda s, r, p: jax_step(s, r)),
-    "tf-function": Case("tensorflow", lambda s, r: _tf_function(arraylayer_step(s, r)), lambda s, r, p: tf_step(s, r)),
+                           lambda s, r, p: torch_compiled_step(s, r), hand_adam=True),
+    "jax-jit": Case("jax", lambda s, r: _jit(arraylayer_step(s, r)), lambda s, r, p: jax_step(s, r), hand_adam=True),
+    "tf-function": Case("tensorflow", lambda s, r: _tf_function(arraylayer_step(s, r)), lambda s, r, p: tf_step(s, r),
+                        hand_adam=True),
 }
 
 
@@ -299,11 +325,11 @@ def _inputs(backend: str, size: Size) -> tuple[Any, ...]:
         return params, al.optim.adam(LR).init(params), tokens, targets, causal, al.random.key(0)
 
 
-def _native_state(backend: str, params: dict[str, Any]) -> Any:
-    """The hand-written Adam's state (jax, tensorflow); torch.optim.Adam keeps its own."""
-    if backend not in ("jax", "tensorflow"):
+def _native_state(case: Case, params: dict[str, Any]) -> Any:
+    """hand_adam's state, or None where torch.optim.Adam keeps its own."""
+    if not case.hand_adam:
         return None
-    with al.use_backend(backend):
+    with al.use_backend(case.backend):
         zeros = {k: al.zeros_like(v) for k, v in params.items()}
         return {"count": al.zeros((), dtype=al.int32), "mu": zeros, "nu": dict(zeros)}
 
@@ -326,7 +352,7 @@ def _round(step: Callable[..., Any], inputs: tuple[Any, ...], steps: int) -> flo
 def measure(name: str, size: Size, rounds: int, steps: int, rate: float = RATE) -> dict[str, Any]:
     case = CASES[name]
     inputs = _inputs(case.backend, size)
-    native_inputs = (inputs[0], _native_state(case.backend, inputs[0]), *inputs[2:])
+    native_inputs = (inputs[0], _native_state(case, inputs[0]), *inputs[2:])
     with al.use_backend(case.backend):
         check_ours = case.ours(size, 0.0)(*inputs)[2]
         check_theirs = case.theirs(size, 0.0, inputs[0])(*native_inputs)[2]

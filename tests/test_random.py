@@ -383,6 +383,44 @@ def test_dask_draws_stay_lazy_and_follow_dask_chunks():
         np.testing.assert_array_equal(d.compute(scheduler="threads"), e)
 
 
+def test_under_torch_compile_a_step_that_draws_compiles_once(monkeypatch):
+    """A second call (another key) reuses the first compilation: nothing is cached while Dynamo
+    traces (threefry's cache, written then, failed its guard on the next call: every draw compiled twice)."""
+    torch = pytest.importorskip("torch")
+    from torch._dynamo.utils import counters
+
+    monkeypatch.setattr(threefry, "_COMPILED", {})  # as in a fresh process
+    torch._dynamo.reset()
+    counters.clear()
+    x = torch.ones(3, 5)
+    f = torch.compile(lambda k, x: al.nn.dropout(k, x, 0.25), backend="eager")
+    with al.use_backend("torch"):
+        compiled = [f(al.random.key(seed), x) for seed in (1, 2)]
+    assert counters["stats"]["unique_graphs"] == 1
+    for seed, mask in zip((1, 2), compiled, strict=True):
+        keep = np.asarray(jax.random.uniform(_jax_key(seed), (3, 5), dtype=np.float32)) < np.float32(0.75)
+        np.testing.assert_array_equal(mask.numpy(), np.where(keep, np.float32(1 / 0.75), 0))
+
+
+@pytest.mark.parametrize("name", ["jax", "tensorflow"])
+def test_exact_draws_compiled_whole_give_numpys_bits(name):
+    """On jax and tensorflow, bits, bernoulli and randint run counters, rounds and transform as one
+    compiled call, eagerly and inside the user's own jit: NumPy's values (threefry one op at a time)."""
+    compile_ = {"jax": lambda f: jax.jit(f), "tensorflow": lambda f: pytest.importorskip("tensorflow").function(f)}
+    if name == "tensorflow":
+        pytest.importorskip("tensorflow")
+
+    def draws(k):
+        return (al.random.bits(k, (4, 5)), al.random.bernoulli(k, 0.3, (7, 3)),
+                al.random.randint(k, (6,), -5, 9, dtype=al.int32))
+
+    expected = [np.asarray(d) for d in draws(al.random.key(9))]
+    with al.use_backend(name):
+        for got in (draws(al.random.key(9)), compile_[name](draws)(al.random.key(9))):
+            for a, b in zip(got, expected, strict=True):
+                np.testing.assert_array_equal(np.asarray(a), b)
+
+
 def test_under_torch_compile_a_draw_larger_than_a_tile():
     """torch.compile traces the whole-array evaluation (no tiles under a tracer): the eager bits."""
     torch = pytest.importorskip("torch")

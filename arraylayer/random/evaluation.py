@@ -17,7 +17,18 @@ from ..dtypes import Dtype
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from ..interchange import dev
 from ..registry import current_backend, use_backend
-from .threefry import _INT32, _INT64, _MASK, _UINT32, _threefry, _threefry_rounds, _to_rounds, _words
+from .threefry import (
+    _COMPILERS,
+    _INT32,
+    _INT64,
+    _MASK,
+    _UINT32,
+    _threefry,
+    _threefry_rounds,
+    _to_rounds,
+    _words,
+)
+from .word_transforms import EXACT
 
 # A draw is transform(y0, y1): an element-wise function of the two threefry output words of each
 # counter in [start, stop) (the high counter words are zero: fewer than 2**32 draws).
@@ -52,9 +63,41 @@ def _whole(key: Any, start: int, stop: int, transform: Any, dtype: Any = None) -
     """The draw for counters [start, stop) in one pass of whole-array operations: the way for
     compilers (jax.jit, tf.function, torch.compile) and for small draws."""
     k0, k1 = _key_words(key)
+    fused = _fused(transform)
+    if fused is not None:
+        return fused(k0, k1, start, stop)
     lo = _counters(key, start, stop)
     y0, y1 = _threefry(k0, k1, bitwise_and(lo, 0), lo)
     return transform(y0, y1)
+
+
+def _fused_draw(transform: Any) -> Any:
+    def draw(k0: Any, k1: Any, start: int, stop: int) -> Any:
+        lo = _counters(k0, start, stop)
+        return transform(*_threefry_rounds(k0, k1, bitwise_and(lo, 0), lo))
+
+    return draw
+
+
+#: compiled draws (counters, rounds and transform in one kernel) by backend and transform
+_FUSED: dict[tuple[Any, ...], Any] = {}
+
+
+def _fused(transform: Any) -> Any:
+    """The whole draw compiled as one function of (k0, k1, start, stop), where the backend has a
+    compiler and ``transform`` is exact (``word_transforms.EXACT``: the same bits fused or not); else
+    None. Inside a user's jax.jit or tf.function it is inlined as the rounds alone were: one XLA
+    call per draw instead of the rounds' call plus the counters and the transform's passes."""
+    func = getattr(transform, "func", transform)
+    name = current_backend()
+    make = _COMPILERS.get(name)
+    if make is None or func not in EXACT:
+        return None
+    cache_key = (name, func, *sorted(getattr(transform, "keywords", {}).items()))
+    fused = _FUSED.get(cache_key)
+    if fused is None:
+        fused = _FUSED[cache_key] = make(_fused_draw(transform), static=(2, 3))
+    return fused
 
 
 def _constants(key: Any) -> Any:

@@ -10,12 +10,13 @@ from .. import dropout_masks
 from ..api.creation import asarray
 from ..api.data_types import astype, isdtype
 from ..api.elementwise import bitwise_and
-from ..api.manipulation import concat, reshape, stack
+from ..api.manipulation import concat, reshape
 from ..dtypes import Dtype
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from ..registry import current_backend
 from .evaluation import _check_key, _check_shape, _device, _key_words, _whole
 from .threefry import _MASK, _threefry, _to_public, _word, _words
+from .word_transforms import _keys_of
 
 
 def key(seed: int, *, device: Any = None) -> Any:
@@ -27,11 +28,6 @@ def key(seed: int, *, device: Any = None) -> Any:
         raise InvalidArgumentError(f"key(seed={seed}): the seed must fit in 64 bits.")
     seed %= 2**64
     return asarray([seed >> 32, seed & _MASK], dtype=_words().public, device=device)
-
-
-def _keys_of(y0: Any, y1: Any) -> Any:
-    """Keys from the words of each counter: shape (n, 2)."""
-    return stack([_to_public(y0), _to_public(y1)], axis=-1)
 
 
 def split(key: Any, num: int = 2) -> Any:

@@ -3,6 +3,7 @@ or int32 rounds and int64 keys on PyTorch), the 20 rounds, compiled where a comp
 
 from __future__ import annotations
 
+import operator
 from typing import Any, NamedTuple
 
 from ..api.data_types import astype
@@ -79,20 +80,41 @@ def _rotl(x: Any, r: int, const: Any) -> Any:
     return bitwise_or(bitwise_left_shift(x, const(r)), _shr(x, 32 - r, const))
 
 
-def _compile_jax(f: Any) -> Any:
+def _rotl_int32(x: Any, r: int, const: Any) -> Any:
+    """_rotl of int32 words with the array's own operators (``const`` unused: Python ints)."""
+    return (x << r) | ((x >> (32 - r)) & ((1 << r) - 1))
+
+
+class _Ops(NamedTuple):
+    """The rounds' operations: a wrapping add, xor, and a rotation left by a Python int."""
+
+    add: Any
+    xor: Any
+    rotl: Any
+
+
+_API_OPS = _Ops(add, bitwise_xor, _rotl)
+#: PyTorch's whole-array rounds (small draws, traced code) in its own operators on the int32
+#: words: the same operations as arraylayer's, so the same bits; torch.compile's Dynamo then
+#: traces ~110 native operations per draw instead of arraylayer's dispatch around each.
+_NATIVE_OPS: dict[str, _Ops] = {"torch": _Ops(operator.add, operator.xor, _rotl_int32)}
+
+
+def _compile_jax(f: Any, static: tuple[int, ...] = ()) -> Any:
     import jax
 
-    return jax.jit(f)
+    return jax.jit(f, static_argnums=static)
 
 
-def _compile_tensorflow(f: Any) -> Any:
+def _compile_tensorflow(f: Any, static: tuple[int, ...] = ()) -> Any:
     import tensorflow as tf
 
-    return tf.function(f, jit_compile=True, reduce_retracing=True)
+    return tf.function(f, jit_compile=True, reduce_retracing=True)  # Python ints: one trace per value
 
 
 #: The frameworks whose compiler fuses the ~120 integer operations of threefry into one kernel:
 #: the same operations, so the same bits, an order of magnitude faster than one at a time.
+#: ``make(f, static)``: ``f`` compiled, its arguments at the positions ``static`` Python ints.
 _COMPILERS: dict[str, Any] = {"jax": _compile_jax, "tensorflow": _compile_tensorflow}
 _COMPILED: dict[str, Any] = {}
 
@@ -101,24 +123,27 @@ def _threefry(k0: Any, k1: Any, x0: Any, x1: Any) -> tuple[Any, Any]:
     """threefry-2x32 of the counters (x0, x1) under the key words (k0, k1), compiled where the
     backend's compiler fuses it (inside a user's own jit/tf.function it is simply inlined)."""
     name = current_backend()
+    make = _COMPILERS.get(name)
+    if make is None:  # no cache: one written while torch.compile traces fails its guard next call (a recompile)
+        return _threefry_rounds(k0, k1, x0, x1, ops=_NATIVE_OPS.get(name, _API_OPS))
     compiled = _COMPILED.get(name)
     if compiled is None:
-        make = _COMPILERS.get(name)
-        compiled = _COMPILED[name] = _threefry_rounds if make is None else make(_threefry_rounds)
+        compiled = _COMPILED[name] = make(_threefry_rounds)
     return compiled(k0, k1, x0, x1)  # type: ignore[no-any-return]
 
 
-def _threefry_rounds(k0: Any, k1: Any, x0: Any, x1: Any, const: Any = _as_is) -> tuple[Any, Any]:
-    """threefry-2x32 (20 rounds) written with arraylayer's integer operations; every add wraps
-    modulo 2**32 in the rounds' words (uint32, or int32 on PyTorch). ``const`` gives the integer
-    constants (shift counts, masks, round numbers) in the form the caller wants them."""
-    ks = (k0, k1, bitwise_xor(bitwise_xor(k0, k1), _PARITY))
-    x0, x1 = add(x0, ks[0]), add(x1, ks[1])
+def _threefry_rounds(k0: Any, k1: Any, x0: Any, x1: Any, const: Any = _as_is, ops: _Ops = _API_OPS) -> tuple[Any, Any]:
+    """threefry-2x32 (20 rounds) written with arraylayer's integer operations (or ``ops``); every
+    add wraps modulo 2**32 in the rounds' words (uint32, or int32 on PyTorch). ``const`` gives the
+    integer constants (shift counts, masks, round numbers) in the form the caller wants them."""
+    plus, xor = ops.add, ops.xor
+    ks = (k0, k1, xor(xor(k0, k1), _PARITY))
+    x0, x1 = plus(x0, ks[0]), plus(x1, ks[1])
     for group in range(5):
         for r in _ROTATIONS[group % 2]:
-            x0 = add(x0, x1)
-            x1 = bitwise_xor(_rotl(x1, r, const), x0)
-        x0 = add(x0, ks[(group + 1) % 3])
+            x0 = plus(x0, x1)
+            x1 = xor(ops.rotl(x1, r, const), x0)
+        x0 = plus(x0, ks[(group + 1) % 3])
         # (x1 + k) + g == x1 + (k + g) modulo 2**32: one pass over x1, the other on a key word.
-        x1 = add(x1, add(ks[(group + 2) % 3], const(group + 1)))
+        x1 = plus(x1, plus(ks[(group + 2) % 3], const(group + 1)))
     return x0, x1

@@ -1,4 +1,4 @@
-"""Element-wise transforms of the generator's words (the ``transform`` of a draw): bits,
+"""Element-wise transforms of the generator's words (the ``transform`` of a draw): keys, bits,
 uniforms, normals by Acklam's quantile, truncated normals, integers, booleans."""
 
 from __future__ import annotations
@@ -21,9 +21,15 @@ from ..api.elementwise import (
     sqrt,
     subtract,
 )
+from ..api.manipulation import stack
 from ..api.searching import where
 from ..dtypes import finfo
 from .threefry import _FLOAT32, _FLOATS, _shr, _to_public
+
+
+def _keys_of(y0: Any, y1: Any) -> Any:
+    """Keys from the words of each counter: shape (n, 2)."""
+    return stack([_to_public(y0), _to_public(y1)], axis=-1)
 
 
 def _bits_of(y0: Any, y1: Any) -> Any:
@@ -64,6 +70,12 @@ def _randint_of(y0: Any, y1: Any, *, dtype: Any, minval: int, span: int) -> Any:
 
 def _bernoulli_of(y0: Any, y1: Any, *, p: float) -> Any:
     return less(_unit_of(y0, y1, dtype=_FLOATS[0]), p)
+
+
+#: the transforms made of exact operations only (integer operations, conversions of integers the
+#: float holds exactly, products by powers of two, comparisons): a compiler may fuse them with the
+#: rounds without changing a bit (the normals' log and quantile polynomials stay outside)
+EXACT = frozenset({_keys_of, _bits_of, _unit_of, _randint_of, _bernoulli_of})
 
 
 # Acklam's rational approximation of the standard normal quantile function.
