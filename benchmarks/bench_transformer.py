@@ -330,8 +330,10 @@ def _native_state(case: Case, params: dict[str, Any]) -> Any:
     if not case.hand_adam:
         return None
     with al.use_backend(case.backend):
-        zeros = {k: al.zeros_like(v) for k, v in params.items()}
-        return {"count": al.zeros((), dtype=al.int32), "mu": zeros, "nu": dict(zeros)}
+        def zeros() -> dict[str, Any]:  # mu and nu each their own tensors (shared ones made torch.compile
+            return {k: al.zeros_like(v) for k, v in params.items()}  # compile the native step again)
+
+        return {"count": al.zeros((), dtype=al.int32), "mu": zeros(), "nu": zeros()}
 
 
 #: how a round is timed: wall-clock time, or this process's CPU time (steadier on a shared machine,
