@@ -83,22 +83,26 @@ def moving_kernel(backend: Any, name: str, dtype: Any) -> Callable[..., Any]:
     return _through_positions(run, native, name in ZERO_FILLING)
 
 
+def _each(a: Any, is_leaf: Callable[[Any], bool], fn: Callable[[Any], Any]) -> Any:
+    """``fn`` on ``a`` where ``is_leaf(a)``, on each item of a list or tuple (nested), else ``a`` as it is:
+    the kernels take and give arrays alone or in sequences (``concat``, ``unstack``, ``meshgrid``)."""
+    if is_leaf(a):
+        return fn(a)
+    return type(a)(_each(b, is_leaf, fn) for b in a) if type(a) in (list, tuple) else a
+
+
+def _of(dtype: Any) -> Callable[[Any], bool]:
+    return lambda a: getattr(a, "dtype", None) == dtype
+
+
 def _through_carrier(run: Callable[..., Any], native: Any, carrier: Any) -> Callable[..., Any]:
     """``run`` on the arrays of ``native`` (in lists too) converted to ``carrier``, which holds each of their
     values exactly (one conversion each way); its results of ``carrier`` converted back."""
-
-    def to_carrier(a: Any) -> Any:
-        if getattr(a, "dtype", None) == native:
-            return a.astype(carrier)
-        return type(a)(to_carrier(b) for b in a) if type(a) in (list, tuple) else a
-
-    def back(y: Any) -> Any:
-        if getattr(y, "dtype", None) == carrier:
-            return y.astype(native)
-        return type(y)(back(b) for b in y) if type(y) in (list, tuple) else y
+    is_native, is_carrier = _of(native), _of(carrier)
 
     def kernel(*args: Any, **kwargs: Any) -> Any:
-        return back(run(*(to_carrier(a) for a in args), **kwargs))
+        moved = run(*(_each(a, is_native, lambda x: x.astype(carrier)) for a in args), **kwargs)
+        return _each(moved, is_carrier, lambda y: y.astype(native))
 
     return kernel
 
@@ -109,18 +113,14 @@ def _through_codes(run: Callable[..., Any], native: Any, f: Any) -> Callable[...
     from ._ops import ops_of
     from .casts import native_codes, to_native
 
-    def to_codes(a: Any) -> Any:
-        if getattr(a, "dtype", None) == native:
-            return native_codes(ops_of(a), a, f)
-        return type(a)(to_codes(b) for b in a) if type(a) in (list, tuple) else a
+    is_native = _of(native)
 
-    def back(y: Any) -> Any:
-        if hasattr(y, "dtype") and ops_of(y).dtype_name(y) == "uint8":
-            return to_native(y, f)
-        return type(y)(back(b) for b in y) if type(y) in (list, tuple) else y
+    def is_codes(y: Any) -> bool:
+        return hasattr(y, "dtype") and ops_of(y).dtype_name(y) == "uint8"
 
     def kernel(*args: Any, **kwargs: Any) -> Any:
-        return back(run(*(to_codes(a) for a in args), **kwargs))
+        moved = run(*(_each(a, is_native, lambda x: native_codes(ops_of(x), x, f)) for a in args), **kwargs)
+        return _each(moved, is_codes, lambda y: to_native(y, f))
 
     return kernel
 
@@ -131,27 +131,21 @@ def _through_positions(run: Callable[..., Any], native: Any, fills: bool) -> Cal
     positions count from 1 and position 0 is the format's zero."""
     import tensorflow as tf
 
+    is_native, is_positions = _of(native), _of(tf.int32)
+
     def kernel(*args: Any, **kwargs: Any) -> Any:
         sources = [tf.cast(tf.zeros([1], tf.float16), native)] if fills else []
         start: list[Any] = [1 if fills else 0]
 
         def to_positions(a: Any) -> Any:
-            if getattr(a, "dtype", None) == native:
-                size = tf.size(a, out_type=tf.int32)
-                sources.append(tf.reshape(a, [-1]))
-                positions = tf.reshape(tf.range(start[0], start[0] + size, dtype=tf.int32), tf.shape(a))
-                start[0] = start[0] + size
-                return positions
-            return type(a)(to_positions(b) for b in a) if type(a) in (list, tuple) else a
+            size = tf.size(a, out_type=tf.int32)
+            sources.append(tf.reshape(a, [-1]))
+            positions = tf.reshape(tf.range(start[0], start[0] + size, dtype=tf.int32), tf.shape(a))
+            start[0] = start[0] + size
+            return positions
 
-        moved = run(*(to_positions(a) for a in args), **kwargs)
+        moved = run(*(_each(a, is_native, to_positions) for a in args), **kwargs)
         flat = sources[0] if len(sources) == 1 else tf.concat(sources, 0)
-
-        def back(y: Any) -> Any:
-            if getattr(y, "dtype", None) == tf.int32:
-                return tf.gather(flat, y)
-            return type(y)(back(b) for b in y) if type(y) in (list, tuple) else y
-
-        return back(moved)
+        return _each(moved, is_positions, lambda y: tf.gather(flat, y))
 
     return kernel
