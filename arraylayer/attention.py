@@ -52,7 +52,10 @@ def _torch_fused(q: Any, k: Any, v: Any, causal: bool, scale: float) -> Any:
 def _jax_fused(q: Any, k: Any, v: Any, causal: bool, scale: float) -> Any:
     import jax
 
-    return jax.nn.dot_product_attention(q, k, v, scale=scale, is_causal=causal)
+    # full float32 products on every device: on a GPU XLA's default takes TF32 (found on an H100: a
+    # transformer block's loss 4e-5 from the CPU's), as arraylayer's jax matmul already refuses to
+    with jax.default_matmul_precision("highest"):
+        return jax.nn.dot_product_attention(q, k, v, scale=scale, is_causal=causal)
 
 
 #: backend -> the fused kernel (native arrays, no mask, no dropout)

@@ -39,6 +39,9 @@ import numpy as np  # noqa: E402
 import arraylayer as al  # noqa: E402
 from arraylayer import lowp  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gpu_check_more import native_decodes, run_more  # noqa: E402
+
 RESULTS: dict[str, Any] = {}
 DEVICE = "gpu:0"
 FLOAT8 = ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz")
@@ -93,7 +96,7 @@ def synchronizer(backend: str) -> Callable[[Any], Any]:
     """A function that waits until ``x`` is computed on the device."""
     if backend == "torch":
         import torch
-        return lambda x: torch.cuda.synchronize()
+        return (lambda x: None) if DEVICE == "cpu" else (lambda x: torch.cuda.synchronize())
     if backend == "jax":
         return lambda x: x.block_until_ready()
     return lambda x: x.numpy()
@@ -272,6 +275,9 @@ def run_backend(backend: str) -> None:
             import tensorflow as tf
             native = lambda: tf.cast(x, tf.dtypes.experimental.float8_e4m3fn)  # noqa: E731
         return paired_median(lambda: lowp.cast(x, "float8_e4m3fn"), native, wait, calls=20)
+
+    run_more(backend, check, DEVICE, to_numpy, paired_median, synchronizer(backend))
+    native_decodes(backend, check, DEVICE, to_numpy)
 
 
 def main() -> None:

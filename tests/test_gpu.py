@@ -50,3 +50,33 @@ def test_creation_and_results_stay_on_the_gpu(gpu_backend: str) -> None:
         assert al.dev(al.zeros(3)) == "gpu:0"
         assert al.dev(al.random.normal(al.random.key(0), (3,))) == "gpu:0"
     assert al.dev(al.to_device(x, "cpu")) == "cpu"
+
+
+def _bits(x: object) -> np.ndarray:
+    return np.asarray(al.to_backend(al.to_device(x, "cpu"), "numpy")).view(np.uint8)
+
+
+def test_a_cpu_key_draws_on_the_gpu_and_drops_out_gpu_arrays(gpu_backend: str) -> None:
+    # found on an H100 (benchmarks/gpu_check.py): jax's compiled draw placed its counters on the
+    # default device (the GPU) while a CPU key's words stayed on the CPU ("incompatible devices"); torch's
+    # nn.dropout of a CUDA tensor drew its mask on the CPU key's device and failed in `where`.
+    # The integer draws are the same bits on the GPU; normal's transform and dropout's division use the
+    # GPU's own float32 kernels (measured: a few ulps apart on jax, whose GPU division is not the CPU's)
+    key = al.random.key(11, device="cpu")
+    x = al.random.normal(al.random.key(2), (64, 65), device="gpu:0")
+    for draw in (lambda d: al.random.uniform(key, (4099,), device=d), lambda d: al.random.bernoulli(key, 0.3, (4099,), device=d),
+                 lambda d: al.random.randint(key, (4099,), 0, 1000, device=d)):
+        on_gpu, on_cpu = draw("gpu:0"), draw("cpu")
+        assert al.dev(on_gpu) == "gpu:0" and al.dev(on_cpu) == "cpu"
+        np.testing.assert_array_equal(_bits(on_gpu), _bits(on_cpu))
+    normal = al.random.normal(key, (4099,), device="gpu:0")
+    assert al.dev(normal) == "gpu:0"
+    np.testing.assert_allclose(_values(normal), _values(al.random.normal(key, (4099,), device="cpu")), rtol=1e-5)
+    dropped, on_cpu = al.nn.dropout(key, x, 0.1), al.nn.dropout(key, al.to_device(x, "cpu"), 0.1)
+    assert al.dev(dropped) == "gpu:0"
+    np.testing.assert_array_equal(_values(dropped) == 0, _values(on_cpu) == 0)  # the same elements dropped
+    np.testing.assert_allclose(_values(dropped), _values(on_cpu), rtol=1e-6)
+
+
+def _values(x: object) -> np.ndarray:
+    return np.asarray(al.to_backend(al.to_device(x, "cpu"), "numpy"))

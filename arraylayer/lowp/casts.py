@@ -172,9 +172,11 @@ def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> An
     # (a byte pass); for "overflow", one aminmax over x (NaN propagates: a NaN takes the fix path,
     # which leaves its code), as cheap as the byte pass and needed after it where data scaled to the
     # format's amax reaches the largest code.
+    # (on an accelerator the check's host synchronisation costs more than the fix: none there)
     eager = not replaying()
     if eager and codes.numel() == 0:
         return codes
+    eager = eager and x.device.type == "cpu"
     if mode == "nan":  # magnitude + 1 reaches the sign bit only from S.11111.11: flip its last bit
         magnitude = codes & (f.sign_bit - 1)
         if eager and int(torch.amax(magnitude)) < f.sign_bit - 1:

@@ -32,7 +32,7 @@ def dropout(key: Any, x: Any, rate: float, training: bool = True) -> Any:
     divisor = dropout_masks.divisor(backend_of(native).name, _native(key)[0], native, q)
     if divisor is None:  # the same divisor through arraylayer: traced code, other backends and devices
         with _creating_on(native):
-            keep = random.bernoulli(key, q, tuple(native.shape))
+            keep = random.bernoulli(key, q, tuple(native.shape), device=_device(native))  # beside x
             kept = full((), q, dtype=native.dtype, device=_device(native))
         divisor = where(keep, kept, math.inf)
     return rewrap(divide(native, divisor))

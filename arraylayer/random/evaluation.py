@@ -13,6 +13,7 @@ from ..api.data_types import astype, isdtype
 from ..api.elementwise import bitwise_and
 from ..api.manipulation import reshape
 from ..context import replaying
+from ..devices import use_device
 from ..dtypes import Dtype
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from ..interchange import dev
@@ -53,10 +54,11 @@ def _key_words(key: Any) -> tuple[Any, Any]:
 
 
 # al.zeros_like cannot run under jax.jit: the high words are and(counters, 0).
-def _counters(key: Any, start: int, stop: int) -> Any:
+def _counters(start: int, stop: int, device: Any) -> Any:
+    """The low counter words [start, stop) on ``device`` (None: where the computation runs)."""
     if stop > 2**31 and _words().rounds == _INT32:  # int32 cannot count that far: wrap from int64
-        return astype(arange(start, stop, dtype=_INT64, device=_device(key)), _INT32)
-    return arange(start, stop, dtype=_words().rounds, device=_device(key))
+        return astype(arange(start, stop, dtype=_INT64, device=device), _INT32)
+    return arange(start, stop, dtype=_words().rounds, device=device)
 
 
 def _whole(key: Any, start: int, stop: int, transform: Any, dtype: Any = None) -> Any:
@@ -66,14 +68,18 @@ def _whole(key: Any, start: int, stop: int, transform: Any, dtype: Any = None) -
     fused = _fused(transform)
     if fused is not None:
         return fused(k0, k1, start, stop)
-    lo = _counters(key, start, stop)
+    lo = _counters(start, stop, _device(key))
     y0, y1 = _threefry(k0, k1, bitwise_and(lo, 0), lo)
     return transform(y0, y1)
 
 
 def _fused_draw(transform: Any) -> Any:
     def draw(k0: Any, k1: Any, start: int, stop: int) -> Any:
-        lo = _counters(k0, start, stop)
+        # no device named, not even the default one (use_device(None)): inside the compiled draw the
+        # counters go where the key's words are (placing them on the default device broke a CPU key
+        # beside a GPU default: "incompatible devices")
+        with use_device(None):
+            lo = _counters(start, stop, None)
         return transform(*_threefry_rounds(k0, k1, bitwise_and(lo, 0), lo))
 
     return draw
@@ -124,7 +130,7 @@ def _tiled(key: Any, start: int, stop: int, transform: Any, dtype: Any) -> Any:
     out = empty((stop - start,), dtype=dtype, device=_device(key))
     const = _constants(key)
     for first in range(start, stop, tile):  # high counter words: 0-d zeros, broadcast by the rounds
-        lo = _counters(key, first, min(first + tile, stop))
+        lo = _counters(first, min(first + tile, stop), _device(key))
         y0, y1 = _threefry_rounds(k0, k1, const(0), lo, const)
         out[first - start:first - start + tile] = transform(y0, y1)
     return out
