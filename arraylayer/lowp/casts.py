@@ -11,9 +11,9 @@ The portable encoder works on the int32 bit pattern of a float32 with the framew
 ops. float16 and bfloat16 are widened to float32 first (exact); float64 is rounded to float32
 first, because that is what ml_dtypes does (a float64 just below a tie of the format rounds up). Where a framework's native cast gives the same bits
 (``NATIVE_ENCODE``, measured by tests/test_lowp_casts.py) it is used instead, with a fix-up where
-only the out-of-range or NaN codes differ (for torch's eager CPU tensors in one pass in C: see
-:mod:`.cpu_codes`). The decoder is a gather from a table of 2**bits values, or torch's own
-float8_e5m2 cast with its NaNs fixed (:mod:`.cpu_codes` again).
+only the out-of-range or NaN codes differ; torch's eager contiguous CPU tensors are encoded in C
+instead, in one pass (:mod:`.cpu_codes`). The decoder is a gather from a table of 2**bits values,
+or torch's own float8_e5m2 cast with its NaNs fixed (:mod:`.cpu_codes` again).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import numpy as np
 from ..context import replaying
 from ..errors import InvalidArgumentError, UnsupportedDtypeError
 from ._ops import ops_of
-from .cpu_codes import DECODE_NANS, decoded, fixed, usable
+from .cpu_codes import DECODE_NANS, ENCODE, decoded, encoded, usable
 from .formats import FORMATS, STATUS, Format, get_format
 
 __all__ = ["encode", "decode", "cast", "to_native", "format_of", "NATIVE_ENCODE", "NATIVE_DECODE"]
@@ -48,6 +48,7 @@ NATIVE_ENCODE: dict[tuple[str, str], str] = {
     ("tensorflow", "float8_e4m3fn"): "cast",
     ("tensorflow", "float8_e5m2"): "cast",
 }
+_FIXED = ("nan", "overflow")  # torch's casts, which cpu_codes' C encoder replaces on eager CPU tensors
 # (backend, format) whose own cast of a native low-precision array to a wider float gives
 # ml_dtypes' bits (NaN's sign included); other native arrays are decoded through their codes.
 NATIVE_DECODE = {("tensorflow", "float8_e4m3fn"), ("tensorflow", "float8_e5m2"),
@@ -156,7 +157,10 @@ def _encode_portable(ops: Any, x: Any, f: Format, saturate: bool = False) -> Any
 
 
 def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> Any:
-    """The framework's own cast, fixed up where its codes differ from ml_dtypes' (``mode``)."""
+    """The framework's own cast, fixed up where its codes differ from ml_dtypes' (``mode``); on
+    torch's eager contiguous CPU tensors, the C encoder instead."""
+    if mode in _FIXED and f.name in ENCODE and usable(x, x):
+        return encoded(x, f.name, saturate)
     if saturate:
         x = ops.clip(x, -f.max, f.max)
     codes = ops.codes_of(ops.astype(x, f.name))
@@ -164,8 +168,6 @@ def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> An
         return codes
     # torch gives "nan" S.11111.11 for NaN where ml_dtypes gives S.11111.10 (no value gives S.11111.11);
     # "overflow": the largest finite S.1111.110 where ml_dtypes gives NaN, S.1111.111.
-    if usable(x, codes):  # eagerly on the CPU: one scan of the codes in C, in place
-        return fixed(x, codes, mode, *_fixup(f.name, mode))
     bound, inclusive = _rounding_bound(f)
     torch = ops.torch
     # Eagerly, whether any code may need the fix: for "nan", one maximum over the codes' magnitudes
@@ -186,14 +188,6 @@ def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> An
             return codes
     beyond = torch.abs(x) >= bound if inclusive else torch.abs(x) > bound
     return codes | beyond.view(torch.uint8)
-
-
-@cache
-def _fixup(format: str, mode: str) -> tuple[int, int, float, bool]:
-    """cpu_codes.fixed's arguments for ``format``'s native ``mode``: the magnitude torch gives,
-    ml_dtypes' (NaN's), and the rounding bound (keyed by name: hashing a Format costs 0.8 us)."""
-    f = FORMATS[format]
-    return (f.sign_bit - 1 if mode == "nan" else f.max_code, f.nan_code, *_rounding_bound(f))
 
 
 def _rounding_bound(f: Format) -> tuple[float, bool]:
@@ -332,16 +326,14 @@ def cast(x: Any, format: str | Format, *, saturate: bool = False) -> Any:
     the uint8 codes as an Array (``arraylayer.astype`` gives an Array of the low-precision dtype)."""
     f = get_format(format)
     x, wrapped = _unwrap(x)
-    if not wrapped and not saturate:
+    if not wrapped:
         ops = ops_of(x)
         mode = NATIVE_ENCODE.get((ops.name, f.name))
-        if mode is not None and ops.dtype_name(x) == "float32":  # the framework's own cast
-            if mode in ("direct", "cast"):  # its bits are ml_dtypes'
+        if mode is not None and ops.dtype_name(x) == "float32":
+            if mode in ("direct", "cast") and not saturate:  # the framework's own cast: ml_dtypes' bits
                 return ops.astype(x, f.name)
-            if usable(x, x):  # torch's, eagerly on the CPU, its codes fixed in place (x contiguous: y too)
-                y = ops.astype(x, f.name)
-                fixed(x, ops.codes_of(y), mode, *_fixup(f.name, mode))
-                return y
+            if mode in _FIXED and f.name in ENCODE and usable(x, x):  # torch's eager CPU tensors: in C
+                return ops.from_codes(encoded(x, f.name, saturate), f.name)
     codes = encode(x, f, saturate=saturate)
     if wrapped:
         return _wrap(codes, wrapped)
