@@ -1,22 +1,20 @@
-/* float32 -> float8 codes with ml_dtypes' bits, and the NaNs of torch's float8_e5m2 decode, for
+/* float32 -> float8 codes with ml_dtypes' bits, and float8 codes -> wider floats by a table, for
  * arraylayer/lowp/cpu_codes.py: an optional C extension.
  *
- * It holds no rule of arraylayer's: cpu_codes.py passes each format's fields and out-of-range codes,
- * and computes the same bits with torch's own ops where this is not built. Every function works on
- * the memory of contiguous CPU tensors that the caller checked (dtype, device, layout, length) and
- * keeps alive, passed as addresses (``tensor.data_ptr()``) with their length n, and splits the work
- * over `threads` threads (the caller passes torch's count) in torch's contiguous chunks, the calling
- * thread taking the first, where each gets MIN_CHUNK elements or more; one thread without pthreads.
- * The GIL is released meanwhile.
+ * It holds no rule of arraylayer's: cpu_codes.py passes each format's fields and out-of-range codes
+ * (and casts.py the table of a format's values), and the same bits come from torch's own ops where
+ * this is not built. Every function works on the memory of contiguous CPU tensors (and NumPy tables)
+ * that the caller checked (dtype, device, layout, length) and keeps alive, passed as addresses
+ * (``tensor.data_ptr()``) with their length n, and splits the work over `threads` threads (the caller
+ * passes torch's count) in torch's contiguous chunks, the calling thread taking the first, where each
+ * gets MIN_CHUNK elements or more; one thread without pthreads. The GIL is released meanwhile.
  *
  *   encode(x, codes, n, mantissa, bias, largest, over, nan, threads)
  *       codes[i] = float32 x[i] in the format with `mantissa` bits and exponent `bias`, rounded to
  *       nearest even; a magnitude beyond `largest` (inf too) gets `over`, NaN gets `nan`; the sign
  *       is always kept (formats whose NaN and zero carry a sign: float8_e4m3fn, float8_e5m2)
- *   nans(codes, out, n, lowest, itemsize, positive, negative, threads)
- *       out[i] (items of 2, 4 or 8 bytes) = the bits `positive` or `negative` (by the code's sign)
- *       where the code's magnitude (low 7 bits) is `lowest` or more: a read-only scan BLOCK codes at
- *       a time (vectorized) that touches a block only where one of its codes is sought (rare). */
+ *   decode(codes, table, out, n, itemsize, threads)
+ *       out[i] = table[codes[i]] (items of 2, 4 or 8 bytes; the table has 256) */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -30,7 +28,6 @@
 #endif
 #endif
 
-#define BLOCK 256
 #define MIN_CHUNK 65536 /* fewer elements per thread: starting a thread costs more than it saves */
 #define MAX_THREADS 64
 
@@ -160,60 +157,40 @@ static PyObject *encode(PyObject *self, PyObject *args) {
 
 typedef struct {
     const uint8_t *codes;
+    const void *table;
     void *out;
     int itemsize;
-    uint8_t lowest;
-    uint64_t positive, negative;
-} Nans;
+} Decoding;
 
-/* Whether a code of c[0..count) has a magnitude of `low` or more: bit 7 of (magnitude + 0x80 - low),
- * or-ed over the codes (three vector operations per 16 codes). A full block's loop has a constant
- * count, so that the compiler unrolls its vector loop (no scalar prologue or epilogue per block). */
-static inline int found(const uint8_t *c, Py_ssize_t count, uint8_t low) {
-    const uint8_t shift = (uint8_t)(0x80 - low);
-    uint8_t any = 0;
-    if (count == BLOCK) {
-        for (int i = 0; i < BLOCK; i++) any |= (uint8_t)((c[i] & 0x7F) + shift);
-    } else {
-        for (Py_ssize_t i = 0; i < count; i++) any |= (uint8_t)((c[i] & 0x7F) + shift);
-    }
-    return any & 0x80;
-}
-
-#define WRITE_NANS(type)                                                                          \
-    do {                                                                                          \
-        type *o = (type *)s->out;                                                                 \
-        for (Py_ssize_t i = first; i < last; i++)                                                 \
-            if ((codes[i] & 0x7F) >= s->lowest) o[i] = (type)(codes[i] & 0x80 ? s->negative : s->positive); \
+#define GATHER(type)                                                                     \
+    do {                                                                                 \
+        const type *t = d->table;                                                        \
+        type *o = d->out;                                                                \
+        for (Py_ssize_t i = start; i < stop; i++) o[i] = t[codes[i]];                    \
     } while (0)
 
-static void nans_chunk(const void *task, Py_ssize_t start, Py_ssize_t stop) {
-    const Nans *s = task;
-    const uint8_t *codes = s->codes;
-    for (Py_ssize_t first = start; first < stop; first += BLOCK) {
-        Py_ssize_t last = stop - first < BLOCK ? stop : first + BLOCK;
-        if (!found(codes + first, last - first, s->lowest)) continue;
-        if (s->itemsize == 2) WRITE_NANS(uint16_t);
-        else if (s->itemsize == 4) WRITE_NANS(uint32_t);
-        else WRITE_NANS(uint64_t);
-    }
+VECTOR_CLONES static void decode_chunk(const void *task, Py_ssize_t start, Py_ssize_t stop) {
+    const Decoding *d = task;
+    const uint8_t *codes = d->codes;
+    if (d->itemsize == 2) GATHER(uint16_t);
+    else if (d->itemsize == 4) GATHER(uint32_t);
+    else GATHER(uint64_t);
 }
 
-static PyObject *nans(PyObject *self, PyObject *args) {
-    unsigned long long codes_address, out_address, positive, negative;
+static PyObject *decode(PyObject *self, PyObject *args) {
+    unsigned long long codes_address, table_address, out_address;
     Py_ssize_t n, threads;
-    unsigned int low;
     int itemsize;
-    if (!PyArg_ParseTuple(args, "KKnIiKKn:nans", &codes_address, &out_address, &n, &low, &itemsize, &positive,
-                          &negative, &threads)) return NULL;
+    if (!PyArg_ParseTuple(args, "KKKnin:decode", &codes_address, &table_address, &out_address, &n, &itemsize,
+                          &threads)) return NULL;
     if (itemsize != 2 && itemsize != 4 && itemsize != 8) {
-        PyErr_Format(PyExc_ValueError, "nans: itemsize=%d; items of 2, 4 or 8 bytes", itemsize);
+        PyErr_Format(PyExc_ValueError, "decode: itemsize=%d; items of 2, 4 or 8 bytes", itemsize);
         return NULL;
     }
-    Nans s = {(const uint8_t *)(uintptr_t)codes_address, (void *)(uintptr_t)out_address, itemsize,
-              (uint8_t)(low & 0x7F), positive, negative};
+    Decoding d = {(const uint8_t *)(uintptr_t)codes_address, (const void *)(uintptr_t)table_address,
+                  (void *)(uintptr_t)out_address, itemsize};
     Py_BEGIN_ALLOW_THREADS
-    parallel(nans_chunk, &s, n, threads);
+    parallel(decode_chunk, &d, n, threads);
     Py_END_ALLOW_THREADS
     Py_RETURN_NONE;
 }
@@ -221,14 +198,13 @@ static PyObject *nans(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"encode", encode, METH_VARARGS,
      "encode(x, codes, n, mantissa, bias, largest, over, nan, threads): float32 -> float8 codes, nearest even"},
-    {"nans", nans, METH_VARARGS,
-     "nans(codes, out, n, lowest, itemsize, positive, negative, threads): out[i] = NaN bits where a code's "
-     "magnitude >= lowest"},
+    {"decode", decode, METH_VARARGS,
+     "decode(codes, table, out, n, itemsize, threads): out[i] = table[codes[i]], items of 2, 4 or 8 bytes"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_codes",
-                                    "float32 -> float8 codes and float8_e5m2 NaN fix-ups (arraylayer/lowp/cpu_codes.py).",
+                                    "float32 -> float8 codes and float8 codes -> wider floats (arraylayer/lowp/cpu_codes.py).",
                                     -1, methods};
 
 PyMODINIT_FUNC PyInit__codes(void) { return PyModule_Create(&module); }

@@ -12,8 +12,8 @@ ops. float16 and bfloat16 are widened to float32 first (exact); float64 is round
 first, because that is what ml_dtypes does (a float64 just below a tie of the format rounds up). Where a framework's native cast gives the same bits
 (``NATIVE_ENCODE``, measured by tests/test_lowp_casts.py) it is used instead, with a fix-up where
 only the out-of-range or NaN codes differ; torch's eager contiguous CPU tensors are encoded in C
-instead, in one pass (:mod:`.cpu_codes`). The decoder is a gather from a table of 2**bits values,
-or torch's own float8_e5m2 cast with its NaNs fixed (:mod:`.cpu_codes` again).
+instead, in one pass (:mod:`.cpu_codes`). The decoder is a gather from a table of 2**bits values
+(in C, threaded, for torch's eager contiguous CPU tensors: :mod:`.cpu_codes` again).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import numpy as np
 from ..context import replaying
 from ..errors import InvalidArgumentError, UnsupportedDtypeError
 from ._ops import ops_of
-from .cpu_codes import DECODE_NANS, ENCODE, decoded, encoded, usable
+from .cpu_codes import ENCODE, decoded, encoded, usable
 from .formats import FORMATS, STATUS, Format, get_format
 
 __all__ = ["encode", "decode", "cast", "to_native", "format_of", "NATIVE_ENCODE", "NATIVE_DECODE"]
@@ -272,19 +272,10 @@ def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32
     allowed = _DECODE_TO + (_INT_TO if not f.is_float else ())
     if dtype not in allowed:
         raise InvalidArgumentError(f"dtype={dtype!r}: {f.name} decodes to one of {', '.join(allowed)}.")
-    if ops.name == "torch" and f.name in DECODE_NANS and dtype in _DECODE_TO and usable(codes, codes):
-        y = ops.astype(ops.from_codes(codes, f.name), dtype)  # torch's own cast, its NaNs fixed in C
-        return _wrap(decoded(y, codes, DECODE_NANS[f.name], _nan_bits(f.name, dtype)), wrapped)
+    if ops.name == "torch" and f.bits == 8 and dtype in _DECODE_TO and usable(codes, codes):  # in C, threaded
+        return _wrap(decoded(codes, decode_table(f.name, dtype), ops.native_dtype(dtype)), wrapped)
     table = ops.table((f.name, dtype), decode_table, codes)
     return _wrap(ops.take(table, codes if f.bits == 8 else codes & ((1 << f.bits) - 1)), wrapped)
-
-
-@cache
-def _nan_bits(format: str, dtype: str) -> tuple[int, int]:
-    """The bits of ``format``'s positive and negative NaN decoded to ``dtype``, as unsigned ints."""
-    table = decode_table(format, dtype)
-    nans = table[[FORMATS[format].sign_bit - 1, (1 << FORMATS[format].bits) - 1]]
-    return tuple(int(v) for v in nans.view(f"uint{8 * table.itemsize}"))
 
 
 def native_codes(ops: Any, x: Any, f: Format) -> Any:

@@ -1,16 +1,16 @@
-"""float32 -> float8_e4m3fn/e5m2 with ml_dtypes' bits, and torch's float8_e5m2 decode with
-ml_dtypes' NaNs, on eager contiguous CPU tensors, in C, on torch's threads.
+"""float32 -> float8_e4m3fn/e5m2 with ml_dtypes' bits, and torch's float8 arrays decoded to wider
+floats, on eager contiguous CPU tensors, in C, on torch's threads.
 
 torch spells a few codes otherwise than ml_dtypes (measured by tests/test_lowp_casts.py): encoding,
 its float8_e5m2 NaN is S.11111.11 where ml_dtypes' is S.11111.10, and its float8_e4m3fn cast
 saturates to S.1111.110 (448) beyond the rounding bound where ml_dtypes gives NaN (S.1111.111);
-decoding float8_e5m2, its NaNs keep their payload (and lose their sign in bfloat16) where ml_dtypes
-gives the quiet NaN of the code's sign. The optional C extension ``arraylayer._codes`` (built by
-setup.py) encodes in one pass (round to nearest even, the format's out-of-range code) instead of
-torch's cast, and rewrites the NaNs of torch's e5m2 decode in one read-only scan, each split over
-``torch.get_num_threads()`` threads as torch splits its own cast. Where it is not built, casts.py
-fixes torch's casts with torch's ops (and decodes e5m2 through its table); it does so too outside
-eager contiguous CPU tensors (torch.compile, other devices, strided views).
+decoding, its NaNs keep their payload (and lose their sign in bfloat16) where ml_dtypes gives the
+quiet NaN of the code's sign. The optional C extension ``arraylayer._codes`` (built by setup.py)
+encodes in one pass (round to nearest even, the format's out-of-range code) instead of torch's
+cast, and decodes by a gather from casts.py's table of the format's values, each split over
+``torch.get_num_threads()`` threads as torch splits its own casts. Where it is not built, casts.py
+fixes torch's casts with torch's ops and decodes through its table; it does so too outside eager
+contiguous CPU tensors (torch.compile, other devices, strided views).
 """
 
 from __future__ import annotations
@@ -22,18 +22,12 @@ from ..c_extensions import optional_extension
 from ..context import replaying
 from .formats import FORMATS
 
-__all__ = ["DECODE_NANS", "ENCODE", "decoded", "encoded", "usable"]
+__all__ = ["ENCODE", "decoded", "encoded", "usable"]
 
 _kernel: Any = optional_extension("_codes")
 
 #: Formats that the C encoder serves (it keeps the sign of NaN and zero: "fn" and "ieee" formats).
 ENCODE = ("float8_e4m3fn", "float8_e5m2")
-
-#: Formats whose torch cast to float16/bfloat16/float32/float64 gives ml_dtypes' bits on the CPU
-#: but for its NaN codes: the lowest NaN magnitude. (float8_e4m3fn's does too, but it is several
-#: times slower than casts.py's table.)
-DECODE_NANS = {"float8_e5m2": 0x7D}
-
 
 def usable(x: Any, y: Any) -> bool:
     """Whether the C functions can run on ``x`` and its cast ``y``: built, eagerly, on the CPU, both
@@ -64,11 +58,13 @@ def encoded(x: Any, format: str, saturate: bool) -> Any:
     return codes
 
 
-def decoded(y: Any, codes: Any, lowest: int, nans: tuple[int, int]) -> Any:
-    """``y`` (torch's cast of the codes' float8 array to a wider float, ours) with each code of
-    magnitude ``lowest`` or more given the bits ``nans`` (positive, negative), in place."""
-    import torch  # loaded: y is its tensor
+def decoded(codes: Any, table: Any, dtype: Any) -> Any:
+    """The values of ``codes`` (a contiguous uint8 CPU tensor) as a new tensor of the torch dtype
+    ``dtype``: ``table[code]`` (``table``: a NumPy array of ``dtype``'s width, 256 values, kept alive
+    by the caller)."""
+    import torch  # loaded: codes is its tensor
 
-    _kernel.nans(codes.data_ptr(), y.data_ptr(), codes.numel(), lowest, y.element_size(), *nans,
-                 torch.get_num_threads())
-    return y
+    out = torch.empty(codes.shape, dtype=dtype)
+    _kernel.decode(codes.data_ptr(), table.ctypes.data, out.data_ptr(), codes.numel(), table.itemsize,
+                   torch.get_num_threads())
+    return out
