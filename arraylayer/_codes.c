@@ -169,7 +169,8 @@ typedef struct {
         for (Py_ssize_t i = start; i < stop; i++) o[i] = t[codes[i]];                    \
     } while (0)
 
-VECTOR_CLONES static void decode_chunk(const void *task, Py_ssize_t start, Py_ssize_t stop) {
+/* No AVX2 copy: its vector gathers ran 2x slower than this scalar loop on an AMD EPYC. */
+static void decode_chunk(const void *task, Py_ssize_t start, Py_ssize_t stop) {
     const Decoding *d = task;
     const uint8_t *codes = d->codes;
     if (d->itemsize == 2) GATHER(uint16_t);

@@ -160,7 +160,7 @@ def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> An
     """The framework's own cast, fixed up where its codes differ from ml_dtypes' (``mode``); on
     torch's eager contiguous CPU tensors, the C encoder instead."""
     if mode in _FIXED and f.name in ENCODE and usable(x, x):
-        return encoded(x, f.name, saturate)
+        return encoded(x, f.name, saturate, ops.torch.uint8)
     if saturate:
         x = ops.clip(x, -f.max, f.max)
     codes = ops.codes_of(ops.astype(x, f.name))
@@ -234,6 +234,13 @@ def decode_table(format: str, dtype: str) -> np.ndarray:
     return values.astype(dtype)
 
 
+@cache
+def _c_table(format: str, dtype: str) -> tuple[np.ndarray, int]:
+    """:func:`decode_table` and its address, for cpu_codes.decoded."""
+    table = decode_table(format, dtype)
+    return table, table.ctypes.data
+
+
 def _decoded(f: Format, code: int) -> float:
     magnitude = code & ~f.sign_bit
     negative = bool(code & f.sign_bit)
@@ -262,6 +269,8 @@ def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32
             raise InvalidArgumentError(f"format={format!r} but the array's dtype is {source}: leave format out.")
         if (ops.name, source) in NATIVE_DECODE and dtype in _DECODE_TO:
             return _wrap(ops.astype(codes, dtype), wrapped)
+        if ops.name == "torch" and dtype in _DECODE_TO and usable(codes, codes):  # in C (torch's formats: 8 bits)
+            return _wrap(decoded(codes, _c_table(source, dtype), ops.native_dtype(dtype)), wrapped)
         format, codes = source, native_codes(ops, codes, FORMATS[source])
     elif source != "uint8" or format is None:
         raise InvalidArgumentError(
@@ -273,7 +282,7 @@ def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32
     if dtype not in allowed:
         raise InvalidArgumentError(f"dtype={dtype!r}: {f.name} decodes to one of {', '.join(allowed)}.")
     if ops.name == "torch" and f.bits == 8 and dtype in _DECODE_TO and usable(codes, codes):  # in C, threaded
-        return _wrap(decoded(codes, decode_table(f.name, dtype), ops.native_dtype(dtype)), wrapped)
+        return _wrap(decoded(codes, _c_table(f.name, dtype), ops.native_dtype(dtype)), wrapped)
     table = ops.table((f.name, dtype), decode_table, codes)
     return _wrap(ops.take(table, codes if f.bits == 8 else codes & ((1 << f.bits) - 1)), wrapped)
 
@@ -324,7 +333,7 @@ def cast(x: Any, format: str | Format, *, saturate: bool = False) -> Any:
             if mode in ("direct", "cast") and not saturate:  # the framework's own cast: ml_dtypes' bits
                 return ops.astype(x, f.name)
             if mode in _FIXED and f.name in ENCODE and usable(x, x):  # torch's eager CPU tensors: in C
-                return ops.from_codes(encoded(x, f.name, saturate), f.name)
+                return encoded(x, f.name, saturate, ops.native_dtype(f.name))
     codes = encode(x, f, saturate=saturate)
     if wrapped:
         return _wrap(codes, wrapped)

@@ -48,23 +48,24 @@ def _fields(format: str, saturate: bool) -> tuple[int, int, int, int, int]:
     return f.mantissa_bits, f.bias, f.max_code, over, f.nan_code
 
 
-def encoded(x: Any, format: str, saturate: bool) -> Any:
-    """The codes (uint8, x's shape) of the contiguous float32 CPU tensor ``x`` in ``format`` (one of
-    ``ENCODE``), ml_dtypes' bits; ``saturate``: beyond the largest finite value gives it."""
+def encoded(x: Any, format: str, saturate: bool, dtype: Any) -> Any:
+    """The codes of the contiguous float32 CPU tensor ``x`` in ``format`` (one of ``ENCODE``), ml_dtypes'
+    bits, as a new tensor of x's shape and the torch dtype ``dtype`` (uint8, or the format's own);
+    ``saturate``: beyond the largest finite value gives it."""
     import torch  # loaded: x is its tensor
 
-    codes = torch.empty(x.shape, dtype=torch.uint8)
+    codes = torch.empty_like(x, dtype=dtype)
     _kernel.encode(x.data_ptr(), codes.data_ptr(), x.numel(), *_fields(format, saturate), torch.get_num_threads())
     return codes
 
 
-def decoded(codes: Any, table: Any, dtype: Any) -> Any:
-    """The values of ``codes`` (a contiguous uint8 CPU tensor) as a new tensor of the torch dtype
-    ``dtype``: ``table[code]`` (``table``: a NumPy array of ``dtype``'s width, 256 values, kept alive
-    by the caller)."""
+def decoded(codes: Any, table: tuple[Any, int], dtype: Any) -> Any:
+    """The values of ``codes`` (a contiguous CPU tensor of one byte per element: a float8 dtype or
+    uint8) as a new tensor of the torch dtype ``dtype``: ``table[code]`` (``table``: a NumPy array of
+    ``dtype``'s width, 256 values, kept alive by the caller, and its address)."""
     import torch  # loaded: codes is its tensor
 
-    out = torch.empty(codes.shape, dtype=dtype)
-    _kernel.decode(codes.data_ptr(), table.ctypes.data, out.data_ptr(), codes.numel(), table.itemsize,
-                   torch.get_num_threads())
+    values, address = table
+    out = torch.empty_like(codes, dtype=dtype)
+    _kernel.decode(codes.data_ptr(), address, out.data_ptr(), codes.numel(), values.itemsize, torch.get_num_threads())
     return out
