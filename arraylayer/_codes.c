@@ -28,7 +28,9 @@
 #endif
 #endif
 
-#define MIN_CHUNK 65536 /* fewer elements per thread: starting a thread costs more than it saves */
+/* Fewer elements per thread: starting one (30 to 60 us on a loaded 2-core machine, the time of about
+ * 100,000 elements) costs more than it saves. */
+#define MIN_CHUNK 262144
 #define MAX_THREADS 64
 
 typedef void (*Work)(const void *task, Py_ssize_t start, Py_ssize_t stop);
