@@ -101,7 +101,7 @@ static inline int32_t pick(int take, int32_t yes, int32_t no) {
 }
 
 /* x86-64: an AVX2 copy too (eight lanes), chosen at load time where the CPU has it. */
-#if defined(__x86_64__) && defined(__has_attribute)
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(VECTOR_CLONES)
 #if __has_attribute(target_clones)
 #define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #endif
