@@ -34,11 +34,14 @@ class OptionalBuildExt(build_ext):
               f"arraylayer will use its pure-Python path.", file=sys.stderr)
 
 
+_PTHREAD = [] if sys.platform == "win32" else ["-pthread"]
+
 setup(
     ext_modules=[Extension("arraylayer._dispatch",
                            ["arraylayer/_dispatch.c", "arraylayer/_operators.c", "arraylayer/_plan_keys.c"],
                            depends=["arraylayer/_dispatch.h"], optional=True),
                  Extension("arraylayer._threefry", ["arraylayer/_threefry.c"], optional=True),
-                 Extension("arraylayer._codes", ["arraylayer/_codes.c"], optional=True)],
+                 Extension("arraylayer._codes", ["arraylayer/_codes.c"], optional=True,  # pthreads: one thread without
+                           extra_compile_args=_PTHREAD, extra_link_args=_PTHREAD)],
     cmdclass={"build_ext": OptionalBuildExt},
 )

@@ -135,8 +135,8 @@ def _info(args: argparse.Namespace) -> int:
         out += ["", "Dtypes (yes: valid on the backend as installed and configured now; stored: a low-precision "
                     "dtype it holds: the element-wise, statistical, order and selection functions compute with it "
                     "by the low-precision rule, those that move elements (reshape, concat, take ...) move its "
-                    "bits, the others (matmul, diff, linalg) refuse it; `arraylayer support --low-precision` "
-                    "shows which)"]
+                    "bits, diff subtracts moved elements, the others (matmul, linalg) refuse it; "
+                    "`arraylayer support --low-precision` shows which)"]
         rows = [["dtype"] + [r.name for r in loaded]]
         for dtype in (*all_dtypes, *all_low_precision_dtypes):
             rows.append([str(dtype)] + ["yes" if str(dtype) in r.valid else "stored" if str(dtype) in r.stored

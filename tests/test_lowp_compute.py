@@ -222,6 +222,37 @@ def test_statistical_functions_give_the_oracle_bits(backend, name):
     assert not failures, failures
 
 
+def _diff_oracle(name, x, axis, n, prepend=None, append=None):
+    """numpy.diff by the subtract oracle: n passes over the later and earlier elements of x (joined
+    with prepend/append first), each result cast to the format before the next pass."""
+    x = np.concatenate([p for p in (prepend, x, append) if p is not None], axis=axis)
+    is_float = lowp.FORMATS[name].is_float
+    want = x.view(np.uint8) if is_float else x.astype(np.int8)
+    for _ in range(n):
+        size = x.shape[axis]
+        want = oracle("subtract", name, np.take(x, range(1, size), axis=axis), np.take(x, range(size - 1), axis=axis))
+        x = want.view(_ml(name)) if is_float else want.astype(_ml(name))
+    return want
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_diff_rounds_each_difference_as_subtract_does(backend, name):
+    if not _holds(backend, name):
+        pytest.skip(f"{backend} cannot hold {name} (lowp.STATUS)")
+    rng = np.random.default_rng(7)
+    values = all_values(name)
+    x, before, after = rng.choice(values, (5, 9)), rng.choice(values, (5, 2)), rng.choice(values, (1, 9))
+    cases = [{"axis": 1, "n": 1}, {"axis": 1, "n": 3, "prepend": before}, {"axis": 0, "n": 2, "append": after},
+             {"axis": -1, "n": 2, "prepend": before, "append": before[:, :1]}, {"axis": 0, "n": 9}]
+    failures = []
+    for kwargs in cases:
+        got = al.diff(native(backend, x), **{k: native(backend, v) if isinstance(v, np.ndarray) else v
+                                             for k, v in kwargs.items()})
+        if not _same(result_host(got, name), _diff_oracle(name, x, **kwargs)):
+            failures.append(kwargs)
+    assert not failures, failures
+
+
 def test_reductions_accumulate_in_float32_not_in_the_format():
     """100 ones sum to 100 (JAX's own float8 sum gives 64) and the mean of 100 ones is 1."""
     ones = np.ones(100, ml_dtypes.float8_e4m3fn)

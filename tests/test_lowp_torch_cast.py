@@ -1,8 +1,10 @@
-"""torch's float8_e4m3fn/e5m2 casts on the CPU, fixed up in place (arraylayer/lowp/cpu_codes.py: the
-C extension arraylayer._codes, or torch's ops where it is not built), give ml_dtypes' bits: NaN of
-either sign, infinities, values at and around each rounding bound and every tie, subnormals,
-negative zero, at every position of the C loops' blocks, in contiguous, non-contiguous, empty and
-0-d tensors, encoding and decoding to every wider float. The oracle is ml_dtypes' own ``astype``.
+"""torch's float8 casts on the CPU (arraylayer/lowp/cpu_codes.py: the C extension arraylayer._codes, which
+encodes float32 to float8_e4m3fn/e5m2 in one pass and decodes every float8 type of torch's by a gather, or
+torch's ops and casts.py's table where it is not built) give ml_dtypes' bits: NaN of either sign,
+infinities, values at and around each rounding bound and every tie, subnormals, negative zero, at every
+position of a vector loop's blocks and at the edges of the chunks that the C functions split over
+torch's threads, in contiguous, non-contiguous, empty and 0-d tensors, encoding and decoding to every
+wider float. The oracle is ml_dtypes' own ``astype``.
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ from tests.lowp_support import PAYLOADS, ties
 torch = pytest.importorskip("torch")
 
 FORMATS = ("float8_e4m3fn", "float8_e5m2")
+DECODED = (*FORMATS, "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu")  # every float8 type torch stores
 WIDER = {"float32": np.float32, "float16": np.float16, "float64": np.float64, "bfloat16": ml_dtypes.bfloat16}
 BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 @pytest.fixture(params=["C", "torch ops"])
 def path(request, monkeypatch):
-    """Each test runs through the C fix-ups and through torch's ops (the extension left out)."""
+    """Each test runs through the C functions and through torch's ops (the extension left out)."""
     if request.param == "C":
         if cpu_codes._kernel is None:
             pytest.skip("arraylayer._codes is not loaded (not built by setup.py build_ext, or ARRAYLAYER_PURE_PYTHON=1)")
@@ -117,7 +120,7 @@ def test_saturate_and_wider_sources(path, name):
 
 
 @pytest.mark.parametrize("dtype", WIDER)
-@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize("name", DECODED)
 def test_decode_every_code(path, name, dtype):
     codes = np.arange(256, dtype=np.uint8)
     want = codes.view(getattr(ml_dtypes, name)).astype(WIDER[dtype])
@@ -134,7 +137,7 @@ def test_decode_every_code(path, name, dtype):
         assert not wrong.any(), (what, got[wrong], expected.view(width)[wrong])
     for empty in (stored[:0], stored[:0].reshape(0, 4)):
         assert lowp.decode(empty, dtype=dtype).shape == empty.shape
-    scalar = lowp.decode(stored[0x7F].reshape(()), dtype=dtype)  # a NaN code, 0-d
+    scalar = lowp.decode(stored[lowp.FORMATS[name].nan_code].reshape(()), dtype=dtype)  # a NaN code, 0-d
     assert scalar.shape == () and torch.isnan(scalar.to(torch.float32))
 
 
@@ -146,4 +149,50 @@ def test_the_c_path_serves_contiguous_cpu_tensors_only():
     assert not cpu_codes.usable(t[::2], t[::2])
     assert not cpu_codes.usable(t.reshape(2, 4).T, t)
     with pytest.raises(ValueError, match="itemsize=3"):
-        cpu_codes._kernel.nans(t.data_ptr(), t.data_ptr(), 0, 0x7D, 3, 0, 0)
+        cpu_codes._kernel.decode(t.data_ptr(), t.data_ptr(), t.data_ptr(), 0, 3, 1)
+    with pytest.raises(ValueError, match="mantissa=0"):
+        cpu_codes._kernel.encode(t.data_ptr(), t.data_ptr(), 0, 0, 7, 0x7E, 0x7F, 0x7F, 1)
+
+
+MIN_CHUNK = 262144  # _codes.c: the fewest elements a thread of the C functions takes
+
+
+@pytest.fixture(params=[1, 2, 3])
+def threads(request):
+    """torch's thread count, which the C functions split their work over, set for one test."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(request.param)
+    yield request.param
+    torch.set_num_threads(before)
+
+
+def chunk_edges(n: int, threads: int) -> list[int]:
+    """The first and last positions of each chunk that n elements split into over ``threads``
+    (at::parallel_for's split, and _codes.c's), their neighbours, and each chunk's middle."""
+    size = -(-n // threads)
+    starts = range(0, n, size)
+    return sorted({p for s in starts for p in (s - 1, s, s + 1, s + size // 2, s + size - 1) if 0 <= p < n})
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_chunks_of_every_thread(path, threads, name):
+    """Over the size at which the C functions use threads (and just under it), the codes to fix and
+    every edge value at each chunk's edges and middle, the rest random; encode and decode."""
+    rng = np.random.default_rng(threads)
+    special = edge_values(name)
+    for n in (2 * MIN_CHUNK - 1, 3 * MIN_CHUNK + 77):
+        values = (rng.standard_normal(n) * 100).astype(np.float32)
+        edges = np.array(chunk_edges(n, threads))
+        values[edges] = special[np.arange(edges.size) % special.size]
+        values[rng.integers(0, n, 64)] = special[rng.integers(0, special.size, 64)]
+        want = want_codes(values, name)
+        t = torch.from_numpy(values)
+        assert (codes_of(al.astype(t, name)) == want).all(), (n, np.flatnonzero(codes_of(al.astype(t, name)) != want))
+        top = float(ml_dtypes.finfo(getattr(ml_dtypes, name)).max)
+        clipped = np.where(np.isnan(values), values, np.clip(values, -top, top))
+        assert (codes_of(al.astype(t, name, saturate=True)) == want_codes(clipped, name)).all(), n
+        stored = torch.from_numpy(want.copy()).view(getattr(torch, name))
+        for dtype, numpy_dtype in WIDER.items():
+            expected = want.view(getattr(ml_dtypes, name)).astype(numpy_dtype).view(BITS[np.dtype(numpy_dtype).itemsize])
+            got = al.astype(stored, dtype).view(getattr(torch, f"int{8 * np.dtype(numpy_dtype).itemsize}")).numpy()
+            assert (got.view(expected.dtype) == expected).all(), (n, dtype)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from ..dtypes import as_dtype
 from ..errors import InvalidArgumentError
 from . import arguments
-from .dispatch import array_input, kernel, promoted_inputs
+from .dispatch import array_input, as_array, kernel, promoted_inputs
 
 Array = Any
 Axis = int | tuple[int, ...] | None
@@ -49,4 +50,25 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = Non
     n = min(n, int(length)) if length == length else n  # nan: a dask length unknown until computed
     prepend = extra.pop(0) if prepend is not None else None
     append = extra.pop(0) if append is not None else None
+    if dtype.is_low_precision:
+        return _low_precision_diff(backend, x, axis, n, prepend, append)
     return kernel(backend, "diff", dtype)(x, axis=axis, n=n, prepend=prepend, append=append)
+
+
+def _low_precision_diff(backend: Any, x: Array, axis: int, n: int, prepend: Array | None,
+                        append: Array | None) -> Array:
+    """diff of a low-precision format: n passes of the rule's ``subtract`` of x's later and earlier
+    elements (moved exactly by ``take``), each rounded to the format, as ``subtract`` rounds."""
+    from .elementwise import subtract
+    from .indexing import take
+    from .manipulation import concat
+
+    parts = [p for p in (prepend, x, append) if p is not None]
+    if len(parts) > 1:
+        x = concat(parts, axis=axis)
+    index = as_dtype("int32")
+    for _ in range(n):
+        size = int(x.shape[axis])
+        later, earlier = (as_array(backend, list(r), index) for r in (range(1, size), range(size - 1)))
+        x = subtract(take(x, later, axis=axis), take(x, earlier, axis=axis))
+    return x

@@ -11,9 +11,9 @@ The portable encoder works on the int32 bit pattern of a float32 with the framew
 ops. float16 and bfloat16 are widened to float32 first (exact); float64 is rounded to float32
 first, because that is what ml_dtypes does (a float64 just below a tie of the format rounds up). Where a framework's native cast gives the same bits
 (``NATIVE_ENCODE``, measured by tests/test_lowp_casts.py) it is used instead, with a fix-up where
-only the out-of-range or NaN codes differ (for torch's eager CPU tensors in one pass in C: see
-:mod:`.cpu_codes`). The decoder is a gather from a table of 2**bits values, or torch's own
-float8_e5m2 cast with its NaNs fixed (:mod:`.cpu_codes` again).
+only the out-of-range or NaN codes differ; torch's eager contiguous CPU tensors are encoded in C
+instead, in one pass (:mod:`.cpu_codes`). The decoder is a gather from a table of 2**bits values
+(in C, threaded, for torch's eager contiguous CPU tensors: :mod:`.cpu_codes` again).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import numpy as np
 from ..context import replaying
 from ..errors import InvalidArgumentError, UnsupportedDtypeError
 from ._ops import ops_of
-from .cpu_codes import DECODE_NANS, decoded, fixed, usable
+from .cpu_codes import ENCODE, decoded, encoded, usable
 from .formats import FORMATS, STATUS, Format, get_format
 
 __all__ = ["encode", "decode", "cast", "to_native", "format_of", "NATIVE_ENCODE", "NATIVE_DECODE"]
@@ -48,6 +48,7 @@ NATIVE_ENCODE: dict[tuple[str, str], str] = {
     ("tensorflow", "float8_e4m3fn"): "cast",
     ("tensorflow", "float8_e5m2"): "cast",
 }
+_FIXED = ("nan", "overflow")  # torch's casts, which cpu_codes' C encoder replaces on eager CPU tensors
 # (backend, format) whose own cast of a native low-precision array to a wider float gives
 # ml_dtypes' bits (NaN's sign included); other native arrays are decoded through their codes.
 NATIVE_DECODE = {("tensorflow", "float8_e4m3fn"), ("tensorflow", "float8_e5m2"),
@@ -156,7 +157,10 @@ def _encode_portable(ops: Any, x: Any, f: Format, saturate: bool = False) -> Any
 
 
 def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> Any:
-    """The framework's own cast, fixed up where its codes differ from ml_dtypes' (``mode``)."""
+    """The framework's own cast, fixed up where its codes differ from ml_dtypes' (``mode``); on
+    torch's eager contiguous CPU tensors, the C encoder instead."""
+    if mode in _FIXED and f.name in ENCODE and usable(x, x):
+        return encoded(x, f.name, saturate, ops.torch.uint8)
     if saturate:
         x = ops.clip(x, -f.max, f.max)
     codes = ops.codes_of(ops.astype(x, f.name))
@@ -164,8 +168,6 @@ def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> An
         return codes
     # torch gives "nan" S.11111.11 for NaN where ml_dtypes gives S.11111.10 (no value gives S.11111.11);
     # "overflow": the largest finite S.1111.110 where ml_dtypes gives NaN, S.1111.111.
-    if usable(x, codes):  # eagerly on the CPU: one scan of the codes in C, in place
-        return fixed(x, codes, mode, *_fixup(f.name, mode))
     bound, inclusive = _rounding_bound(f)
     torch = ops.torch
     # Eagerly, whether any code may need the fix: for "nan", one maximum over the codes' magnitudes
@@ -188,14 +190,6 @@ def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> An
             return codes
     beyond = torch.abs(x) >= bound if inclusive else torch.abs(x) > bound
     return codes | beyond.view(torch.uint8)
-
-
-@cache
-def _fixup(format: str, mode: str) -> tuple[int, int, float, bool]:
-    """cpu_codes.fixed's arguments for ``format``'s native ``mode``: the magnitude torch gives,
-    ml_dtypes' (NaN's), and the rounding bound (keyed by name: hashing a Format costs 0.8 us)."""
-    f = FORMATS[format]
-    return (f.sign_bit - 1 if mode == "nan" else f.max_code, f.nan_code, *_rounding_bound(f))
 
 
 def _rounding_bound(f: Format) -> tuple[float, bool]:
@@ -242,6 +236,13 @@ def decode_table(format: str, dtype: str) -> np.ndarray:
     return values.astype(dtype)
 
 
+@cache
+def _c_table(format: str, dtype: str) -> tuple[np.ndarray, int]:
+    """:func:`decode_table` and its address, for cpu_codes.decoded."""
+    table = decode_table(format, dtype)
+    return table, table.ctypes.data
+
+
 def _decoded(f: Format, code: int) -> float:
     magnitude = code & ~f.sign_bit
     negative = bool(code & f.sign_bit)
@@ -270,6 +271,8 @@ def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32
             raise InvalidArgumentError(f"format={format!r} but the array's dtype is {source}: leave format out.")
         if (ops.name, source) in NATIVE_DECODE and dtype in _DECODE_TO:
             return _wrap(ops.astype(codes, dtype), wrapped)
+        if ops.name == "torch" and dtype in _DECODE_TO and usable(codes, codes):  # in C (torch's formats: 8 bits)
+            return _wrap(decoded(codes, _c_table(source, dtype), ops.native_dtype(dtype)), wrapped)
         format, codes = source, native_codes(ops, codes, FORMATS[source])
     elif source != "uint8" or format is None:
         raise InvalidArgumentError(
@@ -280,19 +283,10 @@ def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32
     allowed = _DECODE_TO + (_INT_TO if not f.is_float else ())
     if dtype not in allowed:
         raise InvalidArgumentError(f"dtype={dtype!r}: {f.name} decodes to one of {', '.join(allowed)}.")
-    if ops.name == "torch" and f.name in DECODE_NANS and dtype in _DECODE_TO and usable(codes, codes):
-        y = ops.astype(ops.from_codes(codes, f.name), dtype)  # torch's own cast, its NaNs fixed in C
-        return _wrap(decoded(y, codes, DECODE_NANS[f.name], _nan_bits(f.name, dtype)), wrapped)
+    if ops.name == "torch" and f.bits == 8 and dtype in _DECODE_TO and usable(codes, codes):  # in C, threaded
+        return _wrap(decoded(codes, _c_table(f.name, dtype), ops.native_dtype(dtype)), wrapped)
     table = ops.table((f.name, dtype), decode_table, codes)
     return _wrap(ops.take(table, codes if f.bits == 8 else codes & ((1 << f.bits) - 1)), wrapped)
-
-
-@cache
-def _nan_bits(format: str, dtype: str) -> tuple[int, int]:
-    """The bits of ``format``'s positive and negative NaN decoded to ``dtype``, as unsigned ints."""
-    table = decode_table(format, dtype)
-    nans = table[[FORMATS[format].sign_bit - 1, (1 << FORMATS[format].bits) - 1]]
-    return tuple(int(v) for v in nans.view(f"uint{8 * table.itemsize}"))
 
 
 def native_codes(ops: Any, x: Any, f: Format) -> Any:
@@ -334,16 +328,14 @@ def cast(x: Any, format: str | Format, *, saturate: bool = False) -> Any:
     the uint8 codes as an Array (``arraylayer.astype`` gives an Array of the low-precision dtype)."""
     f = get_format(format)
     x, wrapped = _unwrap(x)
-    if not wrapped and not saturate:
+    if not wrapped:
         ops = ops_of(x)
         mode = NATIVE_ENCODE.get((ops.name, f.name))
-        if mode is not None and ops.dtype_name(x) == "float32":  # the framework's own cast
-            if mode in ("direct", "cast"):  # its bits are ml_dtypes'
+        if mode is not None and ops.dtype_name(x) == "float32":
+            if mode in ("direct", "cast") and not saturate:  # the framework's own cast: ml_dtypes' bits
                 return ops.astype(x, f.name)
-            if usable(x, x):  # torch's, eagerly on the CPU, its codes fixed in place (x contiguous: y too)
-                y = ops.astype(x, f.name)
-                fixed(x, ops.codes_of(y), mode, *_fixup(f.name, mode))
-                return y
+            if mode in _FIXED and f.name in ENCODE and usable(x, x):  # torch's eager CPU tensors: in C
+                return encoded(x, f.name, saturate, ops.native_dtype(f.name))
     codes = encode(x, f, saturate=saturate)
     if wrapped:
         return _wrap(codes, wrapped)

@@ -1,35 +1,36 @@
-"""torch's own float8 casts, eagerly on the CPU, fixed up to ml_dtypes' bits in one pass.
+"""float32 -> float8_e4m3fn/e5m2 with ml_dtypes' bits, and torch's float8 arrays decoded to wider
+floats, on eager contiguous CPU tensors, in C, on torch's threads.
 
 torch spells a few codes otherwise than ml_dtypes (measured by tests/test_lowp_casts.py): encoding,
 its float8_e5m2 NaN is S.11111.11 where ml_dtypes' is S.11111.10, and its float8_e4m3fn cast
 saturates to S.1111.110 (448) beyond the rounding bound where ml_dtypes gives NaN (S.1111.111);
-decoding float8_e5m2, its NaNs keep their payload (and lose their sign in bfloat16) where ml_dtypes
-gives the quiet NaN of the code's sign. The optional C extension ``arraylayer._codes`` (built by
-setup.py) fixes them in place in one read-only scan of the cast's codes, reading the source only
-at a suspect code. Where it is not built, casts.py fixes them with torch's ops (and decodes through
-its table). Used for contiguous CPU tensors outside torch.compile; casts.py keeps its torch ops
-elsewhere.
+decoding, its NaNs keep their payload (and lose their sign in bfloat16) where ml_dtypes gives the
+quiet NaN of the code's sign. The optional C extension ``arraylayer._codes`` (built by setup.py)
+encodes in one pass (round to nearest even, the format's out-of-range code) instead of torch's
+cast, and decodes by a gather from casts.py's table of the format's values, each split over
+``torch.get_num_threads()`` threads as torch splits its own casts. Where it is not built, casts.py
+fixes torch's casts with torch's ops and decodes through its table; it does so too outside eager
+contiguous CPU tensors (torch.compile, other devices, strided views).
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from ..c_extensions import optional_extension
 from ..context import replaying
+from .formats import FORMATS
 
-__all__ = ["DECODE_NANS", "decoded", "fixed", "usable"]
+__all__ = ["ENCODE", "decoded", "encoded", "usable"]
 
 _kernel: Any = optional_extension("_codes")
 
-#: Formats whose torch cast to float16/bfloat16/float32/float64 gives ml_dtypes' bits on the CPU
-#: but for its NaN codes: the lowest NaN magnitude. (float8_e4m3fn's does too, but it is several
-#: times slower than casts.py's table.)
-DECODE_NANS = {"float8_e5m2": 0x7D}
-
+#: Formats that the C encoder serves (it keeps the sign of NaN and zero: "fn" and "ieee" formats).
+ENCODE = ("float8_e4m3fn", "float8_e5m2")
 
 def usable(x: Any, y: Any) -> bool:
-    """Whether the C fix-ups can run on ``x`` and its cast ``y``: built, eagerly, on the CPU, both
+    """Whether the C functions can run on ``x`` and its cast ``y``: built, eagerly, on the CPU, both
     contiguous (so that their elements lie in the same order)."""
     if _kernel is None or not x.is_cpu or not x.is_contiguous() or not y.is_contiguous() or replaying():
         return False
@@ -38,19 +39,33 @@ def usable(x: Any, y: Any) -> bool:
     return not torch.compiler.is_compiling()
 
 
-def fixed(x: Any, codes: Any, mode: str, old: int, new: int, bound: float, inclusive: bool) -> Any:
-    """``codes`` (uint8, torch's cast of the float32 ``x``, ours) with ml_dtypes' bits, in place:
-    "nan": magnitude ``old`` becomes ``new``; "overflow": magnitude ``old`` becomes ``new`` where
-    ``|x|`` is past ``bound`` (reached, where ``inclusive``)."""
-    if mode == "nan":
-        _kernel.respell(codes.data_ptr(), codes.numel(), old, new)
-    else:
-        _kernel.beyond(codes.data_ptr(), x.data_ptr(), codes.numel(), old, new, bound, inclusive)
+@cache
+def _fields(format: str, saturate: bool) -> tuple[int, int, int, int, int]:
+    """_codes.encode's format arguments: mantissa bits, bias, the largest finite magnitude, the one
+    past it (saturate: the largest; otherwise inf, or NaN where there is none) and NaN's."""
+    f = FORMATS[format]
+    over = f.max_code if saturate else f.inf_code if f.has_inf else f.nan_code
+    return f.mantissa_bits, f.bias, f.max_code, over, f.nan_code
+
+
+def encoded(x: Any, format: str, saturate: bool, dtype: Any) -> Any:
+    """The codes of the contiguous float32 CPU tensor ``x`` in ``format`` (one of ``ENCODE``), ml_dtypes'
+    bits, as a new tensor of x's shape and the torch dtype ``dtype`` (uint8, or the format's own);
+    ``saturate``: beyond the largest finite value gives it."""
+    import torch  # loaded: x is its tensor
+
+    codes = torch.empty_like(x, dtype=dtype)
+    _kernel.encode(x.data_ptr(), codes.data_ptr(), x.numel(), *_fields(format, saturate), torch.get_num_threads())
     return codes
 
 
-def decoded(y: Any, codes: Any, lowest: int, nans: tuple[int, int]) -> Any:
-    """``y`` (torch's cast of the codes' float8 array to a wider float, ours) with each code of
-    magnitude ``lowest`` or more given the bits ``nans`` (positive, negative), in place."""
-    _kernel.nans(codes.data_ptr(), y.data_ptr(), codes.numel(), lowest, y.element_size(), *nans)
-    return y
+def decoded(codes: Any, table: tuple[Any, int], dtype: Any) -> Any:
+    """The values of ``codes`` (a contiguous CPU tensor of one byte per element: a float8 dtype or
+    uint8) as a new tensor of the torch dtype ``dtype``: ``table[code]`` (``table``: a NumPy array of
+    ``dtype``'s width, 256 values, kept alive by the caller, and its address)."""
+    import torch  # loaded: codes is its tensor
+
+    values, address = table
+    out = torch.empty_like(codes, dtype=dtype)
+    _kernel.decode(codes.data_ptr(), address, out.data_ptr(), codes.numel(), values.itemsize, torch.get_num_threads())
+    return out

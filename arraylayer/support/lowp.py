@@ -31,7 +31,7 @@ from .declarations import covering_range
 from .names import function_name
 from .table import function_table
 
-__all__ = ["low_precision_support", "CONVERTED", "MEASURED", "NEEDS_ZERO", "REFUSED_KINDS"]
+__all__ = ["low_precision_support", "COMPOSED", "CONVERTED", "MEASURED", "NEEDS_ZERO", "REFUSED_KINDS"]
 
 #: Functions that make or convert arrays of a low-precision dtype through the casts (lowp/convert.py),
 #: beside those whose table rule is "none"/"independent" (``can_cast``, ``finfo``, ``result_type`` ...).
@@ -49,6 +49,9 @@ _MADE: Final = frozenset({"empty", "full", "ones", "zeros"})
 #: interpolate in it (api/extensions.py).
 REFUSED_KINDS: Final[dict[str, str]] = {"nanmean": "f", "nanvar": "f", "nanstd": "f", "quantile": "f",
                                         "nanquantile": "f"}
+#: Functions whose api layer composes other public functions for the formats instead of calling its
+#: kernel: ``diff`` is n passes of ``subtract`` of elements moved by ``take`` (api/utility.py).
+COMPOSED: Final[dict[str, tuple[str, ...]]] = {"diff": ("subtract", "take", "concat")}
 #: Functions that write zeros: they refuse the formats without one (float8_e8m0fnu).
 NEEDS_ZERO: Final = frozenset({"eye", "tril", "triu"})
 #: The framework versions at which each backend's low-precision storage (``lowp.STATUS``) was measured;
@@ -67,11 +70,12 @@ def _computed(name: str) -> tuple[str, str] | None:
     kinds = FUNCTIONS.get(name)
     if kinds is None:
         uses = function_table()[name]
-        if uses.kernels and all(k in MOVING for k in uses.kernels):
+        kernels = COMPOSED.get(name, uses.kernels)
+        if kernels and all(k in MOVING for k in kernels):
             return uses.kinds, "moved exactly: no value is made, the elements keep their bits (lowp/moving.py)"
-        if any(k in FUNCTIONS or k in MOVING for k in uses.kernels) and all(
-                k in FUNCTIONS or k in MOVING or k in _ON_BOOL or k in _MADE for k in uses.kernels):
-            return uses.kinds, f"composed of {', '.join(uses.kernels)}, each by the low-precision rule or moved exactly"
+        if any(k in FUNCTIONS or k in MOVING for k in kernels) and all(
+                k in FUNCTIONS or k in MOVING or k in _ON_BOOL or k in _MADE for k in kernels):
+            return uses.kinds, f"composed of {', '.join(kernels)}, each by the low-precision rule or moved exactly"
         return None
     if name in ZERO_TESTS:
         return kinds, "exact: read from the codes (-0.0 is zero, NaN is not)"
