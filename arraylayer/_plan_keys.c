@@ -71,11 +71,13 @@ al_current_policy(void)
     return NULL;
 }
 
-/* -1: error; 1: the guard sends this call to the Python function; 0: it passes. */
+/* -1: error; 1: the guard sends this call to the Python function; 0: it passes. Each array's
+ * ``weak_type`` is read until the answer is known (a strong one passes GUARD_ALL_WEAK, a weak one
+ * fails GUARD_ANY_WEAK): on JAX it is a Python property, ~0.15 us a read. */
 int
 al_weak_guard(int guard, PyObject *const *args, PyObject *const *dtypes, int n)
 {
-    int weak = 0, strong = 0;
+    int weak = 0;
     for (int i = 0; i < n; i++) {
         if (dtypes[i] == NULL)
             continue; /* a Python scalar */
@@ -86,11 +88,13 @@ al_weak_guard(int guard, PyObject *const *args, PyObject *const *dtypes, int n)
         Py_DECREF(flag);
         if (truth < 0)
             return -1;
-        if (truth) weak++; else strong++;
+        if (truth && guard != GUARD_ALL_WEAK)
+            return 1;
+        if (!truth && guard == GUARD_ALL_WEAK)
+            return 0;
+        weak += truth;
     }
-    if (guard == GUARD_ALL_WEAK)
-        return weak > 0 && strong == 0;
-    return weak > 0;
+    return weak > 0; /* GUARD_ALL_WEAK: every array weak (and at least one array) */
 }
 
 /* ---- reading ``dtype`` --------------------------------------------------------------------------

@@ -65,6 +65,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# this checkout's arraylayer, not the one installed in the environment (an editable install of another tree)
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
 from bench_core import import_cost  # noqa: E402  (the `import arraylayer` measurement, reused)
 from ops_frameworks import ALLOCATIONS, NATIVES, Native, mlp_arraylayer  # noqa: E402
 from ops_timing import CLOCK, FULL, QUICK, Row, Settings, paired, timed_row  # noqa: E402
@@ -411,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name} ...", file=sys.stderr, flush=True)
         backend_cases(name, s, rows)
 
+    from arraylayer import __file__ as al_file
     from arraylayer.compiled_dispatch import ACTIVE
 
     print(table(rows))
@@ -419,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nerror in {r.backend} / {r.case}: {r.details['error']}")
     judged = [r for r in rows if r.ok is not None]
     print(f"\ndispatch: {'compiled (arraylayer._dispatch)' if ACTIVE else 'pure Python'}; "
-          f"clock: {'thread CPU time' if args.cpu_time else 'wall time'}")
+          f"clock: {'thread CPU time' if args.cpu_time else 'wall time'}; arraylayer: {Path(al_file).parent}")
     print(f"{sum(r.ok for r in judged)} of {len(judged)} targets met"
           f"{' (--quick: a smoke test, figures not meaningful)' if args.quick else ''}; "
           f"{time.perf_counter() - started:.0f} s")

@@ -115,6 +115,21 @@ def test_unary_functions_agree(backend):
 
 
 @needs_compiled
+def test_pow_plans_keep_the_integer_rule(backend):
+    """A float plan replays the framework's own pow (the kernel's ``arrays_plain``); integer arrays,
+    planned next, keep the rule for negative exponents (docs/errors.rst: 1 for a base of 1, +-1 for
+    -1, 0 otherwise), on both paths and through the Array operator."""
+    floats = make_array(backend, "float32", (2.0, 0.5)), make_array(backend, "float32", (-1.0, 2.0))
+    ints = make_array(backend, "int32", (2, -1, 1, -1)), make_array(backend, "int32", (-1, -1, -3, -2))
+    for got in (both_paths(*compiled_and_python("pow"), *floats),
+                both_paths(lambda a, b: al.Array(a) ** al.Array(b), al.pow, *floats)):
+        assert all(g[1:] == ("float32", repr([0.5, 0.25])) for g in got), (backend, got)
+    for got in (both_paths(*compiled_and_python("pow"), *ints),
+                both_paths(lambda a, b: al.Array(a) ** al.Array(b), al.pow, *ints)):
+        assert all(g[1:] == ("int32", repr([0, -1, 1, 1])) for g in got), (backend, got)
+
+
+@needs_compiled
 def test_array_operators_agree(backend):
     """Every compiled operator (matmul is not element-wise: a Python method only) against its
     Python method; called directly, as the class holds the Python ones once torch.compile loads."""

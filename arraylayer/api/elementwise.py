@@ -208,11 +208,18 @@ def _caster(backend: Any, source: Dtype, target: Dtype) -> Callable[[Any], Any]:
     return backend.caster(target)  # type: ignore[no-any-return]
 
 
+def _on_arrays(run: Callable[..., Any], native_dtype: Any) -> Callable[..., Any]:
+    """What computes ``run``'s function for two arrays of ``native_dtype``: the kernel's
+    ``arrays_plain`` callable where it has one (see the kernel contract), else ``run``."""
+    plain = getattr(run, "arrays_plain", None)
+    return (plain and plain(native_dtype)) or run
+
+
 def _mixed_plan(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], backend: Any, run: Callable[..., Any],
-                cast1: Callable[[Any], Any], cast2: Callable[[Any], Any]) -> Callable[[Any, Any], Any]:
-    """Two arrays of two dtypes: cast the one that differs (or both), run; on JAX, a weak-typed
-    input takes the planning path (its result is not the table's)."""
-    direct = getattr(run, "arrays_only", run)  # see the kernel contract
+                direct: Callable[..., Any], cast1: Callable[[Any], Any], cast2: Callable[[Any], Any]
+                ) -> Callable[[Any, Any], Any]:
+    """Two arrays of two dtypes: cast the one that differs (or both), run (``direct`` on the cast
+    arrays); on JAX, a weak-typed input takes the planning path (its result is not the table's)."""
     if backend.weak_arrays:
         def weak_checked(x1: Any, x2: Any) -> Any:
             if x1.weak_type or x2.weak_type:
@@ -262,7 +269,7 @@ def _plan_binary(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], x1: A
     if replaying():  # traced by Dynamo: a stored plan would be a side effect, and the next call a recompile
         return result
     if a1 is x1 and a2 is x2 and type(x1) is type(x2) and backend.dtype_of(x1) is compute:
-        direct = getattr(run, "arrays_only", run)  # see the kernel contract
+        direct = _on_arrays(run, x1.dtype)
         weak = backend.weak_arrays
         _store(plans, type(x1), x1.dtype, _strong_only(direct, name, spec, plans) if weak else direct,
                (type(x1), x1.dtype, type(x2), x2.dtype, None, direct, None, None, _ALL_WEAK if weak else 0))
@@ -271,11 +278,11 @@ def _plan_binary(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], x1: A
         d1, d2 = backend.dtype_of(x1), backend.dtype_of(x2)
         if type(policy.table[d1][d2]) is Dtype:  # a strong result: no default dtype involved
             cast1, cast2 = _caster(backend, d1, compute), _caster(backend, d2, compute)
-            weak = backend.weak_arrays
+            weak, direct = backend.weak_arrays, _on_arrays(run, a1.dtype)
             _store(plans, type(x1), (policy.name, x1.dtype, x2.dtype),
-                   _mixed_plan(name, spec, plans, backend, run, cast1, cast2),
+                   _mixed_plan(name, spec, plans, backend, run, direct, cast1, cast2),
                    (type(x1), x1.dtype, type(x2), x2.dtype, policy.name,
-                    run if weak else getattr(run, "arrays_only", run), None if cast1 is _identity else cast1,
+                    run if weak else direct, None if cast1 is _identity else cast1,
                     None if cast2 is _identity else cast2, _ANY_WEAK if weak else 0))
     elif (first_is_array and a1 is x1 and type(x2) in SCALAR_CLASSES) or (
         a2 is x2 and type(x1) in SCALAR_CLASSES and isinstance(x2, arrays)

@@ -36,9 +36,10 @@ results (``argmax``, ``nonzero``, ``unique_*`` indices and counts, ``argsort``,
 ``searchsorted``, ``count_nonzero``) may use any integer dtype: the api layer casts them
 to the default index dtype.
 
-A binary kernel that wraps a faster callable only to handle Python scalars may expose that
-callable as ``kernel.arrays_only``: the api layer then uses it for two arrays of one dtype
-(the cached fast path), so the wrapper costs nothing there. Such a kernel may also expose
+A binary kernel that wraps a faster callable only to handle Python scalars (or a dtype it can
+tell when planned) may expose ``kernel.arrays_plain(native_dtype)``: the callable that computes
+it for two arrays of that dtype (the cast operands' dtype in a mixed plan); the api layer's
+array plans then call it directly, so the wrapper costs nothing there. Such a kernel may also expose
 ``kernel.scalar_plain(native_dtype, scalar_class)``: the callable that computes it for an array of
 that dtype beside a Python scalar of that class (already in range and of the converted type), or
 None where only the wrapper does; the api layer's scalar plans then call it directly.

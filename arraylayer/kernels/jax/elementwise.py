@@ -38,6 +38,7 @@ def _weak(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
             x1 = as_operand(x1, x2)
         return fn(x1, x2)
 
+    kernel.arrays_plain = lambda dtype: fn  # type: ignore[attr-defined]  # two arrays: no Python int to check
     kernel.scalar_plain = lambda dtype, scalar_class: None if scalar_class is int else fn  # type: ignore[attr-defined]
     kernel.__name__ = kernel.__qualname__ = fn.__name__
     kernel.__doc__ = f"jax.numpy.{fn.__name__}, also for a Python int beyond int32 (a uint32/uint64 value)."

@@ -28,7 +28,7 @@ def _weak(ufunc: np.ufunc) -> Callable[[Any, Any], Any]:
             x1 = BF16.type(float(x1))
         return ufunc(x1, x2)
 
-    kernel.arrays_only = ufunc  # type: ignore[attr-defined]  # two arrays of one dtype: the ufunc itself
+    kernel.arrays_plain = lambda dtype: ufunc  # type: ignore[attr-defined]  # two arrays of one dtype: the ufunc itself
     # beside any array but a bfloat16 one, the ufunc takes a Python scalar as NEP 50 says
     kernel.scalar_plain = lambda dtype, scalar_class: None if dtype is BF16 else ufunc  # type: ignore[attr-defined]
     kernel.__name__ = kernel.__qualname__ = ufunc.__name__
@@ -143,7 +143,11 @@ def floor_divide(x1: Any, x2: Any, /) -> Any:
     return _standard_at_infinities(x1, x2, _floor_divide_weak(x1, x2))
 
 
-floor_divide.arrays_only = lambda x1, x2: _standard_at_infinities(x1, x2, np.floor_divide(x1, x2))  # type: ignore[attr-defined]
+def _floor_divide_arrays(x1: Any, x2: Any, /) -> Any:
+    return _standard_at_infinities(x1, x2, np.floor_divide(x1, x2))
+
+
+floor_divide.arrays_plain = lambda dtype: _floor_divide_arrays  # type: ignore[attr-defined]
 
 
 def log1p(x: Any, /) -> Any:
@@ -187,7 +191,8 @@ def pow(x1: Any, x2: Any, /) -> Any:  # noqa: A001 - the Array API's name
         return _signed_pow(x1, x2)
 
 
-pow.arrays_only = _pow_arrays  # type: ignore[attr-defined]
+# two arrays: NumPy's own pow where no integer exponent can be negative (its ValueError is integers' only)
+pow.arrays_plain = lambda dtype: np.pow if dtype.kind in "fc" else _pow_arrays  # type: ignore[attr-defined]
 
 
 def tanh(x: Any, /) -> Any:

@@ -64,6 +64,8 @@ def _binary(name: str, op: Any, on_bool: Any = None) -> Any:
         def kernel(x1: Any, x2: Any, /) -> Any:
             x1, x2 = pair(x1, x2)
             return on_bool(x1, x2) if x1.dtype is BOOL else op(x1, x2)
+    # two tensors of one dtype: nothing for pair() to convert, and the dtype is known when planned
+    kernel.arrays_plain = lambda dtype: on_bool if on_bool is not None and dtype is BOOL else op  # type: ignore[attr-defined]
     kernel.__name__ = kernel.__qualname__ = name
     return kernel
 
