@@ -19,8 +19,8 @@ from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["Setting", "SETTING_READERS", "reads_setting", "NARROW_64BIT", "narrow_64bit", "set_narrow_64bit",
-           "use_narrow_64bit", "replaying", "watch_replay", "at_trace_end",
+__all__ = ["Setting", "SETTING_READERS", "reads_setting", "TABLE_READERS", "reads_tables", "TRACED_TWINS", "traced_as",
+           "NARROW_64BIT", "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit", "replaying", "watch_replay", "at_trace_end",
            "leave_traced_scopes", "CHECKED_SCALARS", "checked_scalars", "set_checked_scalars", "use_checked_scalars"]
 
 #: The functions that read a setting. A tracing compiler that cannot follow
@@ -34,6 +34,32 @@ def reads_setting(function: Callable[..., T]) -> Callable[..., T]:
     """Register ``function`` in :data:`SETTING_READERS` and return it unchanged (no wrapper)."""
     SETTING_READERS.append(function)
     return function
+
+
+#: Look-ups in tables fixed at import (promotion tables, dtype aliases, the backend of a class):
+#: functions of their arguments alone that return None rather than raise. Dynamo calls them at
+#: trace time and keeps their results as constants, so the tables they read are not guarded key
+#: by key on every call of the compiled function (see the torch backend).
+TABLE_READERS: list[Callable[..., object]] = []
+
+
+def reads_tables(function: Callable[..., T]) -> Callable[..., T]:
+    """Register ``function`` in :data:`TABLE_READERS` and return it unchanged (no wrapper)."""
+    TABLE_READERS.append(function)
+    return function
+
+
+#: eager function -> what Dynamo traces in its place (same results, its tables read through
+#: :data:`TABLE_READERS`): eager calls keep their own code, with nothing added.
+TRACED_TWINS: dict[Callable[..., object], Callable[..., object]] = {}
+
+
+def traced_as(eager: Callable[..., object]) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Register the decorated function as the one Dynamo traces in place of ``eager``."""
+    def register(twin: Callable[..., T]) -> Callable[..., T]:
+        TRACED_TWINS[eager] = twin
+        return twin
+    return register
 
 
 #: The probes saying whether a compiler that *replays* Python is tracing now: torch.compile's

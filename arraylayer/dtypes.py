@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Union
 
+from .context import reads_tables, traced_as
 from .dtype_catalogue import CATALOGUE, CHAR, KIND_LETTER, LOW_PRECISION, native_name
 from .errors import InvalidDtypeError
 from .lowp.formats import FORMATS
@@ -306,12 +307,27 @@ def _invalid(value: Any) -> InvalidDtypeError:
     )
 
 
+@reads_tables
+def known_alias(value: Any) -> Dtype | None:
+    """The Dtype that ``value`` (a name or a native dtype object) is an alias of, or None."""
+    try:
+        return ALIASES[value]
+    except (KeyError, TypeError):
+        return None
+
+
 def as_dtype(value: DtypeLike) -> Dtype:
     """Resolve any dtype-like value to its :class:`Dtype` (same rules as ``Dtype(value)``)."""
     try:
         return ALIASES[value]
     except (KeyError, TypeError):
         return resolve(value)
+
+
+@traced_as(as_dtype)
+def _traced_as_dtype(value: DtypeLike) -> Dtype:
+    """What torch.compile traces for :func:`as_dtype`: the alias read as a constant."""
+    return known_alias(value) or resolve(value)
 
 
 def _by_kind(*kinds: str, low_precision: bool = False) -> tuple[Dtype, ...]:

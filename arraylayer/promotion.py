@@ -13,8 +13,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final, NamedTuple
 
-from .context import Setting, checked_scalars, reads_setting
-from .dtypes import ALIASES, Dtype, DtypeLike, as_dtype, did_you_mean, iinfo, resolve
+from .context import Setting, checked_scalars, reads_setting, reads_tables
+from .dtypes import ALIASES, Dtype, DtypeLike, as_dtype, did_you_mean, iinfo, known_alias, resolve
 from .errors import InvalidDtypeError, ScalarOverflowError
 from .policies import POLICIES, Failure, Policy
 
@@ -112,7 +112,7 @@ def _arg_key(x: Any) -> Any:
     if not isinstance(x, (str, type)):
         native = getattr(x, "dtype", None)
         if native is not None:  # an array (or a NumPy scalar)
-            dtype = ALIASES.get(native) or as_dtype(native)
+            dtype = known_alias(native) or as_dtype(native)
             if getattr(x, "weak_type", False):
                 return _WEAK_KEY_OF_KIND.get(dtype.category, dtype)
             return dtype
@@ -230,12 +230,23 @@ def result_type(*args: Any) -> Dtype:
                 return _fold(policy, args)[0]
         else:
             a, b = _arg_key(a), _arg_key(b)
-            cell = policy.table[a][b]
+            cell = _cell(policy, a, b)
+            if cell is None:
+                cell = policy.table[a][b]  # raises the KeyError of a key outside the table
         if type(cell) is Dtype:
             if (a is int or b is int) and cell.is_integer:  # type: ignore[union-attr]
                 check_ints_fit(args, cell)  # type: ignore[arg-type]
             return cell  # type: ignore[return-value]
     return _fold(policy, args)[0]
+
+
+@reads_tables
+def _cell(policy: Policy, a: Any, b: Any) -> Any:
+    """``policy.table[a][b]``, or None where the table has no such cell."""
+    try:
+        return policy.table[a][b]
+    except (KeyError, TypeError):
+        return None
 
 
 # Classes whose instances are looked up in the tables directly (names and Dtypes).

@@ -57,8 +57,9 @@ def _load_torch_for_dynamo() -> None:
     from torch._dynamo.utils import common_constant_types
     from torch._dynamo.variables.user_defined import UserDefinedClassVariable
 
+    from .. import fused
     from ..compiled_dispatch import prepare_for_dynamo
-    from ..context import SETTING_READERS, at_trace_end
+    from ..context import SETTING_READERS, TABLE_READERS, TRACED_TWINS, at_trace_end
     from ..dtypes import Dtype, all_dtypes, all_low_precision_dtypes
     from ..registry import prepare_for_tracing
 
@@ -71,7 +72,12 @@ def _load_torch_for_dynamo() -> None:
     torch = sys.modules["torch"]
     for reader in SETTING_READERS:  # read at trace time, as constants (Dynamo cannot trace ContextVar.get)
         torch.compiler.assume_constant_result(reader)
+    for reader in TABLE_READERS:  # and the import-time tables: no guard on each key looked at
+        torch.compiler.assume_constant_result(reader)
+    for eager, twin in TRACED_TWINS.items():
+        torch._dynamo.substitute_in_graph(eager)(twin)
     prepare_for_tracing(torch.Tensor, torch.nn.Parameter)
+    fused.table("torch")  # filled before the first trace reads it (else the second call compiles again)
     prepare_for_dynamo()  # the compiled element-wise functions: Dynamo traces their Python twins
     if not (hasattr(InstructionTranslator, "current_tx") and hasattr(OutputGraph, "add_cleanup_hook")):
         raise AttributeError("torch._dynamo has no per-attempt cleanup hooks")
