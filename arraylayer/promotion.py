@@ -242,11 +242,13 @@ def result_type(*args: Any) -> Dtype:
 
 @reads_tables
 def _cell(policy: Policy, a: Any, b: Any) -> Any:
-    """``policy.table[a][b]``, or None where the table has no such cell."""
+    """``policy.table[a][b]`` where it is a Dtype; None where it is not (a weak result, a failure:
+    objects Dynamo cannot hold as constants) or where the table has no such cell."""
     try:
-        return policy.table[a][b]
+        cell = policy.table[a][b]
     except (KeyError, TypeError):
         return None
+    return cell if type(cell) is Dtype else None
 
 
 # Classes whose instances are looked up in the tables directly (names and Dtypes).
