@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 T = TypeVar("T")
 
 __all__ = ["Setting", "SETTING_READERS", "reads_setting", "TABLE_READERS", "reads_tables", "TRACED_TWINS", "traced_as",
-           "NARROW_64BIT", "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit", "replaying", "watch_replay", "at_trace_end",
+           "EPOCH", "bump_epoch", "NARROW_64BIT", "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit", "replaying", "watch_replay", "at_trace_end",
            "leave_traced_scopes", "CHECKED_SCALARS", "checked_scalars", "set_checked_scalars", "use_checked_scalars"]
 
 #: The functions that read a setting. A tracing compiler that cannot follow
@@ -76,13 +76,25 @@ def watch_replay(probe: Callable[[], bool]) -> None:
         _REPLAY_PROBES.append(probe)
 
 
+#: Bumped by every change of arraylayer's process-wide state (a setting's process value, a registered
+#: backend or dtype alias). Read by :func:`replaying` while Dynamo traces, so a compiled function
+#: guards it and compiles again after such a change (see ``guard_filter``).
+EPOCH = 0
+
+
+def bump_epoch() -> None:
+    """Record a change of arraylayer's process-wide state (see :data:`EPOCH`)."""
+    global EPOCH
+    EPOCH += 1
+
+
 def replaying() -> bool:
     """True while a replaying tracer (Dynamo) traces this call: the planning paths then compute
     their plans without storing them, so that tracing leaves arraylayer's caches as they were.
     Called on planning paths only, never on a planned fast path."""
     for probe in _REPLAY_PROBES:
         if probe():
-            return True
+            return EPOCH >= 0  # always True; the read makes Dynamo guard EPOCH
     return False
 
 
@@ -147,6 +159,7 @@ class Setting(Generic[T]):
     def set_process(self, value: object) -> T:
         """Validate ``value`` and make it the process-wide value; returns it."""
         self.process = self._validate(value)
+        bump_epoch()
         return self.process
 
     @contextmanager

@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Union
 
-from .context import reads_tables, traced_as
 from .dtype_catalogue import CATALOGUE, CHAR, KIND_LETTER, LOW_PRECISION, native_name
 from .errors import InvalidDtypeError
 from .lowp.formats import FORMATS
@@ -307,9 +306,9 @@ def _invalid(value: Any) -> InvalidDtypeError:
     )
 
 
-@reads_tables
 def known_alias(value: Any) -> Dtype | None:
-    """The Dtype that ``value`` (a name or a native dtype object) is an alias of, or None."""
+    """The Dtype that ``value`` (a name or a native dtype object) is an alias of, or None (a
+    ``context.reads_tables`` function)."""
     try:
         return ALIASES[value]
     except (KeyError, TypeError):
@@ -324,9 +323,9 @@ def as_dtype(value: DtypeLike) -> Dtype:
         return resolve(value)
 
 
-@traced_as(as_dtype)
-def _traced_as_dtype(value: DtypeLike) -> Dtype:
-    """What torch.compile traces for :func:`as_dtype`: the alias read as a constant."""
+def traced_as_dtype(value: DtypeLike) -> Dtype:
+    """What torch.compile traces for :func:`as_dtype`: the alias read as a constant (promotion.py
+    registers both with ``context``, which this module does not import)."""
     return known_alias(value) or resolve(value)
 
 

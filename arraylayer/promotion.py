@@ -13,8 +13,19 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final, NamedTuple
 
-from .context import Setting, checked_scalars, reads_setting, reads_tables
-from .dtypes import ALIASES, Dtype, DtypeLike, as_dtype, did_you_mean, iinfo, known_alias, resolve
+from .context import Setting, bump_epoch, checked_scalars, reads_setting, reads_tables, traced_as
+from .dtypes import (
+    ALIASES,
+    Dtype,
+    DtypeLike,
+    add_alias_listener,
+    as_dtype,
+    did_you_mean,
+    iinfo,
+    known_alias,
+    resolve,
+    traced_as_dtype,
+)
 from .errors import InvalidDtypeError, ScalarOverflowError
 from .policies import POLICIES, Failure, Policy
 
@@ -29,6 +40,12 @@ __all__ = [
     "promotion_policies",
 ]
 
+
+# dtypes imports no other module of arraylayer: its look-ups are registered for torch.compile here,
+# and a new alias is a change of arraylayer's state (context.EPOCH)
+reads_tables(known_alias)
+traced_as(as_dtype)(traced_as_dtype)
+add_alias_listener(lambda native, dtype: bump_epoch())
 
 # Every policy a setting has held, by name: readers return names (see current_policy).
 _KNOWN_POLICIES: Final[dict[str, Policy]] = dict(POLICIES)

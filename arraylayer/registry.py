@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any, Final
 
 from .backend import Backend
-from .context import Setting, reads_setting, reads_tables, traced_as
+from .context import Setting, bump_epoch, reads_setting, reads_tables, traced_as
 from .dtypes import did_you_mean
 from .errors import BackendMismatchError, BackendNotInstalledError, UnknownBackendError
 
@@ -86,6 +86,7 @@ def register_backend(name: str, target: str | type[Backend]) -> None:
         )
     _REGISTERED[name] = target
     _INSTANCES.pop(name, None)
+    bump_epoch()
     registry_changed()
 
 

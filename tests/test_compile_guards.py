@@ -3,8 +3,9 @@
 Dynamo turns every read of Python state during tracing into a guard checked on each call, and
 every write into a side effect replayed after the trace. arraylayer's planning paths therefore
 store no plan while Dynamo traces (``context.replaying``): the step compiles once, and its
-guards never look into the plan caches. Each check runs in a fresh interpreter, so that the
-caches hold only what this check planned.
+guards never look into the plan caches. ``al.torch_guard_filter`` drops the guards on
+arraylayer's own modules; the last checks say what it keeps (the tensors', ``context.EPOCH``'s).
+Each check runs in a fresh interpreter, so that the caches hold only what this check planned.
 """
 
 from __future__ import annotations
@@ -80,13 +81,18 @@ print(json.dumps(results))
 """
 
 
-@pytest.fixture(scope="module")
-def step_results() -> dict:
+def _run(script: str) -> dict:
+    """The JSON that ``script`` prints last, run in a fresh interpreter."""
     pytest.importorskip("torch")
-    out = subprocess.run([sys.executable, "-c", _STEP], capture_output=True, text=True, timeout=600, cwd=ROOT,
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600, cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def step_results() -> dict:
+    return _run(_STEP)
 
 
 def test_training_step_compiles_once(step_results):
@@ -146,9 +152,76 @@ print(json.dumps({"first": str(first), "kept": str(kept), "retraced": retraced})
 def test_settings_read_once_when_traced():
     """docs/concepts.rst: a compiled function keeps the policy it was traced under until it is
     traced again; a new trace reads the policy in force then (strict refuses float32 + int32)."""
-    pytest.importorskip("torch")
-    out = subprocess.run([sys.executable, "-c", _POLICY], capture_output=True, text=True, timeout=300, cwd=ROOT,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == {
+    assert _run(_POLICY) == {
         "first": "torch.float32", "kept": "torch.float32", "retraced": "TypePromotionError"}
+
+
+_FILTERED = """
+import json
+import torch
+import arraylayer as al
+from torch._dynamo.utils import counters
+
+def compiled_count():
+    return counters["stats"]["unique_graphs"]
+
+def f(a, i):
+    return al.add(a, i), al.add(i, 1.5), al.zeros((2,))
+
+step = torch.compile(f, backend="eager", options={"guard_filter_fn": al.torch_guard_filter})
+a, i = torch.ones(3), torch.ones(3, dtype=torch.int32)
+out = {}
+with al.use_backend("torch"):
+    out["first"] = [str(r.dtype) for r in step(a, i)]
+    step(a * 2, i + 1)  # new values: no new compilation
+    out["same"] = compiled_count()
+    out["shape"] = [list(r.shape) for r in step(torch.ones(4), torch.ones(4, dtype=torch.int32))][:2]
+    out["dtype"] = [str(r.dtype) for r in step(a.double(), i)]
+    out["after_shapes"] = compiled_count()
+al.set_backend("torch")
+al.set_default_float_dtype("float64")  # a process-wide setting: the filter keeps the guard that sees it
+out["default_float"] = [str(r.dtype) for r in step(a, i)]
+al.set_default_float_dtype("float32")
+out["back"] = [str(r.dtype) for r in step(a, i)]
+al.set_backend("numpy")
+out["numpy_backend"] = type(step(a, i)[2]).__module__
+al.set_backend("torch")
+al.set_dtype_promotion("strict")
+try:
+    step(a, i)
+    out["strict"] = "no error"
+except Exception as error:
+    out["strict"] = "refused" if "strict" in str(error) else repr(error)[:300]
+al.set_dtype_promotion("standard")
+out["standard"] = str(step(a, i)[0].dtype)
+out["kept_guards"] = sorted({g.name for g in torch._dynamo.explain(f)(a, i).out_guards if "EPOCH" in g.name})
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def filtered() -> dict:
+    return _run(_FILTERED)
+
+
+def test_filter_keeps_tensor_guards(filtered):
+    """With al.torch_guard_filter, new values reuse the compiled graph; a new shape or dtype still
+    compiles again (the tensors' guards are kept), with the dtypes NumPy gives (float32 + int32:
+    float32; int32 + 1.5: the default float dtype; float64 + int32: float64)."""
+    assert filtered["first"] == ["torch.float32", "torch.float32", "torch.float32"]
+    assert filtered["same"] == 1
+    assert filtered["shape"] == [[4], [4]]
+    assert filtered["dtype"] == ["torch.float64", "torch.float32", "torch.float32"]
+    assert filtered["after_shapes"] == 3  # one graph each: the first, the new shape, the new dtype
+
+
+def test_filter_sees_process_settings(filtered):
+    """A set_* change after compiling gives the new result (context.EPOCH's guard is kept): the
+    default float dtype, the backend of creation functions, the promotion policy (strict refuses
+    float32 + int32 as it does eagerly), and back."""
+    assert filtered["default_float"] == ["torch.float32", "torch.float64", "torch.float64"]
+    assert filtered["back"] == ["torch.float32", "torch.float32", "torch.float32"]
+    assert filtered["numpy_backend"] == "numpy"
+    assert filtered["strict"] == "refused"
+    assert filtered["standard"] == "torch.float32"
+    assert filtered["kept_guards"] == ["G['__import_arraylayer_dot_context'].EPOCH"]
