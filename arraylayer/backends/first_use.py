@@ -50,6 +50,10 @@ def _leave_arraylayer_to_autograph() -> None:
     ArrayLayerError.ag_pass_through = True
 
 
+#: The functions whose traced twins Dynamo already has (context.TRACED_TWINS).
+_SUBSTITUTED: set[Callable[..., object]] = set()
+
+
 def _load_torch_for_dynamo() -> None:
     from torch._dynamo.guards import _get_closure_vars
     from torch._dynamo.output_graph import OutputGraph
@@ -74,8 +78,9 @@ def _load_torch_for_dynamo() -> None:
         torch.compiler.assume_constant_result(reader)
     for reader in TABLE_READERS:  # and the import-time tables: no guard on each key looked at
         torch.compiler.assume_constant_result(reader)
-    for eager, twin in TRACED_TWINS.items():
-        torch._dynamo.substitute_in_graph(eager)(twin)
+    for eager in TRACED_TWINS.keys() - _SUBSTITUTED:  # once per process: Dynamo refuses a second rule
+        torch._dynamo.substitute_in_graph(eager)(TRACED_TWINS[eager])
+        _SUBSTITUTED.add(eager)
     prepare_for_tracing(torch.Tensor, torch.nn.Parameter)
     fused.table("torch")  # filled before the first trace reads it (else the second call compiles again)
     prepare_for_dynamo()  # the compiled element-wise functions: Dynamo traces their Python twins
