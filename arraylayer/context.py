@@ -20,7 +20,7 @@ from typing import Any, Generic, TypeVar
 T = TypeVar("T")
 
 __all__ = ["Setting", "SETTING_READERS", "reads_setting", "TABLE_READERS", "reads_tables", "TRACED_TWINS", "traced_as",
-           "EPOCH", "bump_epoch", "NARROW_64BIT", "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit", "replaying", "watch_replay", "at_trace_end",
+           "EPOCH", "bump_epoch", "epoch_reading", "NARROW_64BIT", "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit", "replaying", "watch_replay", "at_trace_end",
            "leave_traced_scopes", "CHECKED_SCALARS", "checked_scalars", "set_checked_scalars", "use_checked_scalars"]
 
 #: The functions that read a setting. A tracing compiler that cannot follow
@@ -86,6 +86,15 @@ def bump_epoch() -> None:
     """Record a change of arraylayer's process-wide state (see :data:`EPOCH`)."""
     global EPOCH
     EPOCH += 1
+
+
+def epoch_reading(constant: Callable[..., T]) -> Callable[..., T]:
+    """What Dynamo traces for a setting reader: a read of :data:`EPOCH` (which the compiled function
+    then guards), and ``constant``, a copy of the reader that Dynamo calls at trace time."""
+    def reader(*args: Any, **kwargs: Any) -> T:
+        value = constant(*args, **kwargs)
+        return value if EPOCH >= 0 else value  # always value: the comparison makes Dynamo read EPOCH
+    return reader
 
 
 def replaying() -> bool:

@@ -160,19 +160,22 @@ _FILTERED = """
 import json
 import torch
 import arraylayer as al
-from torch._dynamo.utils import counters
+from torch._dynamo.eval_frame import _debug_get_cache_entry_list
 
-def compiled_count():
-    return counters["stats"]["unique_graphs"]
+def compiled_count():  # f's compilations in Dynamo's cache
+    return len(_debug_get_cache_entry_list(f.__code__))
 
 def f(a, i):
     return al.add(a, i), al.add(i, 1.5), al.zeros((2,))
 
 step = torch.compile(f, backend="eager", options={"guard_filter_fn": al.torch_guard_filter})
+creation = torch.compile(lambda x: (x + 1, al.ones((2,))), backend="eager",
+                         options={"guard_filter_fn": al.torch_guard_filter})  # plans nothing: reads a setting
 a, i = torch.ones(3), torch.ones(3, dtype=torch.int32)
 out = {}
 with al.use_backend("torch"):
     out["first"] = [str(r.dtype) for r in step(a, i)]
+    creation(a)
     step(a * 2, i + 1)  # new values: no new compilation
     out["same"] = compiled_count()
     out["shape"] = [list(r.shape) for r in step(torch.ones(4), torch.ones(4, dtype=torch.int32))][:2]
@@ -181,6 +184,7 @@ with al.use_backend("torch"):
 al.set_backend("torch")
 al.set_default_float_dtype("float64")  # a process-wide setting: the filter keeps the guard that sees it
 out["default_float"] = [str(r.dtype) for r in step(a, i)]
+out["creation_only"] = str(creation(a)[1].dtype)
 al.set_default_float_dtype("float32")
 out["back"] = [str(r.dtype) for r in step(a, i)]
 al.set_backend("numpy")
@@ -220,6 +224,7 @@ def test_filter_sees_process_settings(filtered):
     default float dtype, the backend of creation functions, the promotion policy (strict refuses
     float32 + int32 as it does eagerly), and back."""
     assert filtered["default_float"] == ["torch.float32", "torch.float64", "torch.float64"]
+    assert filtered["creation_only"] == "torch.float64"  # a function that reads a setting and plans nothing
     assert filtered["back"] == ["torch.float32", "torch.float32", "torch.float32"]
     assert filtered["numpy_backend"] == "numpy"
     assert filtered["strict"] == "refused"

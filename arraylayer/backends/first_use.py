@@ -35,7 +35,7 @@ import importlib
 import sys
 import warnings
 from collections.abc import Callable
-from types import SimpleNamespace
+from types import FunctionType, SimpleNamespace
 from typing import Any, Final
 
 
@@ -63,7 +63,7 @@ def _load_torch_for_dynamo() -> None:
 
     from .. import fused
     from ..compiled_dispatch import prepare_for_dynamo
-    from ..context import SETTING_READERS, TABLE_READERS, TRACED_TWINS, at_trace_end
+    from ..context import SETTING_READERS, TABLE_READERS, TRACED_TWINS, at_trace_end, epoch_reading
     from ..dtypes import Dtype, all_dtypes, all_low_precision_dtypes
     from ..registry import prepare_for_tracing
 
@@ -74,8 +74,14 @@ def _load_torch_for_dynamo() -> None:
     _get_closure_vars()[__name__.partition(".")[0]] = SimpleNamespace(**{str(d): d for d in (*all_dtypes, *all_low_precision_dtypes)})
 
     torch = sys.modules["torch"]
-    for reader in SETTING_READERS:  # read at trace time, as constants (Dynamo cannot trace ContextVar.get)
-        torch.compiler.assume_constant_result(reader)
+    for reader in SETTING_READERS:  # read at trace time, as constants (Dynamo cannot trace ContextVar.get),
+        torch.compiler.assume_constant_result(reader)  # through a twin that reads context.EPOCH
+        if reader not in _SUBSTITUTED:
+            copy = FunctionType(reader.__code__, reader.__globals__, reader.__name__, reader.__defaults__,
+                                reader.__closure__)
+            twin = epoch_reading(torch.compiler.assume_constant_result(copy))
+            torch._dynamo.substitute_in_graph(reader, skip_signature_check=True)(twin)
+            _SUBSTITUTED.add(reader)
     for reader in TABLE_READERS:  # and the import-time tables: no guard on each key looked at
         torch.compiler.assume_constant_result(reader)
     for eager in TRACED_TWINS.keys() - _SUBSTITUTED:  # once per process: Dynamo refuses a second rule
