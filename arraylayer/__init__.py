@@ -86,6 +86,7 @@ from .errors import (
     UnsupportedDtypeError,
     UnsupportedOperationError,
 )
+from .guard_filter import torch_guard_filter
 from .inference import infer_dtype
 from .interchange import dev, to_backend, to_device
 from .native import as_arraylayer_dtype, as_native_dtype, default_dtype, promote_types_of_inputs
@@ -244,7 +245,7 @@ __all__ = [
     "use_backend", "current_backend", "backend_of", "as_native_dtype", "as_arraylayer_dtype",
     "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
     "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit", "checked_scalars", "set_checked_scalars",
-    "use_checked_scalars",
+    "use_checked_scalars", "torch_guard_filter",
     "linalg", "fft", "random", "nn", "optim", "schedules", "transforms", "checkpoint", "initializers", "layers",
     "mixed_precision", "__array_api_version__", "__array_namespace_info__",
     "Array", "grad", "value_and_grad", "tree_map", "tree_leaves", "tree_map_with_path", "tree_paths", "UnsupportedOperationError", "GradientError",

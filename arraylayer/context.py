@@ -19,8 +19,8 @@ from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["Setting", "SETTING_READERS", "reads_setting", "NARROW_64BIT", "narrow_64bit", "set_narrow_64bit",
-           "use_narrow_64bit", "replaying", "watch_replay", "at_trace_end",
+__all__ = ["Setting", "SETTING_READERS", "reads_setting", "TABLE_READERS", "reads_tables", "TRACED_TWINS", "traced_as",
+           "EPOCH", "bump_epoch", "epoch_reading", "NARROW_64BIT", "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit", "replaying", "watch_replay", "at_trace_end",
            "leave_traced_scopes", "CHECKED_SCALARS", "checked_scalars", "set_checked_scalars", "use_checked_scalars"]
 
 #: The functions that read a setting. A tracing compiler that cannot follow
@@ -34,6 +34,32 @@ def reads_setting(function: Callable[..., T]) -> Callable[..., T]:
     """Register ``function`` in :data:`SETTING_READERS` and return it unchanged (no wrapper)."""
     SETTING_READERS.append(function)
     return function
+
+
+#: Look-ups in tables fixed at import (promotion tables, dtype aliases, the backend of a class):
+#: functions of their arguments alone that return None rather than raise. Dynamo calls them at
+#: trace time and keeps their results as constants, so the tables they read are not guarded key
+#: by key on every call of the compiled function (see the torch backend).
+TABLE_READERS: list[Callable[..., object]] = []
+
+
+def reads_tables(function: Callable[..., T]) -> Callable[..., T]:
+    """Register ``function`` in :data:`TABLE_READERS` and return it unchanged (no wrapper)."""
+    TABLE_READERS.append(function)
+    return function
+
+
+#: eager function -> what Dynamo traces in its place (same results, its tables read through
+#: :data:`TABLE_READERS`): eager calls keep their own code, with nothing added.
+TRACED_TWINS: dict[Callable[..., object], Callable[..., object]] = {}
+
+
+def traced_as(eager: Callable[..., object]) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Register the decorated function as the one Dynamo traces in place of ``eager``."""
+    def register(twin: Callable[..., T]) -> Callable[..., T]:
+        TRACED_TWINS[eager] = twin
+        return twin
+    return register
 
 
 #: The probes saying whether a compiler that *replays* Python is tracing now: torch.compile's
@@ -50,13 +76,34 @@ def watch_replay(probe: Callable[[], bool]) -> None:
         _REPLAY_PROBES.append(probe)
 
 
+#: Bumped by every change of arraylayer's process-wide state (a setting's process value, a registered
+#: backend or dtype alias). Read by :func:`replaying` while Dynamo traces, so a compiled function
+#: guards it and compiles again after such a change (see ``guard_filter``).
+EPOCH = 0
+
+
+def bump_epoch() -> None:
+    """Record a change of arraylayer's process-wide state (see :data:`EPOCH`)."""
+    global EPOCH
+    EPOCH += 1
+
+
+def epoch_reading(constant: Callable[..., T]) -> Callable[..., T]:
+    """What Dynamo traces for a setting reader: a read of :data:`EPOCH` (which the compiled function
+    then guards), and ``constant``, a copy of the reader that Dynamo calls at trace time."""
+    def reader(*args: Any, **kwargs: Any) -> T:
+        value = constant(*args, **kwargs)
+        return value if EPOCH >= 0 else value  # always value: the comparison makes Dynamo read EPOCH
+    return reader
+
+
 def replaying() -> bool:
     """True while a replaying tracer (Dynamo) traces this call: the planning paths then compute
     their plans without storing them, so that tracing leaves arraylayer's caches as they were.
     Called on planning paths only, never on a planned fast path."""
     for probe in _REPLAY_PROBES:
         if probe():
-            return True
+            return EPOCH >= 0  # always True; the read makes Dynamo guard EPOCH
     return False
 
 
@@ -121,6 +168,7 @@ class Setting(Generic[T]):
     def set_process(self, value: object) -> T:
         """Validate ``value`` and make it the process-wide value; returns it."""
         self.process = self._validate(value)
+        bump_epoch()
         return self.process
 
     @contextmanager

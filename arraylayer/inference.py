@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from .defaults import default_dtype_of_kind, default_float_dtype
-from .dtypes import ALIASES, Dtype, DtypeLike, as_dtype
+from .dtypes import Dtype, DtypeLike, as_dtype
 from .promotion import lattice_join_of_arrays
 
 __all__ = ["infer_dtype", "infer_dtype_unchecked"]
@@ -65,10 +65,7 @@ def infer_dtype_unchecked(dtype: DtypeLike | None, *items: Any) -> Dtype:
     """:func:`infer_dtype` without checking ``items`` (for callers that check them, or pass
     arguments their own checks see next)."""
     if dtype is not None:
-        try:
-            return ALIASES[dtype]
-        except (KeyError, TypeError):
-            return as_dtype(dtype)
+        return as_dtype(dtype)
     arrays: list[Any] = []
     rank = -1
     for item in items:  # a loop, not max() over a generator: torch.compile traces this one

@@ -13,8 +13,19 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final, NamedTuple
 
-from .context import Setting, checked_scalars, reads_setting
-from .dtypes import ALIASES, Dtype, DtypeLike, as_dtype, did_you_mean, iinfo, resolve
+from .context import Setting, bump_epoch, checked_scalars, reads_setting, reads_tables, traced_as
+from .dtypes import (
+    ALIASES,
+    Dtype,
+    DtypeLike,
+    add_alias_listener,
+    as_dtype,
+    did_you_mean,
+    iinfo,
+    known_alias,
+    resolve,
+    traced_as_dtype,
+)
 from .errors import InvalidDtypeError, ScalarOverflowError
 from .policies import POLICIES, Failure, Policy
 
@@ -29,6 +40,12 @@ __all__ = [
     "promotion_policies",
 ]
 
+
+# dtypes imports no other module of arraylayer: its look-ups are registered for torch.compile here,
+# and a new alias is a change of arraylayer's state (context.EPOCH)
+reads_tables(known_alias)
+traced_as(as_dtype)(traced_as_dtype)
+add_alias_listener(lambda native, dtype: bump_epoch())
 
 # Every policy a setting has held, by name: readers return names (see current_policy).
 _KNOWN_POLICIES: Final[dict[str, Policy]] = dict(POLICIES)
@@ -112,7 +129,7 @@ def _arg_key(x: Any) -> Any:
     if not isinstance(x, (str, type)):
         native = getattr(x, "dtype", None)
         if native is not None:  # an array (or a NumPy scalar)
-            dtype = ALIASES.get(native) or as_dtype(native)
+            dtype = known_alias(native) or as_dtype(native)
             if getattr(x, "weak_type", False):
                 return _WEAK_KEY_OF_KIND.get(dtype.category, dtype)
             return dtype
@@ -230,12 +247,25 @@ def result_type(*args: Any) -> Dtype:
                 return _fold(policy, args)[0]
         else:
             a, b = _arg_key(a), _arg_key(b)
-            cell = policy.table[a][b]
+            cell = _cell(policy, a, b)
+            if cell is None:
+                cell = policy.table[a][b]  # raises the KeyError of a key outside the table
         if type(cell) is Dtype:
             if (a is int or b is int) and cell.is_integer:  # type: ignore[union-attr]
                 check_ints_fit(args, cell)  # type: ignore[arg-type]
             return cell  # type: ignore[return-value]
     return _fold(policy, args)[0]
+
+
+@reads_tables
+def _cell(policy: Policy, a: Any, b: Any) -> Any:
+    """``policy.table[a][b]`` where it is a Dtype; None where it is not (a weak result, a failure:
+    objects Dynamo cannot hold as constants) or where the table has no such cell."""
+    try:
+        cell = policy.table[a][b]
+    except (KeyError, TypeError):
+        return None
+    return cell if type(cell) is Dtype else None
 
 
 # Classes whose instances are looked up in the tables directly (names and Dtypes).

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any, Final
 
 from .backend import Backend
-from .context import Setting, reads_setting
+from .context import Setting, bump_epoch, reads_setting, reads_tables, traced_as
 from .dtypes import did_you_mean
 from .errors import BackendMismatchError, BackendNotInstalledError, UnknownBackendError
 
@@ -86,6 +86,7 @@ def register_backend(name: str, target: str | type[Backend]) -> None:
         )
     _REGISTERED[name] = target
     _INSTANCES.pop(name, None)
+    bump_epoch()
     registry_changed()
 
 
@@ -250,6 +251,33 @@ def backend_of(*arrays: Any) -> Backend:
             raise _mismatch(arrays, found, backend, cls)
         found = backend
     return found if found is not None else _active()
+
+
+@reads_tables
+def _backend_names(classes: tuple[type, ...]) -> tuple[str | None, ...] | None:
+    """The name of each class's backend (None: no backend's); None if one is not classified yet."""
+    if not all(cls in _BY_TYPE for cls in classes):
+        return None
+    return tuple(None if _BY_TYPE[cls] is None else _BY_TYPE[cls].name for cls in classes)  # type: ignore[union-attr]
+
+
+@traced_as(backend_of)
+def _traced_backend_of(*arrays: Any) -> Backend:
+    """What Dynamo traces for :func:`backend_of`: the classes' backends read as one constant."""
+    classes = tuple(type(x) for x in arrays)
+    names = _backend_names(classes)
+    if names is None:  # a class seen for the first time
+        for cls in classes:
+            if cls not in _BY_TYPE:
+                _classify(cls)
+        names = _backend_names(classes) or ()
+    found = None
+    for cls, name in zip(classes, names, strict=False):
+        if name is not None and name != found:
+            if found is not None:
+                raise _mismatch(arrays, _INSTANCES[found], _INSTANCES[name], cls)
+            found = name
+    return _INSTANCES[found] if found is not None else _active()
 
 
 def _mismatch(arrays: tuple[Any, ...], found: Backend, backend: Backend, cls: type) -> BackendMismatchError:

@@ -302,10 +302,15 @@ def _tf_function(make: Callable[..., Any]) -> Callable[..., Any]:
     return tf.function(make)
 
 
+#: arraylayer's torch.compile step drops Dynamo's guards on arraylayer's own module state
+#: (``al.torch_guard_filter``; ``--plain-compile``: without it); the native step compiles plainly
+GUARD_FILTER = {"guard_filter_fn": al.torch_guard_filter}
+
+
 def _compiled(make: Callable[..., Any]) -> Callable[..., Any]:
     import torch
 
-    return torch.compile(make)
+    return torch.compile(make, options=GUARD_FILTER or None)
 
 
 CASES = {
@@ -393,7 +398,11 @@ def main() -> None:
     parser.add_argument("--clock", choices=CLOCKS, default="wall", help="time rounds by wall clock or by this "
                         "process's CPU time (steadier on a loaded machine)")
     parser.add_argument("--quick", action="store_true", help="--tiny with one round of one step (nox -s bench -- --quick)")
+    parser.add_argument("--plain-compile", action="store_true", help="torch.compile arraylayer's step without "
+                        "al.torch_guard_filter")
     args = parser.parse_args()
+    if args.plain_compile:
+        GUARD_FILTER.clear()
     if args.quick:
         args.tiny, args.rounds, args.steps = True, 1, 1
     size = SIZES["tiny" if args.tiny else "default"]
@@ -412,6 +421,8 @@ def main() -> None:
         for name in chosen:
             label = name + ("@tiny" if args.tiny else "") + ("" if args.rate == RATE else f"@dropout={args.rate:g}")
             row = results[label] = measure(name, size, args.rounds, args.steps, args.rate)
+            if name == "torch-compiled":
+                row["guard_filter"] = bool(GUARD_FILTER)
             low, high = row["ratio_quartiles"]
             print(f"{label:<24}{row['arraylayer_ms']:>10.2f} ms{row['native_ms']:>9.2f} ms{row['ratio']:>8.3f}"
                   f"{low:>8.3f}-{high:.3f}", flush=True)

@@ -35,7 +35,7 @@ import importlib
 import sys
 import warnings
 from collections.abc import Callable
-from types import SimpleNamespace
+from types import FunctionType, SimpleNamespace
 from typing import Any, Final
 
 
@@ -50,6 +50,10 @@ def _leave_arraylayer_to_autograph() -> None:
     ArrayLayerError.ag_pass_through = True
 
 
+#: The functions whose traced twins Dynamo already has (context.TRACED_TWINS).
+_SUBSTITUTED: set[Callable[..., object]] = set()
+
+
 def _load_torch_for_dynamo() -> None:
     from torch._dynamo.guards import _get_closure_vars
     from torch._dynamo.output_graph import OutputGraph
@@ -57,8 +61,9 @@ def _load_torch_for_dynamo() -> None:
     from torch._dynamo.utils import common_constant_types
     from torch._dynamo.variables.user_defined import UserDefinedClassVariable
 
+    from .. import fused
     from ..compiled_dispatch import prepare_for_dynamo
-    from ..context import SETTING_READERS, at_trace_end
+    from ..context import SETTING_READERS, TABLE_READERS, TRACED_TWINS, at_trace_end, epoch_reading
     from ..dtypes import Dtype, all_dtypes, all_low_precision_dtypes
     from ..registry import prepare_for_tracing
 
@@ -69,9 +74,21 @@ def _load_torch_for_dynamo() -> None:
     _get_closure_vars()[__name__.partition(".")[0]] = SimpleNamespace(**{str(d): d for d in (*all_dtypes, *all_low_precision_dtypes)})
 
     torch = sys.modules["torch"]
-    for reader in SETTING_READERS:  # read at trace time, as constants (Dynamo cannot trace ContextVar.get)
+    for reader in SETTING_READERS:  # read at trace time, as constants (Dynamo cannot trace ContextVar.get),
+        torch.compiler.assume_constant_result(reader)  # through a twin that reads context.EPOCH
+        if reader not in _SUBSTITUTED:
+            copy = FunctionType(reader.__code__, reader.__globals__, reader.__name__, reader.__defaults__,
+                                reader.__closure__)
+            twin = epoch_reading(torch.compiler.assume_constant_result(copy))
+            torch._dynamo.substitute_in_graph(reader, skip_signature_check=True)(twin)
+            _SUBSTITUTED.add(reader)
+    for reader in TABLE_READERS:  # and the import-time tables: no guard on each key looked at
         torch.compiler.assume_constant_result(reader)
+    for eager in TRACED_TWINS.keys() - _SUBSTITUTED:  # once per process: Dynamo refuses a second rule
+        torch._dynamo.substitute_in_graph(eager)(TRACED_TWINS[eager])
+        _SUBSTITUTED.add(eager)
     prepare_for_tracing(torch.Tensor, torch.nn.Parameter)
+    fused.table("torch")  # filled before the first trace reads it (else the second call compiles again)
     prepare_for_dynamo()  # the compiled element-wise functions: Dynamo traces their Python twins
     if not (hasattr(InstructionTranslator, "current_tx") and hasattr(OutputGraph, "add_cleanup_hook")):
         raise AttributeError("torch._dynamo has no per-attempt cleanup hooks")

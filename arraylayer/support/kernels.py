@@ -10,9 +10,10 @@ torch's sum/prod/cumulative_sum/cumulative_prod accumulate them in int64).
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Final
 
-from ..context import replaying
+from ..context import reads_tables, replaying
 from ..dtypes import Dtype
 from .declarations import covering_range, declared_entry, declared_unsupported
 
@@ -28,13 +29,25 @@ def kernel_unsupported_dtypes(backend: Backend, name: str) -> frozenset[Dtype]:
     but cannot compute with (:func:`stored_only_dtypes`; one rule for every function, see
     docs/errors.rst), less those its backend computes exactly anyway (:func:`computes_stored`). The api layer refuses these before the framework is called. Cached per backend."""
     if replaying():  # under Dynamo a cache read is a guard, a cache write a recompile: compute it
-        return _unsupported(backend, name)
+        found = _traced_unsupported(backend, name)
+        return _unsupported(backend, name) if found is None else found
     cache = backend.unsupported_cache
     found = cache.get(name)
     if found is None:
         backend.load()
         found = cache[name] = _unsupported(backend, name)
     return found
+
+
+@reads_tables
+def _traced_unsupported(backend: Backend, name: str) -> frozenset[Dtype] | None:
+    """:func:`_unsupported`, read by Dynamo as a constant; None where it would raise or warn."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            return _unsupported(backend, name)
+    except Exception:  # noqa: BLE001 - the traced call of _unsupported reports it
+        return None
 
 
 def _unsupported(backend: Backend, name: str) -> frozenset[Dtype]:
