@@ -191,7 +191,7 @@ class _Call:
             value, aux = out
         else:
             value, aux = out, None
-        pair = WRAPPERS.get(value.__class__)
+        pair = WRAPPERS.get(type(value))
         if pair is not None:
             self.wrap = pair[1]
             value = pair[0](value)

@@ -63,7 +63,7 @@ def _flatten_into(tree: Any, leaves: list[Any]) -> Rebuild:
 
 def _plain_leaves(values: list[Any]) -> bool:
     """Whether every value is a leaf as it is: no container, no None, no Array wrapper."""
-    return all(v.__class__ not in WRAPPERS and v is not None and not isinstance(v, _CONTAINERS) for v in values)
+    return all(type(v) not in WRAPPERS and v is not None and not isinstance(v, _CONTAINERS) for v in values)
 
 
 _CONTAINERS = (dict, list, tuple)

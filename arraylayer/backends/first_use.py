@@ -54,6 +54,11 @@ def _leave_arraylayer_to_autograph() -> None:
 _SUBSTITUTED: set[Callable[..., object]] = set()
 
 
+def _release(version: str) -> tuple[int, ...]:
+    """``"2.13.0+cpu"`` -> ``(2, 13)``."""
+    return tuple(int(part) for part in version.split("+")[0].split(".")[:2] if part.isdigit())
+
+
 def _load_torch_for_dynamo() -> None:
     from torch._dynamo.guards import _get_closure_vars
     from torch._dynamo.output_graph import OutputGraph
@@ -82,8 +87,12 @@ def _load_torch_for_dynamo() -> None:
             twin = epoch_reading(torch.compiler.assume_constant_result(copy))
             torch._dynamo.substitute_in_graph(reader, skip_signature_check=True)(twin)
             _SUBSTITUTED.add(reader)
-    for reader in TABLE_READERS:  # and the import-time tables: no guard on each key looked at
-        torch.compiler.assume_constant_result(reader)
+    # and the import-time tables: no guard on each key looked at. Only where verified (torch 2.13): the
+    # Dynamo of torch 2.11 (seen on a GPU machine's image) refuses a Policy argument of a constant result
+    # ("UserDefinedObjectVariable(Policy) is not a constant"); there the readers are traced and guarded.
+    if _release(torch.__version__) >= (2, 13):
+        for reader in TABLE_READERS:
+            torch.compiler.assume_constant_result(reader)
     for eager in TRACED_TWINS.keys() - _SUBSTITUTED:  # once per process: Dynamo refuses a second rule
         torch._dynamo.substitute_in_graph(eager)(TRACED_TWINS[eager])
         _SUBSTITUTED.add(eager)
