@@ -154,7 +154,7 @@ def test_the_c_path_serves_contiguous_cpu_tensors_only():
         cpu_codes._kernel.encode(t.data_ptr(), t.data_ptr(), 0, 0, 7, 0x7E, 0x7F, 0x7F, 1)
 
 
-MIN_CHUNK = 262144  # _codes.c: the fewest elements a thread of the C functions takes
+MIN_CHUNK = 1048576  # _codes.c: the fewest elements a thread of the C functions takes
 
 
 @pytest.fixture(params=[1, 2, 3])
