@@ -65,7 +65,7 @@ def _numpy_dtype(name: str) -> Any:
 def _structure(tree: Any, path: Path) -> Any:
     """The tree as JSON: {"leaf": name}, {"dict": [[key, node], ...]}, {"list": [...]},
     {"tuple": [...]}, null (a named tuple becomes a dict of its fields)."""
-    if tree.__class__ in WRAPPERS:
+    if type(tree) in WRAPPERS:
         return {"leaf": path_name(path)}
     if isinstance(tree, dict) or hasattr(tree, "_fields"):
         items = list(tree._asdict().items()) if hasattr(tree, "_fields") else [(k, tree[k]) for k in _keys(tree)]

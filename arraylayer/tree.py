@@ -80,7 +80,7 @@ def _keys(tree: dict[Any, Any]) -> list[Any]:
 
 def _structure(tree: Any) -> Any:
     """A comparable description of ``tree``'s structure (leaves are all alike)."""
-    if tree.__class__ in WRAPPERS:
+    if type(tree) in WRAPPERS:
         return "leaf"
     if isinstance(tree, dict):
         keys = _keys(tree)
@@ -139,7 +139,7 @@ def tree_paths(tree: Any) -> list[Path]:
 
 
 def _paths_into(tree: Any, prefix: Path, paths: list[Path]) -> None:
-    if tree.__class__ in WRAPPERS:
+    if type(tree) in WRAPPERS:
         paths.append(prefix)
     elif isinstance(tree, dict):
         for key in _keys(tree):
