@@ -42,8 +42,9 @@ __all__ = [
 
 
 # dtypes imports no other module of arraylayer: its look-ups are registered for torch.compile here,
-# and a new alias is a change of arraylayer's state (context.EPOCH)
-reads_tables(known_alias)
+# and a new alias is a change of arraylayer's state (context.EPOCH). known_alias is not a constant
+# reader: as one, torch 2.13's Dynamo failed its own guard in nn.one_hot ("name 'known_alias_1' is not
+# defined"; tests/test_nn_agreement.py), so the aliases are guarded (al.torch_guard_filter drops them).
 traced_as(as_dtype)(traced_as_dtype)
 add_alias_listener(lambda native, dtype: bump_epoch())
 

@@ -74,7 +74,7 @@ for name, fn in (("ours", ours), ("native", native)):
     guards = [g.name for g in explained.out_guards]
     cached = [f"{g.create_fn_name()} {g.name}" for g in explained.out_guards
               if ("cell_contents" in g.name or "unsupported_cache" in g.name) and "DICT" in g.create_fn_name()]
-    tables = [g for g in guards if any(t in g for t in (".ALIASES", "._BY_TYPE", "].table"))]
+    tables = [g for g in guards if any(t in g for t in ("._BY_TYPE", "].table"))]
     results[name] = {"graphs": graphs, "entries": entries, "guards": len(guards), "cache_guards": cached,
                      "table_guards": tables}
 print(json.dumps(results))
@@ -113,9 +113,11 @@ def test_guards_never_look_into_unsupported_cache(step_results):
 
 
 def test_guards_never_look_into_import_time_tables(step_results):
-    """The promotion tables, the dtype aliases and the backend of each class are read through
-    functions Dynamo calls as constants (``context.reads_tables``): no guard on their keys, of
-    which Dynamo would check every one it passed on each call."""
+    """The promotion tables and the backend of each class are read through functions Dynamo calls
+    as constants (``context.reads_tables``): no guard on their keys, of which Dynamo would check
+    every one it passed on each call. (Not the dtype aliases: as a constant, ``known_alias`` made
+    torch 2.13's Dynamo fail its own guard in ``nn.one_hot`` -- "Guard failed on the same frame it
+    was created ... name 'known_alias_1' is not defined"; al.torch_guard_filter drops those guards.)"""
     assert step_results["ours"]["table_guards"] == []
 
 

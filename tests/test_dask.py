@@ -367,7 +367,7 @@ NOT_COUNTED: Final = frozenset({
     "backend_of", "as_native_dtype", "as_arraylayer_dtype", "default_device", "set_default_device", "use_device",
     "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit", "checked_scalars", "set_checked_scalars",
     "use_checked_scalars", "function_supported_dtypes",
-    "function_unsupported_dtypes", "from_dlpack", "dev",
+    "function_unsupported_dtypes", "from_dlpack", "dev", "torch_guard_filter",
 })
 
 
