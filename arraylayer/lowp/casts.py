@@ -271,8 +271,6 @@ def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32
             raise InvalidArgumentError(f"format={format!r} but the array's dtype is {source}: leave format out.")
         if (ops.name, source) in NATIVE_DECODE and dtype in _DECODE_TO:
             return _wrap(ops.astype(codes, dtype), wrapped)
-        if ops.name == "torch" and dtype in _DECODE_TO and usable(codes, codes):  # in C (torch's formats: 8 bits)
-            return _wrap(decoded(codes, _c_table(source, dtype), ops.native_dtype(dtype)), wrapped)
         format, codes = source, native_codes(ops, codes, FORMATS[source])
     elif source != "uint8" or format is None:
         raise InvalidArgumentError(
