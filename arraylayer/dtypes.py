@@ -306,27 +306,12 @@ def _invalid(value: Any) -> InvalidDtypeError:
     )
 
 
-def known_alias(value: Any) -> Dtype | None:
-    """The Dtype that ``value`` (a name or a native dtype object) is an alias of, or None (a
-    ``context.reads_tables`` function)."""
-    try:
-        return ALIASES[value]
-    except (KeyError, TypeError):
-        return None
-
-
 def as_dtype(value: DtypeLike) -> Dtype:
     """Resolve any dtype-like value to its :class:`Dtype` (same rules as ``Dtype(value)``)."""
     try:
         return ALIASES[value]
     except (KeyError, TypeError):
         return resolve(value)
-
-
-def traced_as_dtype(value: DtypeLike) -> Dtype:
-    """What torch.compile traces for :func:`as_dtype`: the alias read as a constant (promotion.py
-    registers both with ``context``, which this module does not import)."""
-    return known_alias(value) or resolve(value)
 
 
 def _by_kind(*kinds: str, low_precision: bool = False) -> tuple[Dtype, ...]:

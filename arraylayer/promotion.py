@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final, NamedTuple
 
-from .context import Setting, bump_epoch, checked_scalars, reads_setting, reads_tables, traced_as
+from .context import Setting, bump_epoch, checked_scalars, reads_setting, reads_tables
 from .dtypes import (
     ALIASES,
     Dtype,
@@ -22,9 +22,7 @@ from .dtypes import (
     as_dtype,
     did_you_mean,
     iinfo,
-    known_alias,
     resolve,
-    traced_as_dtype,
 )
 from .errors import InvalidDtypeError, ScalarOverflowError
 from .policies import POLICIES, Failure, Policy
@@ -41,11 +39,10 @@ __all__ = [
 ]
 
 
-# dtypes imports no other module of arraylayer: its look-ups are registered for torch.compile here,
-# and a new alias is a change of arraylayer's state (context.EPOCH). known_alias is not a constant
-# reader: as one, torch 2.13's Dynamo failed its own guard in nn.one_hot ("name 'known_alias_1' is not
-# defined"; tests/test_nn_agreement.py), so the aliases are guarded (al.torch_guard_filter drops them).
-traced_as(as_dtype)(traced_as_dtype)
+# A new dtype alias is a change of arraylayer's state (context.EPOCH). The alias look-up is not a
+# constant table reader: as one, torch 2.13's Dynamo failed its own guard in nn.one_hot ("name
+# 'known_alias_1' is not defined"; tests/test_nn_agreement.py), so the aliases are guarded
+# (al.torch_guard_filter drops those guards).
 add_alias_listener(lambda native, dtype: bump_epoch())
 
 # Every policy a setting has held, by name: readers return names (see current_policy).
@@ -130,7 +127,7 @@ def _arg_key(x: Any) -> Any:
     if not isinstance(x, (str, type)):
         native = getattr(x, "dtype", None)
         if native is not None:  # an array (or a NumPy scalar)
-            dtype = known_alias(native) or as_dtype(native)
+            dtype = as_dtype(native)
             if getattr(x, "weak_type", False):
                 return _WEAK_KEY_OF_KIND.get(dtype.category, dtype)
             return dtype

@@ -115,7 +115,7 @@ def test_guards_never_look_into_unsupported_cache(step_results):
 def test_guards_never_look_into_import_time_tables(step_results):
     """The promotion tables and the backend of each class are read through functions Dynamo calls
     as constants (``context.reads_tables``): no guard on their keys, of which Dynamo would check
-    every one it passed on each call. (Not the dtype aliases: as a constant, ``known_alias`` made
+    every one it passed on each call. (Not the dtype aliases: as a constant, the alias look-up made
     torch 2.13's Dynamo fail its own guard in ``nn.one_hot`` -- "Guard failed on the same frame it
     was created ... name 'known_alias_1' is not defined"; al.torch_guard_filter drops those guards.)"""
     assert step_results["ours"]["table_guards"] == []
