@@ -14,7 +14,10 @@
  *       nearest even; a magnitude beyond `largest` (inf too) gets `over`, NaN gets `nan`; the sign
  *       is always kept (formats whose NaN and zero carry a sign: float8_e4m3fn, float8_e5m2)
  *   decode(codes, table, out, n, itemsize, threads)
- *       out[i] = table[codes[i]] (items of 2, 4 or 8 bytes; the table has 256) */
+ *       out[i] = table[codes[i]] (items of 2, 4 or 8 bytes; the table has 256)
+ *   f16c(on=None)
+ *       whether float8_e5m2 is encoded and decoded by the F16C kernels (x86-64 CPUs with AVX2 and
+ *       F16C); on=False: by the generic loops (tests compare both paths), on=True undoes that */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -135,6 +138,82 @@ VECTOR_CLONES static void encode_chunk(const void *task, Py_ssize_t start, Py_ss
     }
 }
 
+/* float8_e5m2 on x86-64 with F16C: e5m2 is float16's top byte, with float16's exponent range. A
+ * float32 converted to float16 toward zero, its lowest bit set where that was inexact ("round to odd":
+ * float16 keeps 8 more mantissa bits than e5m2 at every exponent, subnormals included, so rounding
+ * that to its top byte, to nearest even, rounds the float32 once). Beyond float16's range toward zero
+ * gives 65504 (odd), which rounds to inf as ml_dtypes does; below its smallest subnormal, 0 or 1,
+ * which round to 0. The sign is the float32's (NaN's too); NaN, and beyond `largest`, take their codes. */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+#if __has_attribute(target)
+#include <immintrin.h>
+#define HAVE_F16C 1
+
+#define F16C __attribute__((target("avx2,f16c")))
+
+/* Sixteen float32, two registers, in float16 toward zero and rounded to odd, in order. */
+F16C static inline __m256i odd_halves(__m256 a, __m256 b) {
+    const int toward_zero = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+    const __m128i ha = _mm256_cvtps_ph(a, toward_zero), hb = _mm256_cvtps_ph(b, toward_zero);
+    const __m256 ia = _mm256_cmp_ps(_mm256_cvtph_ps(ha), a, _CMP_NEQ_UQ);
+    const __m256 ib = _mm256_cmp_ps(_mm256_cvtph_ps(hb), b, _CMP_NEQ_UQ);
+    __m256i inexact = _mm256_packs_epi32(_mm256_castps_si256(ia), _mm256_castps_si256(ib)); /* a0-3 b0-3 a4-7 b4-7 */
+    inexact = _mm256_permute4x64_epi64(inexact, 0xD8);
+    return _mm256_or_si256(_mm256_set_m128i(hb, ha), _mm256_srli_epi16(inexact, 15));
+}
+
+/* Sixteen float16 (rounded to odd) -> their e5m2 codes, in 16-bit lanes: the top byte rounded to
+ * nearest even (a finite float16 carries no further than inf, 0x7C, and the sign bit stays); NaN's
+ * code with the sign. */
+F16C static inline __m256i e5m2_of(__m256i h, __m256i nan) {
+    const __m256i top = _mm256_srli_epi16(h, 8);
+    const __m256i even = _mm256_and_si256(top, _mm256_set1_epi16(1));
+    const __m256i code = _mm256_srli_epi16(_mm256_add_epi16(_mm256_add_epi16(h, _mm256_set1_epi16(0x7F)), even), 8);
+    const __m256i is_nan = _mm256_cmpgt_epi16(_mm256_and_si256(h, _mm256_set1_epi16(0x7FFF)), _mm256_set1_epi16(0x7C00));
+    return _mm256_blendv_epi8(code, _mm256_or_si256(_mm256_and_si256(top, _mm256_set1_epi16(0x80)), nan), is_nan);
+}
+
+/* Eight float32, clamped to +-top where `clamp` (max and min keep NaN: they return the second operand). */
+F16C static inline __m256 load(const float *x, int clamp, __m256 top) {
+    const __m256 v = _mm256_loadu_ps(x);
+    return clamp ? _mm256_min_ps(top, _mm256_max_ps(_mm256_sub_ps(_mm256_setzero_ps(), top), v)) : v;
+}
+
+/* 32 values a step; the tail by the generic loop. Beyond the largest value: inf's code, or the
+ * largest (saturate: the values clamped first); any other code there goes the generic way. */
+F16C static void encode_e5m2_chunk(const void *task, Py_ssize_t start, Py_ssize_t stop) {
+    const Encoding *e = task;
+    const int clamp = e->over == e->largest;
+    if (!clamp && e->over != 0x7C) {
+        encode_chunk(task, start, stop);
+        return;
+    }
+    const __m256i nan = _mm256_set1_epi16((short)e->nan);
+    const __m256 top = _mm256_cvtph_ps(_mm_set1_epi16((short)(e->largest << 8)));
+    Py_ssize_t i = start;
+    for (; i + 32 <= stop; i += 32) {
+        const float *x = e->x + i;
+        __m256i low = e5m2_of(odd_halves(load(x, clamp, top), load(x + 8, clamp, top)), nan);
+        __m256i high = e5m2_of(odd_halves(load(x + 16, clamp, top), load(x + 24, clamp, top)), nan);
+        __m256i bytes = _mm256_permute4x64_epi64(_mm256_packus_epi16(low, high), 0xD8);
+        _mm256_storeu_si256((__m256i *)(e->codes + i), bytes);
+    }
+    encode_chunk(task, i, stop);
+}
+#endif
+#endif
+
+static int use_f16c = 0; /* set at import where the CPU has AVX2 and F16C */
+
+static PyObject *f16c(PyObject *self, PyObject *args) {
+    int on = -1;
+    if (!PyArg_ParseTuple(args, "|p:f16c", &on)) return NULL;
+#ifdef HAVE_F16C
+    if (on >= 0) use_f16c = on && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+#endif
+    return PyBool_FromLong(use_f16c);
+}
+
 static PyObject *encode(PyObject *self, PyObject *args) {
     unsigned long long x_address, codes_address;
     Py_ssize_t n, threads;
@@ -152,8 +231,12 @@ static PyObject *encode(PyObject *self, PyObject *args) {
                   (uint32_t)(127 + 24 - bias - mantissa) << 23,       /* 2**(24 - bias - mantissa) */
                   (uint32_t)(127 + 1 - bias) << 23,                   /* 2**(1 - bias) */
                   largest & 0x7F, over & 0x7F, nan & 0x7F};
+    Work work = encode_chunk;
+#ifdef HAVE_F16C
+    if (use_f16c && mantissa == 2 && bias == 15) work = encode_e5m2_chunk;
+#endif
     Py_BEGIN_ALLOW_THREADS
-    parallel(encode_chunk, &e, n, threads);
+    parallel(work, &e, n, threads);
     Py_END_ALLOW_THREADS
     Py_RETURN_NONE;
 }
@@ -181,6 +264,40 @@ static void decode_chunk(const void *task, Py_ssize_t start, Py_ssize_t stop) {
     else GATHER(uint64_t);
 }
 
+#ifdef HAVE_F16C
+/* float8_e5m2 codes are float16's top byte. Where the table holds exactly that for every code but
+ * NaN's (float16 items, or float32 ones as F16C widens them: float8_e5m2's tables), `code << 8`,
+ * widened, is table[code] without a gather; a block of 16 with a NaN code gathers from the table. */
+F16C static int halves_table(const void *table, int itemsize) {
+    for (int c = 0; c < 256; c++) {
+        const uint16_t h = (uint16_t)(c << 8);
+        if ((h & 0x7FFF) > 0x7C00) continue;
+        if (itemsize == 2 ? ((const uint16_t *)table)[c] != h
+                          : ((const uint32_t *)table)[c] != bits_of(_cvtsh_ss(h))) return 0;
+    }
+    return 1;
+}
+
+F16C static void decode_halves_chunk(const void *task, Py_ssize_t start, Py_ssize_t stop) {
+    const Decoding *d = task;
+    const __m128i magnitude = _mm_set1_epi8(0x7F), inf = _mm_set1_epi8(0x7C);
+    Py_ssize_t i = start;
+    for (; i + 16 <= stop; i += 16) {
+        const __m128i c = _mm_loadu_si128((const __m128i *)(d->codes + i));
+        const __m256i h = _mm256_slli_epi16(_mm256_cvtepu8_epi16(c), 8);
+        if (d->itemsize == 2) {
+            _mm256_storeu_si256((__m256i *)((uint16_t *)d->out + i), h);
+        } else {
+            float *out = (float *)d->out + i;
+            _mm256_storeu_ps(out, _mm256_cvtph_ps(_mm256_castsi256_si128(h)));
+            _mm256_storeu_ps(out + 8, _mm256_cvtph_ps(_mm256_extracti128_si256(h, 1)));
+        }
+        if (_mm_movemask_epi8(_mm_cmpgt_epi8(_mm_and_si128(c, magnitude), inf))) decode_chunk(task, i, i + 16);
+    }
+    decode_chunk(task, i, stop);
+}
+#endif
+
 static PyObject *decode(PyObject *self, PyObject *args) {
     unsigned long long codes_address, table_address, out_address;
     Py_ssize_t n, threads;
@@ -193,8 +310,12 @@ static PyObject *decode(PyObject *self, PyObject *args) {
     }
     Decoding d = {(const uint8_t *)(uintptr_t)codes_address, (const void *)(uintptr_t)table_address,
                   (void *)(uintptr_t)out_address, itemsize};
+    Work work = decode_chunk;
+#ifdef HAVE_F16C /* checking the table's 256 items pays where there are more codes */
+    if (use_f16c && itemsize != 8 && n > 256 && halves_table(d.table, itemsize)) work = decode_halves_chunk;
+#endif
     Py_BEGIN_ALLOW_THREADS
-    parallel(decode_chunk, &d, n, threads);
+    parallel(work, &d, n, threads);
     Py_END_ALLOW_THREADS
     Py_RETURN_NONE;
 }
@@ -204,6 +325,8 @@ static PyMethodDef methods[] = {
      "encode(x, codes, n, mantissa, bias, largest, over, nan, threads): float32 -> float8 codes, nearest even"},
     {"decode", decode, METH_VARARGS,
      "decode(codes, table, out, n, itemsize, threads): out[i] = table[codes[i]], items of 2, 4 or 8 bytes"},
+    {"f16c", f16c, METH_VARARGS,
+     "f16c(on=None): whether float8_e5m2 is encoded and decoded by the F16C kernels; on=False: the generic loops"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -211,4 +334,10 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_codes",
                                     "float32 -> float8 codes and float8 codes -> wider floats (arraylayer/lowp/cpu_codes.py).",
                                     -1, methods};
 
-PyMODINIT_FUNC PyInit__codes(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__codes(void) {
+#ifdef HAVE_F16C
+    __builtin_cpu_init();
+    use_f16c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+#endif
+    return PyModule_Create(&module);
+}

@@ -4,7 +4,10 @@ torch's ops and casts.py's table where it is not built) give ml_dtypes' bits: Na
 infinities, values at and around each rounding bound and every tie, subnormals, negative zero, at every
 position of a vector loop's blocks and at the edges of the chunks that the C functions split over
 torch's threads, in contiguous, non-contiguous, empty and 0-d tensors, encoding and decoding to every
-wider float. The oracle is ml_dtypes' own ``astype``.
+wider float. float8_e5m2's F16C kernel (x86-64 CPUs with AVX2 and F16C) and the generic loop that it
+replaces are both driven (``_codes.f16c(False)`` selects the generic loop), over every float16 value and
+its float32 neighbours, and, with ``AL_LOWP_EXHAUSTIVE=1``, over every float32 bit pattern. The oracle
+is ml_dtypes' own ``astype``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import pytest
 import arraylayer as al
 from arraylayer import lowp
 from arraylayer.lowp import cpu_codes
-from tests.lowp_support import PAYLOADS, ties
+from tests.lowp_support import EXHAUSTIVE, PAYLOADS, ties
 
 torch = pytest.importorskip("torch")
 
@@ -196,3 +199,91 @@ def test_chunks_of_every_thread(path, threads, name):
             expected = want.view(getattr(ml_dtypes, name)).astype(numpy_dtype).view(BITS[np.dtype(numpy_dtype).itemsize])
             got = al.astype(stored, dtype).view(getattr(torch, f"int{8 * np.dtype(numpy_dtype).itemsize}")).numpy()
             assert (got.view(expected.dtype) == expected).all(), (n, dtype)
+
+
+@pytest.fixture(params=["F16C", "generic"])
+def loop(request):
+    """The C encoder's float8_e5m2 loop for one test: the F16C kernel (skipped where the CPU or the build
+    has none) or the generic loop."""
+    if cpu_codes._kernel is None:
+        pytest.skip("arraylayer._codes is not loaded (not built by setup.py build_ext, or ARRAYLAYER_PURE_PYTHON=1)")
+    before = cpu_codes._kernel.f16c()
+    if cpu_codes._kernel.f16c(request.param == "F16C") != (request.param == "F16C"):
+        pytest.skip("no F16C kernel here (not x86-64 with AVX2 and F16C, or not built by gcc/clang)")
+    yield request.param
+    cpu_codes._kernel.f16c(before)
+
+
+def around_float16() -> np.ndarray:
+    """Every float16 value (NaNs with payloads, inf, subnormals, every e5m2 tie: they are all float16
+    values) and its float32 neighbours, the rounding bounds past e5m2's and float16's largest values,
+    and magnitudes under float16's smallest subnormal (float32 subnormals too), with both signs."""
+    every = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32)
+    finite = every[np.isfinite(every)]
+    up, down = np.nextafter(finite, np.float32(np.inf)), np.nextafter(finite, np.float32(-np.inf))
+    bounds = np.array([57344, 61440, 65504, 65520, 65536, 1e6, 3.4e38, np.inf], np.float32)
+    tiny = np.array([2.0**-25, 2.0**-24 * 0.75, 2.0**-24 * 0.5001, 1e-30, 1e-40, 1e-45], np.float32)
+    edges = np.concatenate([bounds, np.nextafter(bounds, np.float32(0)), np.nextafter(bounds, np.float32(np.inf)), tiny])
+    return np.concatenate([every, up, down, edges, -edges, PAYLOADS, -PAYLOADS]).astype(np.float32)
+
+
+def test_e5m2_loops_around_every_float16(loop):
+    values = around_float16()
+    t = torch.from_numpy(values)
+    assert (codes_of(al.astype(t, "float8_e5m2")) == want_codes(values, "float8_e5m2")).all()
+    clipped = np.where(np.isnan(values), values, np.clip(values, -57344, 57344))
+    assert (codes_of(al.astype(t, "float8_e5m2", saturate=True)) == want_codes(clipped, "float8_e5m2")).all()
+
+
+def test_e5m2_loops_at_every_length_and_offset(loop):
+    """Lengths that leave a tail after the kernel's steps of 32 (and of 8), each start address of a
+    vector, the specials first, last and among others."""
+    rng = np.random.default_rng(7)
+    special = np.array([np.nan, -np.nan, np.inf, -np.inf, 61440, -61440, 65520, 2.0**-25, -0.0, 1.125], np.float32)
+    for size in (*range(1, 41), 63, 64, 65, 97):
+        for offset in (0, 1, 5):
+            values = (rng.standard_normal(size + offset) * 3e4).astype(np.float32)
+            values[offset + rng.integers(0, size, 3)] = rng.choice(special, 3)
+            values[offset], values[-1] = rng.choice(special, 2)
+            part = values[offset:]
+            got = codes_of(al.astype(torch.from_numpy(values)[offset:], "float8_e5m2"))
+            assert (got == want_codes(part, "float8_e5m2")).all(), (size, offset, part[got != want_codes(part, "float8_e5m2")])
+
+
+@pytest.mark.parametrize("dtype", WIDER)
+def test_e5m2_decode_loops(loop, dtype):
+    """Every code in blocks of 16 with and without NaN codes, at lengths that leave a tail, from each
+    start address; decoded to every wider float (float16 and float32 by the F16C kernel)."""
+    rng = np.random.default_rng(3)
+    every = np.arange(256, dtype=np.uint8)
+    plain = every[(every & 0x7F) <= 0x7C]  # no NaN code
+    for size, offset in ((257, 0), (300, 1), (1000, 3), (4099, 7)):
+        codes = rng.choice(plain, size + offset).astype(np.uint8)
+        codes[offset : offset + 256] = rng.permutation(every)
+        codes[-5] = 0xFF
+        codes = codes[offset:]
+        want = codes.view(ml_dtypes.float8_e5m2).astype(WIDER[dtype])
+        stored = torch.from_numpy(np.concatenate([np.zeros(offset, np.uint8), codes]))[offset:]
+        for got in (lowp.decode(stored, "float8_e5m2", dtype), al.astype(stored.view(torch.float8_e5m2), dtype)):
+            got = got.view(getattr(torch, f"int{8 * want.itemsize}")).numpy().view(BITS[want.itemsize])
+            assert (got == want.view(BITS[want.itemsize])).all(), (size, offset, codes[got != want.view(got.dtype)])
+
+
+@pytest.mark.skipif(not EXHAUSTIVE, reason="every float32 pattern takes minutes: AL_LOWP_EXHAUSTIVE=1 runs it")
+@pytest.mark.parametrize("name", FORMATS)
+def test_every_float32_pattern(loop, name):
+    """All 2**32 float32 bit patterns through the C encoder (1 thread, 2**24 at a time), plain and
+    saturating, against ml_dtypes; float8_e4m3fn has the generic loop only."""
+    if name == "float8_e4m3fn" and loop == "F16C":
+        pytest.skip("float8_e4m3fn has no F16C kernel")
+    dtype = getattr(ml_dtypes, name)
+    top = np.float32(ml_dtypes.finfo(dtype).max)
+    chunk = np.arange(1 << 24, dtype=np.uint32)
+    codes = torch.empty(1 << 24, dtype=torch.uint8)
+    for high in range(256):
+        x = torch.from_numpy((chunk | np.uint32(high << 24)).view(np.float32))
+        values = x.numpy()
+        for saturate, want in ((False, values), (True, np.where(np.isnan(values), values, np.clip(values, -top, top)))):
+            cpu_codes._kernel.encode(x.data_ptr(), codes.data_ptr(), x.numel(), *cpu_codes._fields(name, saturate), 1)
+            wrong = codes.numpy() != want_codes(want, name)
+            assert not wrong.any(), (high, saturate, values[wrong][:8])
