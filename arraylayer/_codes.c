@@ -184,7 +184,7 @@ F16C static inline __m256 load(const float *x, int clamp, __m256 top) {
 F16C static void encode_e5m2_chunk(const void *task, Py_ssize_t start, Py_ssize_t stop) {
     const Encoding *e = task;
     const int clamp = e->over == e->largest;
-    if (!clamp && e->over != 0x7C) {
+    if (!clamp && e->over != e->largest + 1) {
         encode_chunk(task, start, stop);
         return;
     }
