@@ -151,15 +151,15 @@ VECTOR_CLONES static void encode_chunk(const void *task, Py_ssize_t start, Py_ss
 
 #define F16C __attribute__((target("avx2,f16c")))
 
-/* Sixteen float32, two registers, in float16 toward zero and rounded to odd, in order. */
+/* Sixteen float32, two registers, in float16 toward zero and rounded to odd, in order: rounded up
+ * and down, the two bit patterns are equal where exact, else neighbours of one sign, the smaller one
+ * toward zero; with the lowest bit set where they differ, that is the odd one of the two. */
 F16C static inline __m256i odd_halves(__m256 a, __m256 b) {
-    const int toward_zero = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
-    const __m128i ha = _mm256_cvtps_ph(a, toward_zero), hb = _mm256_cvtps_ph(b, toward_zero);
-    const __m256 ia = _mm256_cmp_ps(_mm256_cvtph_ps(ha), a, _CMP_NEQ_UQ);
-    const __m256 ib = _mm256_cmp_ps(_mm256_cvtph_ps(hb), b, _CMP_NEQ_UQ);
-    __m256i inexact = _mm256_packs_epi32(_mm256_castps_si256(ia), _mm256_castps_si256(ib)); /* a0-3 b0-3 a4-7 b4-7 */
-    inexact = _mm256_permute4x64_epi64(inexact, 0xD8);
-    return _mm256_or_si256(_mm256_set_m128i(hb, ha), _mm256_srli_epi16(inexact, 15));
+    const int up = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC, down = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+    const __m256i u = _mm256_set_m128i(_mm256_cvtps_ph(b, up), _mm256_cvtps_ph(a, up));
+    const __m256i d = _mm256_set_m128i(_mm256_cvtps_ph(b, down), _mm256_cvtps_ph(a, down));
+    const __m256i inexact = _mm256_andnot_si256(_mm256_cmpeq_epi16(u, d), _mm256_set1_epi16(1));
+    return _mm256_or_si256(_mm256_min_epu16(u, d), inexact);
 }
 
 /* Sixteen float16 (rounded to odd) -> their e5m2 codes, in 16-bit lanes: the top byte rounded to
