@@ -1,4 +1,4 @@
-"""Instructions per call of bench_ops.py's NumPy (or JAX) dispatch cases, counted by valgrind's callgrind.
+"""Instructions per call of bench_ops.py's NumPy dispatch cases, counted by valgrind's callgrind.
 
 On a shared, loaded machine the times of a 1-element add move by tens of percent between runs;
 the number of instructions a call executes does not (it is not the time: cache misses and branch
@@ -10,8 +10,8 @@ times between two calls of ``os.getppid``, where callgrind dumps its counts; the
 sizes): instruction-cache misses (I1mr, each a line of code fetched from L2 on real hardware, which
 an instruction count does not show) and mispredicted branches (Bcm conditional, Bim indirect).
 
-Run: python benchmarks/ops_instructions.py [--calls N] [--cache-sim] [--backend jax]  (needs ``valgrind``
-on PATH; ~2 minutes, ~3 with --cache-sim). ARRAYLAYER_PURE_PYTHON=1 counts the pure-Python dispatch.
+Run: python benchmarks/ops_instructions.py [--calls N] [--cache-sim]  (needs ``valgrind`` on PATH;
+~2 minutes, ~3 with --cache-sim). ARRAYLAYER_PURE_PYTHON=1 counts the pure-Python dispatch.
 """
 
 from __future__ import annotations
@@ -24,37 +24,31 @@ import sys
 import tempfile
 from pathlib import Path
 
-#: (label, arraylayer statement, native statement): the native side is bench_ops.py's (``fw``: the
-#: framework's NumPy-like namespace, ``np`` or ``jnp``)
+#: (label, arraylayer statement, native statement): the native side is bench_ops.py's
 CASES = (
-    ("tiny: add 1-element float32", "al.add(a, b)", "fw.add(a, b)"),
-    ("mixed: float32 + int32", "al.add(a, i)", "fw.add(a, i.astype(fw.float32))"),
-    ("mixed: float32 + Python float", "al.add(a, 2.5)", "fw.add(a, 2.5)"),
-    ("Array: xp.add(A, B)", "xp.add(A, B)", "fw.add(a, b)"),
-    ("Array: A + B", "A + B", "fw.add(a, b)"),
-    ("Array: al.add(A, B)", "al.add(A, B)", "fw.add(a, b)"),
-    ("Array: A < B", "A < B", "fw.less(a, b)"),
-    ("Array: A ** B", "A ** B", "fw.pow(a, b)"),
+    ("tiny: add 1-element float32", "al.add(a, b)", "np.add(a, b)"),
+    ("mixed: float32 + int32", "al.add(a, i)", "np.add(a, i.astype(np.float32))"),
+    ("mixed: float32 + Python float", "al.add(a, 2.5)", "np.add(a, 2.5)"),
+    ("Array: xp.add(A, B)", "xp.add(A, B)", "np.add(a, b)"),
+    ("Array: A + B", "A + B", "np.add(a, b)"),
+    ("Array: al.add(A, B)", "al.add(A, B)", "np.add(a, b)"),
+    ("Array: A < B", "A < B", "np.less(a, b)"),
+    ("Array: A ** B", "A ** B", "np.pow(a, b)"),
 )
-#: --backend: the framework's namespace (its arrays made with its ``asarray``)
-NAMESPACES = {"numpy": "numpy", "jax": "jax.numpy"}
 #: callgrind's events, as --cache-sim reports them (per call, arraylayer / native)
 SIMULATED = ("I1mr", "Bcm", "Bim")
 
 
-def child(calls: int, backend: str) -> None:
+def child(calls: int) -> None:
     """Run under callgrind: each statement's loop between two dumps, the empty loop last."""
-    import importlib
-
     import numpy as np
 
     import arraylayer as al
 
-    fw = importlib.import_module(NAMESPACES[backend])
-    a, b = fw.asarray(np.array([1.5], np.float32)), fw.asarray(np.array([2.25], np.float32))
-    i = fw.asarray(np.array([3], np.int32))
+    a, b = np.array([1.5], np.float32), np.array([2.25], np.float32)
+    i = np.array([3], np.int32)
     A, B = al.Array(a), al.Array(b)
-    env = {"fw": fw, "al": al, "a": a, "b": b, "i": i, "A": A, "B": B, "xp": A.__array_namespace__()}
+    env = {"np": np, "al": al, "a": a, "b": b, "i": i, "A": A, "B": B, "xp": A.__array_namespace__()}
     statements = [s for _, ours, native in CASES for s in (ours, native)] + ["None"]
     for statement in statements:
         f = eval(f"lambda: {statement}", env)
@@ -66,15 +60,14 @@ def child(calls: int, backend: str) -> None:
     os.getppid()
 
 
-def counts(calls: int, cache_sim: bool = False, backend: str = "numpy") -> list[dict[str, float]]:
+def counts(calls: int, cache_sim: bool = False) -> list[dict[str, float]]:
     """Events per call (Ir, and with ``cache_sim`` :data:`SIMULATED`) of each statement of
     :func:`child`, the empty loop's subtracted."""
     simulate = ["--cache-sim=yes", "--branch-sim=yes"] if cache_sim else []
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "cg.out"
         subprocess.run(["valgrind", "--tool=callgrind", *simulate, "--dump-before=getppid",
-                        f"--callgrind-out-file={out}", sys.executable, __file__, "--child", "--calls", str(calls),
-                        "--backend", backend],
+                        f"--callgrind-out-file={out}", sys.executable, __file__, "--child", "--calls", str(calls)],
                        check=True, capture_output=True,
                        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
         parts = sorted(Path(folder).glob("cg.out.*"), key=lambda p: int(p.suffix[1:]))[1:]  # .1: the imports
@@ -91,17 +84,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--cache-sim", action="store_true", help="also simulated I1 misses, branch mispredictions")
-    parser.add_argument("--backend", choices=sorted(NAMESPACES), default="numpy",
-                        help="whose arrays (jax: a call is ~50,000 instructions; --calls 300 suffices)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.calls, args.backend)
+        child(args.calls)
         return
-    per_call = counts(args.calls, args.cache_sim, args.backend)
+    per_call = counts(args.calls, args.cache_sim)
     path = "pure Python" if os.environ.get("ARRAYLAYER_PURE_PYTHON", "") not in ("", "0") else "compiled"
     extra = "".join(f" {e + ' al/native':>15s}" for e in SIMULATED) if args.cache_sim else ""
-    print(f"{'case':31s} {'native':>8s} {'arraylayer':>10s} {'ratio':>6s}{extra}   ({args.backend}, {path} dispatch)")
+    print(f"{'case':31s} {'native':>8s} {'arraylayer':>10s} {'ratio':>6s}{extra}   ({path} dispatch)")
     for k, (label, _, _) in enumerate(CASES):
         ours, native = per_call[2 * k], per_call[2 * k + 1]
         simulated = "".join(f" {ours[e]:7.1f}/{native[e]:<7.1f}" for e in SIMULATED) if args.cache_sim else ""
