@@ -31,9 +31,18 @@ call_fallback(Dispatcher *self, PyObject *const *args, Py_ssize_t nargs, PyObjec
     return PyObject_Vectorcall(self->fallback, args, nargs, kwnames);
 }
 
+static inline void
+read_clear(Read *read)
+{
+    Py_XDECREF(read->dtype[0]);
+    Py_XDECREF(read->dtype[1]);
+    Py_XDECREF(read->holder[0]);
+    Py_XDECREF(read->holder[1]);
+}
+
 /* The plan for these arguments, or NULL (nothing planned, or an error: cleared). */
 AL_HOT static Entry *
-lookup(Dispatcher *self, PyObject *const *args, PyObject **dtypes)
+lookup(Dispatcher *self, PyObject *const *args, Read *read)
 {
     int n = self->arity;
     PyObject *types[2] = {NULL, NULL};
@@ -44,14 +53,14 @@ lookup(Dispatcher *self, PyObject *const *args, PyObject **dtypes)
         types[i] = (PyObject *)t;
         if (is_scalar_type(t))
             continue;
-        if ((dtypes[i] = al_read_dtype(args[i])) == NULL) {
+        if ((read->dtype[i] = al_read_dtype(args[i], &read->holder[i])) == NULL) {
             PyErr_Clear();
             return NULL;
         }
     }
     for (int k = 0; k < self->count; k++) {
         Entry *e = &self->entries[k];
-        if (e->t1 != types[0] || e->d1 != dtypes[0] || e->t2 != types[1] || e->d2 != dtypes[1])
+        if (e->t1 != types[0] || e->d1 != read->dtype[0] || e->t2 != types[1] || e->d2 != read->dtype[1])
             continue;
         if (e->policy != NULL) {
             if (policy == NULL && (policy = al_current_policy()) == NULL) {
@@ -71,7 +80,7 @@ lookup(Dispatcher *self, PyObject *const *args, PyObject **dtypes)
 /* The plan's result; NULL with an exception set, or NULL with *declined set when its guard
  * sends the call to the Python function. */
 AL_HOT static PyObject *
-replay(Dispatcher *self, Entry *e, PyObject *const *args, PyObject *const *dtypes, int *declined)
+replay(Dispatcher *self, Entry *e, PyObject *const *args, const Read *read, int *declined)
 {
     if (e->guard == GUARD_NONE && e->cast1 == NULL && e->cast2 == NULL) { /* the callable on the arguments */
         PyObject *run = Py_NewRef(e->run), *result = PyObject_Vectorcall(run, args, self->arity, NULL);
@@ -83,7 +92,7 @@ replay(Dispatcher *self, Entry *e, PyObject *const *args, PyObject *const *dtype
     PyObject *operands[2] = {NULL, NULL}, *result = NULL;
     int n = self->arity, guard = e->guard;
     if (guard != GUARD_NONE) {
-        int fall = al_weak_guard(guard, args, dtypes, n);
+        int fall = al_weak_guard(guard, args, read, n);
         if (fall != 0) {
             *declined = fall > 0;
             goto done;
@@ -140,13 +149,14 @@ al_operator_operand(PyObject *other)
 AL_HOT PyObject *
 al_replay_wrapped(Dispatcher *d, PyObject *const *natives, PyObject *like, int *fell)
 {
-    PyObject *dtypes[2] = {NULL, NULL}, *result = NULL, *array = NULL;
+    Read read = {{NULL, NULL}, {NULL, NULL}};
+    PyObject *result = NULL, *array = NULL;
     int declined = 0;
     *fell = 1;
-    Entry *e = lookup(d, natives, dtypes);
+    Entry *e = lookup(d, natives, &read);
     if (e == NULL)
         goto done;
-    if ((result = replay(d, e, natives, dtypes, &declined)) == NULL) {
+    if ((result = replay(d, e, natives, &read, &declined)) == NULL) {
         if (!declined && !PyErr_ExceptionMatches(PyExc_Exception))
             *fell = 0;
         else
@@ -167,8 +177,7 @@ al_replay_wrapped(Dispatcher *d, PyObject *const *natives, PyObject *like, int *
         Py_CLEAR(array);
 done:
     Py_XDECREF(result);
-    Py_XDECREF(dtypes[0]);
-    Py_XDECREF(dtypes[1]);
+    read_clear(&read);
     return array;
 }
 
@@ -201,16 +210,17 @@ AL_HOT static PyObject *
 dispatch(PyObject *obj, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     Dispatcher *self = (Dispatcher *)obj, *source = self->plans_of == NULL ? self : self->plans_of;
-    PyObject *dtypes[2] = {NULL, NULL}, *result = NULL;
+    Read read = {{NULL, NULL}, {NULL, NULL}};
+    PyObject *result = NULL;
     if (nargs != self->arity || kwnames != NULL || source->count == 0)
         return call_fallback(self, args, nargs, kwnames);
     if (self->wraps || (al_array_type != NULL && (Py_TYPE(args[0]) == al_array_type ||
                                                (nargs == 2 && Py_TYPE(args[1]) == al_array_type))))
         return dispatch_wrapped(self, source, args, nargs); /* Arrays in, an Array out */
-    Entry *e = lookup(self, args, dtypes);
+    Entry *e = lookup(self, args, &read);
     if (e != NULL) {
         int declined = 0; /* a guard sent the call to the Python function */
-        result = replay(self, e, args, dtypes, &declined);
+        result = replay(self, e, args, &read, &declined);
         if (result == NULL && !declined) {
             if (!PyErr_ExceptionMatches(PyExc_Exception))
                 goto done;
@@ -220,8 +230,7 @@ dispatch(PyObject *obj, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnam
     if (result == NULL)
         result = call_fallback(self, args, nargs, NULL);
 done:
-    Py_XDECREF(dtypes[0]);
-    Py_XDECREF(dtypes[1]);
+    read_clear(&read);
     return result;
 }
 
@@ -404,6 +413,8 @@ PyTypeObject al_DispatcherType = {
 static PyMethodDef module_methods[] = {
     {"configure", al_configure, METH_VARARGS,
      "configure(policy_var, policy_setting): where the policy in force is read (its .name)."},
+    {"hold", al_hold, METH_VARARGS,
+     "hold(cls, name): instances of cls hold their dtype and weak_type in attribute name (read x.name.dtype)."},
     {"operator_method", al_operator_method, METH_VARARGS,
      "operator_method(array_class, name, function, python_method, form, doc, zero_d): the compiled method "
      "(form 0: function(self, other), 1: function(other, self), 2: function(self)), or None when function "

@@ -76,8 +76,42 @@ int al_keys_init(void);                                      /* intern the attri
 PyObject *al_configure(PyObject *module, PyObject *args);    /* configure(policy_var, policy_setting) */
 PyObject *al_current_policy(void);                           /* the policy's name (new ref) or NULL, error set */
 void al_forget_policy(void);                                 /* clear(): the cached policy read is forgotten */
-int al_weak_guard(int guard, PyObject *const *args, PyObject *const *dtypes, int n); /* -1, 0 pass, 1 fall */
-PyObject *al_read_dtype(PyObject *x);                        /* x.dtype (new ref) or NULL, error set */
+/* what lookup() read of each argument (new references): its dtype (NULL: a Python scalar), and the
+ * holder it was read from where its class has one (see hold()) */
+typedef struct {
+    PyObject *dtype[2], *holder[2];
+} Read;
+int al_weak_guard(int guard, PyObject *const *args, const Read *read, int n); /* -1, 0 pass, 1 fall */
+
+/* How x.dtype is read for a class (_plan_keys.c): its C getter called directly (NumPy, torch), from
+ * the attribute that holds it (JAX's aval), or by name. A reader holds for one version of its class
+ * (tp_version_tag, which CPython changes whenever the class or a base is modified); ``get`` is set
+ * only with a valid version. */
+#define AL_READERS 8
+typedef struct {
+    PyTypeObject *type; /* a strong reference */
+    unsigned int version;
+    getter get;         /* NULL: read from the holder or by name */
+    void *closure;
+    PyObject *holder;   /* the attribute that holds dtype and weak_type (see hold()), or NULL */
+} DtypeReader;
+extern DtypeReader al_readers[AL_READERS];
+PyObject *al_read_dtype_slow(PyObject *x, PyObject **holder);
+
+/* x.dtype (new reference) or NULL with an exception set; *holder: the holder it was read from (new
+ * reference, for the weak-type guard), or left NULL. Inline: the C getter's case costs no call. */
+static inline PyObject *
+al_read_dtype(PyObject *x, PyObject **holder)
+{
+    PyTypeObject *t = Py_TYPE(x);
+    for (int k = 0; k < AL_READERS; k++) {
+        DtypeReader *r = &al_readers[k];
+        if (r->type == t && r->version == t->tp_version_tag && r->get != NULL)
+            return r->get(x, r->closure);
+    }
+    return al_read_dtype_slow(x, holder);
+}
+PyObject *al_hold(PyObject *module, PyObject *args);         /* hold(cls, name): cls's dtype is x.name.dtype */
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

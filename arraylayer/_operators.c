@@ -330,6 +330,9 @@ installed(PyTypeObject *cls, const char *name)
 #define FREE_ARRAYS 16
 static PyObject *free_arrays[FREE_ARRAYS];
 static int free_count;
+#define OBJECT_SLOTS 8
+static Py_ssize_t slot_offsets[OBJECT_SLOTS]; /* where the class's object slots are (fill_dealloc) */
+static int slot_count;
 
 AL_HOT static void
 array_dealloc(PyObject *self)
@@ -337,10 +340,8 @@ array_dealloc(PyObject *self)
     PyTypeObject *cls = Py_TYPE(self);
     PyObject_GC_UnTrack(self);
     Py_TRASHCAN_BEGIN(self, array_dealloc)
-    for (PyMemberDef *m = al_array_type->tp_members; m != NULL && m->name != NULL; m++) {
-        if (m->type == T_OBJECT_EX)
-            Py_CLEAR(*(PyObject **)((char *)self + m->offset));
-    }
+    for (int k = 0; k < slot_count; k++)
+        Py_CLEAR(*(PyObject **)((char *)self + slot_offsets[k]));
     if (cls == al_array_type && free_count < FREE_ARRAYS)
         free_arrays[free_count++] = self;
     else
@@ -369,6 +370,14 @@ fill_dealloc(PyTypeObject *cls)
         cls->tp_dictoffset != 0 || cls->tp_weaklistoffset != 0 || cls->tp_base != &PyBaseObject_Type ||
         !PyType_IS_GC(cls) || cls->tp_free != PyObject_GC_Del)
         return;
+    int count = 0;
+    for (PyMemberDef *m = cls->tp_members; m != NULL && m->name != NULL; m++) {
+        if (m->type == T_OBJECT_EX && count == OBJECT_SLOTS)
+            return; /* more object slots than this file keeps: CPython's deallocator stays */
+        if (m->type == T_OBJECT_EX)
+            slot_offsets[count++] = m->offset;
+    }
+    slot_count = count;
     cls->tp_dealloc = array_dealloc;
 }
 

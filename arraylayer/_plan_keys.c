@@ -1,8 +1,9 @@
 /* arraylayer._dispatch: what a plan is keyed and guarded by (see _dispatch.c).
  *
  * The name of the promotion policy in force (a mixed plan holds only under the policy that made it),
- * an argument's native dtype (read through its class's C getter where it has one), and JAX's weak-type
- * guard. Every function reads; none decides anything.
+ * an argument's native dtype (read through its class's C getter where it has one, or through the
+ * attribute that holds it where the backend declares one), and JAX's weak-type guard. Every function
+ * reads; none decides anything.
  */
 #include "_dispatch.h"
 
@@ -73,15 +74,16 @@ al_current_policy(void)
 
 /* -1: error; 1: the guard sends this call to the Python function; 0: it passes. Each array's
  * ``weak_type`` is read until the answer is known (a strong one passes GUARD_ALL_WEAK, a weak one
- * fails GUARD_ANY_WEAK): on JAX it is a Python property, ~0.15 us a read. */
+ * fails GUARD_ANY_WEAK): on JAX it is a Python property, ~0.15 us a read, and read from its holder (``aval``) where lookup() read the dtype there. */
 int
-al_weak_guard(int guard, PyObject *const *args, PyObject *const *dtypes, int n)
+al_weak_guard(int guard, PyObject *const *args, const Read *read, int n)
 {
     int weak = 0;
     for (int i = 0; i < n; i++) {
-        if (dtypes[i] == NULL)
+        if (read->dtype[i] == NULL)
             continue; /* a Python scalar */
-        PyObject *flag = PyObject_GetAttr(args[i], s_weak_type);
+        PyObject *from = read->holder[i] == NULL ? args[i] : read->holder[i];
+        PyObject *flag = PyObject_GetAttr(from, s_weak_type);
         if (flag == NULL)
             return -1;
         int truth = PyObject_IsTrue(flag);
@@ -100,26 +102,48 @@ al_weak_guard(int guard, PyObject *const *args, PyObject *const *dtypes, int n)
 /* ---- reading ``dtype`` --------------------------------------------------------------------------
  * Where a class reads its ``dtype`` with a C getter (NumPy's ndarray, torch's Tensor) and keeps the
  * generic attribute look-up, the getter is called directly: the same function the look-up would end
- * in, without the look-up (half of what this module adds to a call on NumPy). A class is looked up
- * once per version of it (tp_version_tag changes whenever the class or a base is modified); other
- * classes (a Python property: JAX, TensorFlow) are read by name. */
+ * in, without the look-up (half of what this module adds to a call on NumPy). Where the backend
+ * declared a holder for the class (hold(): JAX's ArrayImpl, whose ``dtype`` and ``weak_type`` are
+ * Python properties returning ``self.aval.dtype`` / ``self.aval.weak_type``), the attribute is read
+ * from the holder: the properties' own reads without their Python frames. A class is looked up once
+ * per version of it (tp_version_tag changes whenever the class or a base is modified); other classes
+ * (a Python property: TensorFlow) are read by name. */
 
-#define READERS 8
-
-typedef struct {
-    PyTypeObject *type; /* a strong reference */
-    unsigned int version;
-    getter get;         /* NULL: read by name */
-    void *closure;
-} DtypeReader;
-
-static DtypeReader readers[READERS];
+DtypeReader al_readers[AL_READERS]; /* read by al_read_dtype() (_dispatch.h) */
 static int reader_next;
+
+#define HOLDERS 4
+static PyObject *holders[HOLDERS][2]; /* (class, attribute name): see hold() */
+
+PyObject *
+al_hold(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *cls, *name;
+    if (!PyArg_ParseTuple(args, "O!U:hold", &PyType_Type, &cls, &name))
+        return NULL;
+    int k = 0;
+    while (k < HOLDERS && holders[k][0] != NULL && holders[k][0] != cls)
+        k++;
+    if (k == HOLDERS) {
+        PyErr_SetString(PyExc_RuntimeError, "hold: too many classes");
+        return NULL;
+    }
+    Py_INCREF(name);
+    PyUnicode_InternInPlace(&name);
+    Py_XSETREF(holders[k][0], Py_NewRef(cls));
+    Py_XSETREF(holders[k][1], name);
+    for (int r = 0; r < AL_READERS; r++) /* readers made before: made again on their next use */
+        if (al_readers[r].type == (PyTypeObject *)cls) {
+            al_readers[r].version = 0;
+            al_readers[r].get = NULL;
+        }
+    Py_RETURN_NONE;
+}
 
 AL_COLD static DtypeReader *
 reader_for(PyTypeObject *t)
 {
-    DtypeReader *r = &readers[reader_next];
+    DtypeReader *r = &al_readers[reader_next];
     PyObject *descr = _PyType_Lookup(t, s_dtype); /* what x.dtype's look-up finds on the class */
     if (descr == NULL) {
         PyErr_Clear();
@@ -129,30 +153,40 @@ reader_for(PyTypeObject *t)
     Py_XSETREF(r->type, (PyTypeObject *)Py_NewRef(t));
     r->version = t->tp_version_tag; /* set by the look-up above; 0: none, never matched */
     r->get = NULL;
-    if (t->tp_getattro == PyObject_GenericGetAttr && Py_IS_TYPE(descr, &PyGetSetDescr_Type)) {
+    r->holder = NULL;
+    for (int k = 0; k < HOLDERS && holders[k][0] != NULL; k++)
+        if (holders[k][0] == (PyObject *)t)
+            r->holder = holders[k][1];
+    if (r->holder == NULL && r->version != 0 && t->tp_getattro == PyObject_GenericGetAttr &&
+        Py_IS_TYPE(descr, &PyGetSetDescr_Type)) {
         PyGetSetDef *def = ((PyGetSetDescrObject *)descr)->d_getset;
         r->get = def->get;
         r->closure = def->closure;
     }
     Py_DECREF(descr);
-    reader_next = (reader_next + 1) % READERS;
+    reader_next = (reader_next + 1) % AL_READERS;
     return r;
 }
 
-/* x.dtype (new reference), or NULL with an exception set */
-AL_HOT PyObject *
-al_read_dtype(PyObject *x)
+/* al_read_dtype() where no reader with a C getter matched: a holder, a read by name, or a new reader */
+PyObject *
+al_read_dtype_slow(PyObject *x, PyObject **holder)
 {
     PyTypeObject *t = Py_TYPE(x);
     DtypeReader *r = NULL;
-    for (int k = 0; k < READERS; k++) {
-        if (readers[k].type == t && readers[k].version == t->tp_version_tag && t->tp_version_tag != 0) {
-            r = &readers[k];
+    for (int k = 0; k < AL_READERS; k++) {
+        if (al_readers[k].type == t && al_readers[k].version == t->tp_version_tag && t->tp_version_tag != 0) {
+            r = &al_readers[k];
             break;
         }
     }
     if (r == NULL)
         r = reader_for(t);
+    if (r != NULL && r->holder != NULL) {
+        if ((*holder = PyObject_GetAttr(x, r->holder)) == NULL)
+            return NULL;
+        return PyObject_GetAttr(*holder, s_dtype);
+    }
     if (r != NULL && r->get != NULL)
         return r->get(x, r->closure);
     return PyObject_GetAttr(x, s_dtype);

@@ -42,6 +42,9 @@ class Backend(ABC):
     kernel_module: ClassVar[str]
     #: True when arrays carry a weak-type flag (JAX): two weak inputs make a weak result
     weak_arrays: ClassVar[bool] = False
+    #: the attribute of its arrays whose ``dtype`` and ``weak_type`` are the array's (JAX's ``aval``): the
+    #: compiled dispatch reads them there, without the array's Python properties ("": none)
+    dtype_holder: ClassVar[str] = ""
     #: False when every arraylayer dtype is always valid here (nothing to load to answer)
     narrows: ClassVar[bool] = True
     #: True when arrays are chunked and lazy (dask): creation functions take ``chunks=``

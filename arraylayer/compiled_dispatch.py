@@ -69,6 +69,18 @@ def compiled(function: Callable[..., Any], name: str, parameters: str, arity: in
     return dispatcher.public, store_plan
 
 
+def hold(cls: type, holder: str) -> None:
+    """Where the compiled dispatch reads the ``dtype`` and ``weak_type`` of ``cls``'s instances: in
+    their attribute ``holder`` (a backend's ``dtype_holder``); on the instances themselves when ""."""
+    if holder and _dispatch is not None and cls not in _HELD:
+        _HELD.add(cls)
+        _dispatch.hold(cls, holder)
+
+
+#: the classes given to :func:`hold`
+_HELD: Final[set[type]] = set()
+
+
 def _cast_form(cast: Any) -> Any:
     """A cast as the C side replays it: ``operator.methodcaller(name, arg)`` (NumPy's ``astype``) as
     ``(name, arg)``, the method called directly, without the bound method that methodcaller makes."""

@@ -114,6 +114,47 @@ def test_unary_functions_agree(backend):
             assert all(g == got[0] for g in got), (backend, label, name, got)
 
 
+def test_a_dtype_holder_holds_the_arrays_dtype_and_weak_type(backend):
+    """Where a backend names a ``dtype_holder`` (JAX's ``aval``), the compiled dispatch reads
+    ``x.<holder>.dtype`` and ``.weak_type`` for ``x.dtype`` and ``x.weak_type``: on concrete arrays
+    and on the tracers of jit, grad and vmap they must be the same objects and flags."""
+    holder = al.registry.get_backend(backend).dtype_holder
+    if not holder:
+        pytest.skip(f"{backend} names no dtype holder (its arrays' own dtype is read)")
+    import jax
+    import jax.numpy as jnp
+
+    seen = []
+
+    def check(x):
+        held = getattr(x, holder)
+        seen.append((type(x).__name__, held.dtype is x.dtype, held.weak_type == x.weak_type))
+        return al.add(x, x)
+
+    for x in (make_array(backend, "float32", (1.5, 2.0)), jnp.asarray(2.0), make_array(backend, "int32", (1, 2))):
+        check(x)
+        jax.jit(check)(x)
+        jax.vmap(check)(x.reshape(-1)[None] if x.ndim else x[None])
+    jax.grad(lambda x: check(x).sum())(make_array(backend, "float32", (1.5, 2.0)))
+    assert len({name for name, _, _ in seen}) >= 4, seen  # the array class and three tracer classes
+    assert all(same and weak for _, same, weak in seen), seen
+
+
+@needs_compiled
+def test_jax_traced_calls_agree(backend):
+    """Inside jax.jit the compiled function replays plans keyed by the tracers' dtypes (read through
+    their holder): the same outcome as the Python function, weak-typed inputs included."""
+    if backend != "jax":
+        pytest.skip("tracers with weak types are JAX's")
+    import jax
+    import jax.numpy as jnp
+
+    f32 = make_array(backend, "float32", (1.5, -2.0))
+    for x1, x2 in ((f32, f32), (f32, jnp.asarray(2.0)), (jnp.asarray(2.0), jnp.asarray(3.0)), (f32, 2.5)):
+        got = both_paths(jax.jit(al.add), jax.jit(compiled_dispatch.python_function(al.add)), x1, x2)
+        assert all(g == got[0] for g in got), got
+
+
 @needs_compiled
 def test_pow_plans_keep_the_integer_rule(backend):
     """A float plan replays the framework's own pow (the kernel's ``arrays_plain``); integer arrays,

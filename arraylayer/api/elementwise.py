@@ -102,13 +102,15 @@ _CACHES: Final[list[dict[type, dict[Any, Any]]]] = []
 _COMPILED: Final[dict[int, compiled_dispatch.Store]] = {}
 
 
-def _store(plans: dict[type, dict[Any, Any]], cls: type, key: Any, run: Callable[..., Any],
+def _store(plans: dict[type, dict[Any, Any]], backend: Any, cls: type, key: Any, run: Callable[..., Any],
            replay: tuple[Any, ...]) -> None:
     """Store a plan in ``plans[cls][key]`` and, as ``replay`` (the arguments of the compiled
-    dispatcher's ``store``: classes, native dtypes, policy, callable, casts, guard), in C."""
+    dispatcher's ``store``: classes, native dtypes, policy, callable, casts, guard), in C, with
+    where ``backend``'s arrays of class ``cls`` hold their dtype."""
     plans.setdefault(cls, {})[key] = run
     store = _COMPILED.get(id(plans))
     if store is not None:
+        compiled_dispatch.hold(cls, backend.dtype_holder)
         store(*replay)
 
 
@@ -271,7 +273,7 @@ def _plan_binary(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], x1: A
     if a1 is x1 and a2 is x2 and type(x1) is type(x2) and backend.dtype_of(x1) is compute:
         direct = _on_arrays(run, x1.dtype)
         weak = backend.weak_arrays
-        _store(plans, type(x1), x1.dtype, _strong_only(direct, name, spec, plans) if weak else direct,
+        _store(plans, backend, type(x1), x1.dtype, _strong_only(direct, name, spec, plans) if weak else direct,
                (type(x1), x1.dtype, type(x2), x2.dtype, None, direct, None, None, _ALL_WEAK if weak else 0))
     elif (first_is_array and isinstance(x2, arrays) and type(x1) is type(x2) and compute is dtype
           and not (backend.weak_arrays and (x1.weak_type or x2.weak_type))):  # a weak input's result is not the table's
@@ -279,7 +281,7 @@ def _plan_binary(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], x1: A
         if type(policy.table[d1][d2]) is Dtype:  # a strong result: no default dtype involved
             cast1, cast2 = _caster(backend, d1, compute), _caster(backend, d2, compute)
             weak, direct = backend.weak_arrays, _on_arrays(run, a1.dtype)
-            _store(plans, type(x1), (policy.name, x1.dtype, x2.dtype),
+            _store(plans, backend, type(x1), (policy.name, x1.dtype, x2.dtype),
                    _mixed_plan(name, spec, plans, backend, run, direct, cast1, cast2),
                    (type(x1), x1.dtype, type(x2), x2.dtype, policy.name,
                     run if weak else direct, None if cast1 is _identity else cast1,
@@ -304,7 +306,7 @@ def _plan_binary(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], x1: A
             else:
                 plan = _scalar_plan(name, spec, plans, run, python_type, bounds, weak, not first_is_array)
                 replay = (plan, 0)
-            _store(plans, type(array), (policy.name, array.dtype, type(scalar), not first_is_array), plan,
+            _store(plans, backend, type(array), (policy.name, array.dtype, type(scalar), not first_is_array), plan,
                    (type(x1), x1.dtype if first_is_array else None, type(x2),
                     None if first_is_array else x2.dtype, policy.name, replay[0], None, None, replay[1]))
     return result
@@ -357,7 +359,7 @@ def _plan_unary(name: str, spec: Spec, fast: dict[type, dict[Any, Any]], x: Any)
     run = kernel(backend, name, compute)
     if compute is dtype:
         if not replaying():
-            _store(fast, type(x), x.dtype, run, (type(x), x.dtype, None, None, None, run, None, None, 0))
+            _store(fast, backend, type(x), x.dtype, run, (type(x), x.dtype, None, None, None, run, None, None, 0))
         return run(x)
     return run(backend.astype(x, compute))
 

@@ -36,6 +36,7 @@ class JaxBackend(Backend):
     framework: ClassVar[str] = "jax"
     kernel_module: ClassVar[str] = "arraylayer.kernels.jax"
     weak_arrays: ClassVar[bool] = True
+    dtype_holder: ClassVar[str] = "aval"  # ArrayImpl's and the tracers' dtype/weak_type: self.aval's
     extra: ClassVar[str] = "jax"
     type_roots: ClassVar[tuple[str, ...]] = ("jax", "jaxlib")
     narrows: ClassVar[bool] = True  # the 64-bit dtypes depend on jax_enable_x64
