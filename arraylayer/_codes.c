@@ -169,41 +169,48 @@ F16C static inline __m256i odd_halves(__m256 a, __m256 b) {
 
 typedef struct {
     __m256 scale;
-    __m128i shift;
-    __m256i round, one, largest, over, nan;
+    __m256i over, nan;
 } Halves;
 
 /* Sixteen float16 (rounded to odd) -> their codes, in 16-bit lanes: the magnitude's low `shift` bits
- * rounded off to nearest even (at most 0x7C3F + 1 before the shift: no lane overflows), `over` past
- * `largest`, `nan` for NaN, and the sign bit. */
-F16C static inline __m256i codes_of(__m256i h, const Halves *k) {
+ * rounded off to nearest even (at most 0x7C3F + 1 before the shift: no lane overflows), at most `over`
+ * (the largest, or the code past it: the codes past the largest), `nan` for NaN, and the sign bit. */
+F16C static inline __m256i codes_of(__m256i h, const Halves *k, const int shift) {
     const __m256i a = _mm256_and_si256(h, _mm256_set1_epi16(0x7FFF));
-    const __m256i even = _mm256_and_si256(_mm256_srl_epi16(a, k->shift), k->one);
-    __m256i code = _mm256_srl_epi16(_mm256_add_epi16(_mm256_add_epi16(a, k->round), even), k->shift);
-    code = _mm256_blendv_epi8(code, k->over, _mm256_cmpgt_epi16(code, k->largest));
+    const __m256i even = _mm256_and_si256(_mm256_srli_epi16(a, shift), _mm256_set1_epi16(1));
+    const __m256i round = _mm256_set1_epi16((short)((1 << (shift - 1)) - 1));
+    __m256i code = _mm256_srli_epi16(_mm256_add_epi16(_mm256_add_epi16(a, round), even), shift);
+    code = _mm256_min_epi16(code, k->over);
     code = _mm256_blendv_epi8(code, k->nan, _mm256_cmpgt_epi16(a, _mm256_set1_epi16(0x7C00)));
     return _mm256_or_si256(code, _mm256_and_si256(_mm256_srli_epi16(h, 8), _mm256_set1_epi16(0x80)));
 }
 
-F16C static inline __m256i codes_of16(const float *x, const Halves *k) {
-    const __m256 a = _mm256_mul_ps(_mm256_loadu_ps(x), k->scale), b = _mm256_mul_ps(_mm256_loadu_ps(x + 8), k->scale);
-    return codes_of(odd_halves(a, b), k);
+/* Sixteen float32 -> their codes; scaled: times k->scale first (e5m2's scale is 1: none). */
+F16C static inline __m256i codes_of16(const float *x, const Halves *k, const int shift, const int scaled) {
+    __m256 a = _mm256_loadu_ps(x), b = _mm256_loadu_ps(x + 8);
+    if (scaled) a = _mm256_mul_ps(a, k->scale), b = _mm256_mul_ps(b, k->scale);
+    return codes_of(odd_halves(a, b), k, shift);
 }
 
-/* 32 values a step; the tail by the generic loop. */
-F16C static void encode_f16c_chunk(const void *task, Py_ssize_t start, Py_ssize_t stop) {
-    const Encoding *e = task;
-    const int shift = (int)e->shift - 13; /* 10 - mantissa */
-    const Halves k = {_mm256_set1_ps(e->scale), _mm_cvtsi32_si128(shift), _mm256_set1_epi16((short)((1 << (shift - 1)) - 1)),
-                      _mm256_set1_epi16(1), _mm256_set1_epi16((short)e->largest), _mm256_set1_epi16((short)e->over),
-                      _mm256_set1_epi16((short)e->nan)};
+/* 32 values a step; the tail by the generic loop. Called with constant shift and scaled, so that the
+ * compiler makes one loop per format (shifts by an immediate, no multiply for e5m2). */
+F16C static inline void encode_f16c(const Encoding *e, Py_ssize_t start, Py_ssize_t stop, const int shift,
+                                    const int scaled) {
+    const Halves k = {_mm256_set1_ps(e->scale), _mm256_set1_epi16((short)e->over), _mm256_set1_epi16((short)e->nan)};
     Py_ssize_t i = start;
     for (; i + 32 <= stop; i += 32) {
         const float *x = e->x + i;
-        __m256i bytes = _mm256_packus_epi16(codes_of16(x, &k), codes_of16(x + 16, &k));
+        __m256i bytes = _mm256_packus_epi16(codes_of16(x, &k, shift, scaled), codes_of16(x + 16, &k, shift, scaled));
         _mm256_storeu_si256((__m256i *)(e->codes + i), _mm256_permute4x64_epi64(bytes, 0xD8));
     }
-    encode_chunk(task, i, stop);
+    encode_chunk(e, i, stop);
+}
+
+/* float8_e5m2 (mantissa 2: shift 8, scale 1) or float8_e4m3fn (mantissa 3: shift 7, scale 2**-8). */
+F16C static void encode_f16c_chunk(const void *task, Py_ssize_t start, Py_ssize_t stop) {
+    const Encoding *e = task;
+    if (e->shift == 21) encode_f16c(e, start, stop, 8, 0);
+    else encode_f16c(e, start, stop, 7, 1);
 }
 #endif
 #endif
@@ -238,7 +245,8 @@ static PyObject *encode(PyObject *self, PyObject *args) {
                   largest & 0x7F, over & 0x7F, nan & 0x7F, float_of((uint32_t)(112 + bias) << 23)};
     Work work = encode_chunk;
 #ifdef HAVE_F16C
-    if (use_f16c && ((mantissa == 2 && bias == 15) || (mantissa == 3 && bias == 7))) work = encode_f16c_chunk;
+    if (use_f16c && ((mantissa == 2 && bias == 15) || (mantissa == 3 && bias == 7)) && e.over - e.largest <= 1)
+        work = encode_f16c_chunk; /* past the largest: it, or the code after it (inf's, e4m3fn's NaN) */
 #endif
     Py_BEGIN_ALLOW_THREADS
     parallel(work, &e, n, threads);
