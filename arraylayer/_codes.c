@@ -16,8 +16,9 @@
  *   decode(codes, table, out, n, itemsize, threads)
  *       out[i] = table[codes[i]] (items of 2, 4 or 8 bytes; the table has 256)
  *   f16c(on=None)
- *       whether float8_e5m2 is encoded and decoded by the F16C kernels (x86-64 CPUs with AVX2 and
- *       F16C); on=False: by the generic loops (tests compare both paths), on=True undoes that */
+ *       whether float8_e4m3fn and float8_e5m2 are encoded, and float8_e5m2 decoded, by the F16C
+ *       kernels (x86-64 CPUs with AVX2 and F16C); on=False: by the generic loops (tests compare both
+ *       paths), on=True undoes that */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -84,6 +85,7 @@ typedef struct {
     const float *x;
     uint8_t *codes;
     uint32_t shift, rebias, magic, smallest_normal, largest, over, nan;
+    float scale; /* 2**(bias - 15): the F16C kernel's */
 } Encoding;
 
 static inline uint32_t bits_of(float f) {
@@ -138,12 +140,15 @@ VECTOR_CLONES static void encode_chunk(const void *task, Py_ssize_t start, Py_ss
     }
 }
 
-/* float8_e5m2 on x86-64 with F16C: e5m2 is float16's top byte, with float16's exponent range. A
- * float32 converted to float16 toward zero, its lowest bit set where that was inexact ("round to odd":
- * float16 keeps 8 more mantissa bits than e5m2 at every exponent, subnormals included, so rounding
- * that to its top byte, to nearest even, rounds the float32 once). Beyond float16's range toward zero
- * gives 65504 (odd), which rounds to inf as ml_dtypes does; below its smallest subnormal, 0 or 1,
- * which round to 0. The sign is the float32's (NaN's too); NaN, and beyond `largest`, take their codes. */
+/* float8_e5m2 and float8_e4m3fn on x86-64 with F16C. The float32 values times 2**(bias - 15) (exact: a
+ * power of two scaling down; what underflows in float32 lies far below half the format's smallest
+ * subnormal) have float16's biased exponent equal to the format's, float16's subnormals on the
+ * format's, and 10 - mantissa more mantissa bits than the format at every exponent (8 for e5m2, which
+ * is float16's top byte, scale 1; 7 for e4m3fn). Converted to float16 toward zero, the lowest bit set
+ * where that was inexact ("round to odd"), and its low 10 - mantissa bits then rounded off to nearest
+ * even, the float32 is rounded once. Beyond float16's range toward zero gives 65504 (odd), a code past
+ * the format's largest; below its smallest subnormal, 0 or 1, which round to 0. A code beyond `largest`
+ * takes `over`, NaN takes `nan`; the sign is the float32's. */
 #if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
 #if __has_attribute(target)
 #include <immintrin.h>
@@ -162,43 +167,50 @@ F16C static inline __m256i odd_halves(__m256 a, __m256 b) {
     return _mm256_or_si256(_mm256_min_epu16(u, d), inexact);
 }
 
-/* Sixteen float16 (rounded to odd) -> their e5m2 codes, in 16-bit lanes: the top byte rounded to
- * nearest even (a finite float16 carries no further than inf, 0x7C, and the sign bit stays); NaN's
- * code with the sign. */
-F16C static inline __m256i e5m2_of(__m256i h, __m256i nan) {
-    const __m256i top = _mm256_srli_epi16(h, 8);
-    const __m256i even = _mm256_and_si256(top, _mm256_set1_epi16(1));
-    const __m256i code = _mm256_srli_epi16(_mm256_add_epi16(_mm256_add_epi16(h, _mm256_set1_epi16(0x7F)), even), 8);
-    const __m256i is_nan = _mm256_cmpgt_epi16(_mm256_and_si256(h, _mm256_set1_epi16(0x7FFF)), _mm256_set1_epi16(0x7C00));
-    return _mm256_blendv_epi8(code, _mm256_or_si256(_mm256_and_si256(top, _mm256_set1_epi16(0x80)), nan), is_nan);
+typedef struct {
+    __m256 scale;
+    __m256i over, nan;
+} Halves;
+
+/* Sixteen float16 (rounded to odd) -> their codes, in 16-bit lanes: the magnitude's low `shift` bits
+ * rounded off to nearest even (at most 0x7C3F + 1 before the shift: no lane overflows), at most `over`
+ * (the largest, or the code past it: the codes past the largest), `nan` for NaN, and the sign bit. */
+F16C static inline __m256i codes_of(__m256i h, const Halves *k, const int shift) {
+    const __m256i a = _mm256_and_si256(h, _mm256_set1_epi16(0x7FFF));
+    const __m256i even = _mm256_and_si256(_mm256_srli_epi16(a, shift), _mm256_set1_epi16(1));
+    const __m256i round = _mm256_set1_epi16((short)((1 << (shift - 1)) - 1));
+    __m256i code = _mm256_srli_epi16(_mm256_add_epi16(_mm256_add_epi16(a, round), even), shift);
+    code = _mm256_min_epi16(code, k->over);
+    code = _mm256_blendv_epi8(code, k->nan, _mm256_cmpgt_epi16(a, _mm256_set1_epi16(0x7C00)));
+    return _mm256_or_si256(code, _mm256_and_si256(_mm256_srli_epi16(h, 8), _mm256_set1_epi16(0x80)));
 }
 
-/* Eight float32, clamped to +-top where `clamp` (max and min keep NaN: they return the second operand). */
-F16C static inline __m256 load(const float *x, int clamp, __m256 top) {
-    const __m256 v = _mm256_loadu_ps(x);
-    return clamp ? _mm256_min_ps(top, _mm256_max_ps(_mm256_sub_ps(_mm256_setzero_ps(), top), v)) : v;
+/* Sixteen float32 -> their codes; scaled: times k->scale first (e5m2's scale is 1: none). */
+F16C static inline __m256i codes_of16(const float *x, const Halves *k, const int shift, const int scaled) {
+    __m256 a = _mm256_loadu_ps(x), b = _mm256_loadu_ps(x + 8);
+    if (scaled) a = _mm256_mul_ps(a, k->scale), b = _mm256_mul_ps(b, k->scale);
+    return codes_of(odd_halves(a, b), k, shift);
 }
 
-/* 32 values a step; the tail by the generic loop. Beyond the largest value: inf's code, or the
- * largest (saturate: the values clamped first); any other code there goes the generic way. */
-F16C static void encode_e5m2_chunk(const void *task, Py_ssize_t start, Py_ssize_t stop) {
-    const Encoding *e = task;
-    const int clamp = e->over == e->largest;
-    if (!clamp && e->over != e->largest + 1) {
-        encode_chunk(task, start, stop);
-        return;
-    }
-    const __m256i nan = _mm256_set1_epi16((short)e->nan);
-    const __m256 top = _mm256_cvtph_ps(_mm_set1_epi16((short)(e->largest << 8)));
+/* 32 values a step; the tail by the generic loop. Called with constant shift and scaled, so that the
+ * compiler makes one loop per format (shifts by an immediate, no multiply for e5m2). */
+F16C static inline void encode_f16c(const Encoding *e, Py_ssize_t start, Py_ssize_t stop, const int shift,
+                                    const int scaled) {
+    const Halves k = {_mm256_set1_ps(e->scale), _mm256_set1_epi16((short)e->over), _mm256_set1_epi16((short)e->nan)};
     Py_ssize_t i = start;
     for (; i + 32 <= stop; i += 32) {
         const float *x = e->x + i;
-        __m256i low = e5m2_of(odd_halves(load(x, clamp, top), load(x + 8, clamp, top)), nan);
-        __m256i high = e5m2_of(odd_halves(load(x + 16, clamp, top), load(x + 24, clamp, top)), nan);
-        __m256i bytes = _mm256_permute4x64_epi64(_mm256_packus_epi16(low, high), 0xD8);
-        _mm256_storeu_si256((__m256i *)(e->codes + i), bytes);
+        __m256i bytes = _mm256_packus_epi16(codes_of16(x, &k, shift, scaled), codes_of16(x + 16, &k, shift, scaled));
+        _mm256_storeu_si256((__m256i *)(e->codes + i), _mm256_permute4x64_epi64(bytes, 0xD8));
     }
-    encode_chunk(task, i, stop);
+    encode_chunk(e, i, stop);
+}
+
+/* float8_e5m2 (mantissa 2: shift 8, scale 1) or float8_e4m3fn (mantissa 3: shift 7, scale 2**-8). */
+F16C static void encode_f16c_chunk(const void *task, Py_ssize_t start, Py_ssize_t stop) {
+    const Encoding *e = task;
+    if (e->shift == 21) encode_f16c(e, start, stop, 8, 0);
+    else encode_f16c(e, start, stop, 7, 1);
 }
 #endif
 #endif
@@ -230,10 +242,11 @@ static PyObject *encode(PyObject *self, PyObject *args) {
                   (uint32_t)(bias - 127) << 23,                       /* exponent 127 -> bias (mod 2**32) */
                   (uint32_t)(127 + 24 - bias - mantissa) << 23,       /* 2**(24 - bias - mantissa) */
                   (uint32_t)(127 + 1 - bias) << 23,                   /* 2**(1 - bias) */
-                  largest & 0x7F, over & 0x7F, nan & 0x7F};
+                  largest & 0x7F, over & 0x7F, nan & 0x7F, float_of((uint32_t)(112 + bias) << 23)};
     Work work = encode_chunk;
 #ifdef HAVE_F16C
-    if (use_f16c && mantissa == 2 && bias == 15) work = encode_e5m2_chunk;
+    if (use_f16c && ((mantissa == 2 && bias == 15) || (mantissa == 3 && bias == 7)) && e.over - e.largest <= 1)
+        work = encode_f16c_chunk; /* past the largest: it, or the code after it (inf's, e4m3fn's NaN) */
 #endif
     Py_BEGIN_ALLOW_THREADS
     parallel(work, &e, n, threads);
@@ -326,7 +339,8 @@ static PyMethodDef methods[] = {
     {"decode", decode, METH_VARARGS,
      "decode(codes, table, out, n, itemsize, threads): out[i] = table[codes[i]], items of 2, 4 or 8 bytes"},
     {"f16c", f16c, METH_VARARGS,
-     "f16c(on=None): whether float8_e5m2 is encoded and decoded by the F16C kernels; on=False: the generic loops"},
+     "f16c(on=None): whether the F16C kernels encode float8_e4m3fn and float8_e5m2 and decode float8_e5m2; "
+     "on=False: the generic loops"},
     {NULL, NULL, 0, NULL},
 };
 

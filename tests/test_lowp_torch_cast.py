@@ -4,10 +4,10 @@ torch's ops and casts.py's table where it is not built) give ml_dtypes' bits: Na
 infinities, values at and around each rounding bound and every tie, subnormals, negative zero, at every
 position of a vector loop's blocks and at the edges of the chunks that the C functions split over
 torch's threads, in contiguous, non-contiguous, empty and 0-d tensors, encoding and decoding to every
-wider float. float8_e5m2's F16C kernel (x86-64 CPUs with AVX2 and F16C) and the generic loop that it
-replaces are both driven (``_codes.f16c(False)`` selects the generic loop), over every float16 value and
-its float32 neighbours, and, with ``AL_LOWP_EXHAUSTIVE=1``, over every float32 bit pattern. The oracle
-is ml_dtypes' own ``astype``.
+wider float. The F16C encode kernel of float8_e4m3fn and float8_e5m2 (x86-64 CPUs with AVX2 and F16C)
+and the generic loop that it replaces are both driven (``_codes.f16c(False)`` selects the generic loop),
+over every float16 value that the kernel meets and its float32 neighbours, and, with
+``AL_LOWP_EXHAUSTIVE=1``, over every float32 bit pattern. The oracle is ml_dtypes' own ``astype``.
 """
 
 from __future__ import annotations
@@ -203,8 +203,8 @@ def test_chunks_of_every_thread(path, threads, name):
 
 @pytest.fixture(params=["F16C", "generic"])
 def loop(request):
-    """The C encoder's float8_e5m2 loop for one test: the F16C kernel (skipped where the CPU or the build
-    has none) or the generic loop."""
+    """The C encoder's loop for one test (and float8_e5m2's decoder's): the F16C kernel (skipped where the
+    CPU or the build has none) or the generic loop."""
     if cpu_codes._kernel is None:
         pytest.skip("arraylayer._codes is not loaded (not built by setup.py build_ext, or ARRAYLAYER_PURE_PYTHON=1)")
     before = cpu_codes._kernel.f16c()
@@ -214,40 +214,61 @@ def loop(request):
     cpu_codes._kernel.f16c(before)
 
 
-def around_float16() -> np.ndarray:
-    """Every float16 value (NaNs with payloads, inf, subnormals, every e5m2 tie: they are all float16
-    values) and its float32 neighbours, the rounding bounds past e5m2's and float16's largest values,
-    and magnitudes under float16's smallest subnormal (float32 subnormals too), with both signs."""
-    every = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32)
+#: The F16C kernel's scaling of the float32 values, 2**(15 - bias) inverted: a float16 value v stands
+#: for the float32 value v * KERNEL_SCALE[format] (so its ties are all float16 values scaled so).
+KERNEL_SCALE = {"float8_e5m2": 1.0, "float8_e4m3fn": 2.0**8}
+
+
+def around_float16(name: str) -> np.ndarray:
+    """Every float16 value scaled to the format (NaNs with payloads, inf, subnormals, every tie of the
+    format's) and its float32 neighbours; the largest value, the rounding bound past it (e4m3fn: 464, the
+    tie between 448 and NaN's 480) and the value past that, the bound past float16's largest (scaled);
+    the smallest subnormal's half (the tie to 0) and magnitudes under it (float32 subnormals too); the
+    float32 NaN payloads; with both signs."""
+    scale = np.float32(KERNEL_SCALE[name])
+    with np.errstate(invalid="ignore"):
+        every = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32) * scale
     finite = every[np.isfinite(every)]
     up, down = np.nextafter(finite, np.float32(np.inf)), np.nextafter(finite, np.float32(-np.inf))
-    bounds = np.array([57344, 61440, 65504, 65520, 65536, 1e6, 3.4e38, np.inf], np.float32)
-    tiny = np.array([2.0**-25, 2.0**-24 * 0.75, 2.0**-24 * 0.5001, 1e-30, 1e-40, 1e-45], np.float32)
-    edges = np.concatenate([bounds, np.nextafter(bounds, np.float32(0)), np.nextafter(bounds, np.float32(np.inf)), tiny])
+    info = ml_dtypes.finfo(getattr(ml_dtypes, name))
+    top, tiny = float(info.max), float(info.smallest_subnormal)
+    codes = np.arange(256, dtype=np.uint8).view(getattr(ml_dtypes, name)).astype(np.float64)
+    step = top - float(np.max(codes[np.isfinite(codes) & (codes < top)]))  # the last ulp
+    bounds = np.array([top, top + step / 2, top + step, 65520 * scale, 65536 * scale, 1e6, 3.4e38, np.inf], np.float32)
+    small = np.array([tiny / 2, tiny * 0.75, tiny * 0.5001, tiny / 4, 1e-30, 1e-40, 1e-45], np.float32)
+    edges = np.concatenate([bounds, np.nextafter(bounds, np.float32(0)), np.nextafter(bounds, np.float32(np.inf)), small])
     return np.concatenate([every, up, down, edges, -edges, PAYLOADS, -PAYLOADS]).astype(np.float32)
 
 
-def test_e5m2_loops_around_every_float16(loop):
-    values = around_float16()
+@pytest.mark.parametrize("name", FORMATS)
+def test_encode_loops_around_every_float16(loop, name):
+    values = around_float16(name)
     t = torch.from_numpy(values)
-    assert (codes_of(al.astype(t, "float8_e5m2")) == want_codes(values, "float8_e5m2")).all()
-    clipped = np.where(np.isnan(values), values, np.clip(values, -57344, 57344))
-    assert (codes_of(al.astype(t, "float8_e5m2", saturate=True)) == want_codes(clipped, "float8_e5m2")).all()
+    assert (codes_of(al.astype(t, name)) == want_codes(values, name)).all()
+    top = float(ml_dtypes.finfo(getattr(ml_dtypes, name)).max)
+    clipped = np.where(np.isnan(values), values, np.clip(values, -top, top))
+    assert (codes_of(al.astype(t, name, saturate=True)) == want_codes(clipped, name)).all()
 
 
-def test_e5m2_loops_at_every_length_and_offset(loop):
+@pytest.mark.parametrize("name", FORMATS)
+def test_encode_loops_at_every_length_and_offset(loop, name):
     """Lengths that leave a tail after the kernel's steps of 32 (and of 8), each start address of a
-    vector, the specials first, last and among others."""
+    vector, the specials (the bound past the largest value, the one past it, half the smallest
+    subnormal) first, last and among others."""
     rng = np.random.default_rng(7)
-    special = np.array([np.nan, -np.nan, np.inf, -np.inf, 61440, -61440, 65520, 2.0**-25, -0.0, 1.125], np.float32)
+    info = ml_dtypes.finfo(getattr(ml_dtypes, name))
+    top, tiny = float(info.max), float(info.smallest_subnormal)
+    bound = {"float8_e5m2": 61440, "float8_e4m3fn": 464}[name]  # the tie past the largest value
+    special = np.array([np.nan, -np.nan, np.inf, -np.inf, bound, -bound, 2 * bound - top, tiny / 2, -0.0, 1.125],
+                       np.float32)
     for size in (*range(1, 41), 63, 64, 65, 97):
         for offset in (0, 1, 5):
-            values = (rng.standard_normal(size + offset) * 3e4).astype(np.float32)
+            values = (rng.standard_normal(size + offset) * top / 2).astype(np.float32)
             values[offset + rng.integers(0, size, 3)] = rng.choice(special, 3)
             values[offset], values[-1] = rng.choice(special, 2)
             part = values[offset:]
-            got = codes_of(al.astype(torch.from_numpy(values)[offset:], "float8_e5m2"))
-            assert (got == want_codes(part, "float8_e5m2")).all(), (size, offset, part[got != want_codes(part, "float8_e5m2")])
+            got = codes_of(al.astype(torch.from_numpy(values)[offset:], name))
+            assert (got == want_codes(part, name)).all(), (size, offset, part[got != want_codes(part, name)])
 
 
 @pytest.mark.parametrize("dtype", WIDER)
@@ -273,9 +294,7 @@ def test_e5m2_decode_loops(loop, dtype):
 @pytest.mark.parametrize("name", FORMATS)
 def test_every_float32_pattern(loop, name):
     """All 2**32 float32 bit patterns through the C encoder (1 thread, 2**24 at a time), plain and
-    saturating, against ml_dtypes; float8_e4m3fn has the generic loop only."""
-    if name == "float8_e4m3fn" and loop == "F16C":
-        pytest.skip("float8_e4m3fn has no F16C kernel")
+    saturating, against ml_dtypes, on each loop."""
     dtype = getattr(ml_dtypes, name)
     top = np.float32(ml_dtypes.finfo(dtype).max)
     chunk = np.arange(1 << 24, dtype=np.uint32)
