@@ -209,7 +209,7 @@ F16C static inline void encode_f16c(const Encoding *e, Py_ssize_t start, Py_ssiz
 /* float8_e5m2 (mantissa 2: shift 8, scale 1) or float8_e4m3fn (mantissa 3: shift 7, scale 2**-8). */
 F16C static void encode_f16c_chunk(const void *task, Py_ssize_t start, Py_ssize_t stop) {
     const Encoding *e = task;
-    if (e->shift == 21) encode_f16c(e, start, stop, 8, 0);
+    if (e->shift == 23 - 2) encode_f16c(e, start, stop, 8, 0); /* Encoding's shift: 23 - mantissa */
     else encode_f16c(e, start, stop, 7, 1);
 }
 #endif
