@@ -70,13 +70,24 @@ for name, fn in (("ours", ours), ("native", native)):
         fn(p, s, x, y)  # eagerly: plans and caches what the trace computed without storing
     compiled(p, s, x, y)  # the caches changed under the compiled step: no guard may fail
     graphs, entries = counters["stats"]["unique_graphs"], len(_debug_get_cache_entry_list(fn.__code__))
+    # the leaf guards that the check before each call evaluates on arraylayer's state: reached through
+    # one of its modules or through the user's global `al`
+    root = _debug_get_cache_entry_list(fn.__code__)[0].guard_manager.root
+    own, managers = 0, [root]
+    while managers:
+        manager = managers.pop()
+        source = manager.get_source() or ""
+        if "__import_arraylayer" in source or source.startswith("G['al']"):
+            own += len(manager.get_leaf_guards())
+        managers.extend(manager.get_child_managers())
     explained = torch._dynamo.explain(fn)(params, state, *batches[0])
     guards = [g.name for g in explained.out_guards]
     cached = [f"{g.create_fn_name()} {g.name}" for g in explained.out_guards
               if ("cell_contents" in g.name or "unsupported_cache" in g.name) and "DICT" in g.create_fn_name()]
     tables = [g for g in guards if any(t in g for t in ("._BY_TYPE", "].table"))]
     results[name] = {"graphs": graphs, "entries": entries, "guards": len(guards), "cache_guards": cached,
-                     "table_guards": tables}
+                     "table_guards": tables, "own_leaf_guards": own,
+                     "own_guards": len([g for g in guards if "__import_arraylayer" in g or g.startswith("G['al']")])}
 print(json.dumps(results))
 """
 
@@ -129,6 +140,22 @@ def test_guard_count_bound(step_results):
 
 
 GUARD_RATIO = 4.5  # measured: 742 against 197 (3.8x), planned eagerly first (922 before reads_tables)
+
+
+def test_plain_compile_guards_on_arraylayer_bound(step_results):
+    """A plain ``torch.compile`` (no guard filter) of the step: a bound on the guards on arraylayer's
+    own state, reached through its modules or the user's ``al`` (docs/models.rst "Cost"). Their
+    check before every call is what the plain step costs over the native one, so the bound fails if a
+    change makes Dynamo guard more of it: both the guard entries and the leaf guards that the check
+    evaluates (one leaf per value checked, after Dynamo merges duplicate entries)."""
+    ours = step_results["ours"]
+    assert ours["own_guards"] <= OWN_GUARDS, ours["own_guards"]
+    assert ours["own_leaf_guards"] <= OWN_LEAF_GUARDS, ours["own_leaf_guards"]
+    assert step_results["native"]["own_guards"] == 0  # the count sees only arraylayer's
+
+
+OWN_GUARDS = 480  # measured 11-26 (torch 2.13): 435 of the step's 726 guard entries
+OWN_LEAF_GUARDS = 340  # measured 11-26 (torch 2.13): 308 leaf guards
 
 
 _POLICY = """
