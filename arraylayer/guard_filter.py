@@ -1,4 +1,4 @@
-"""torch.compile's guard filter for arraylayer: ``options={"guard_filter_fn": torch_guard_filter}``.
+"""torch.compile's guard filter for arraylayer, the default of every ``torch.compile`` given none.
 
 Dynamo checks a guard before every call of a compiled function for each Python value the traced
 code read. arraylayer's traced code reads its own modules (functions, their defaults and closures,
@@ -7,17 +7,28 @@ many more guards than the same step written in torch. This filter drops the guar
 own module state and keeps all others: the tensors' and the user's, and the one on
 ``context.EPOCH``, which every change of arraylayer's process-wide state bumps (``set_*``
 settings, policies, default dtypes, the backend, registered backends and dtype aliases), so that
-such a change still compiles again. Scoped settings (``with al.dtype_promotion(...)``) are read
+such a change still compiles again.
+
+Once ``torch._dynamo`` is imported (by the first ``torch.compile``; arraylayer never imports it),
+:func:`install_as_default` makes this filter the one Dynamo uses where ``torch.compile`` was given
+none, so that a plain ``torch.compile(step)`` checks the same guards as the native step plus one
+(torch offers no public default; it is installed on Dynamo's guard builder, the way
+``backends/first_use.py`` prepares Dynamo for arraylayer). Every guard that is not on arraylayer's
+state is kept, so code that does not use arraylayer is guarded as before. To keep every guard, give
+``torch.compile`` a filter of your own: ``options={"guard_filter_fn": lambda entries: [True] *
+len(entries)}``. Scoped settings (``with al.dtype_promotion(...)``) are read
 when the function is traced, with or without the filter (docs/concepts.rst).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-__all__ = ["torch_guard_filter"]
+__all__ = ["install_as_default", "torch_guard_filter"]
 
 _PACKAGE = __name__.partition(".")[0]
 #: The source Dynamo gives a module it imported for an inlined function: one of arraylayer's.
@@ -35,8 +46,47 @@ def _is_own(value: Any) -> bool:
 def torch_guard_filter(entries: Sequence[Any]) -> list[bool]:
     """For each of Dynamo's guard entries, whether to keep it: False for the guards on arraylayer's
     modules and on what is reached through them (a user global bound to arraylayer keeps the guard on
-    its own identity), True for every other guard and for ``context.EPOCH``."""
+    its own identity), True for every other guard and for ``context.EPOCH``.
+
+    Dynamo builds the guards twice where a filter is given, and the first build's export record on
+    each guard (types, code, the object's weakref) then meets the second build's: for an attribute
+    that is a new object on each read, such as a tensor's ``.mT``, torch 2.13 compares the two
+    tensors' weakrefs and raises "Boolean value of Tensor ... is ambiguous". The record is only a
+    report, so it is cleared here, between the builds, and the second build writes it afresh."""
+    for entry in entries:
+        _clear_export_record(getattr(entry, "orig_guard", None))
     roots = tuple(f"{entry.name}{sep}" for entry in entries if entry.is_global and entry.has_value
                   and _OWN_MODULE not in entry.name and _is_own(entry.value) for sep in ".[")
     return [not entry.is_global or entry.name == _EPOCH
             or not (_OWN_MODULE in entry.name or entry.name.startswith(roots)) for entry in entries]
+
+
+def _clear_export_record(guard: Any) -> None:
+    for field in _EXPORT_RECORD:
+        if getattr(guard, field, None) is not None:
+            setattr(guard, field, None)
+
+
+#: The fields of a Dynamo guard that its builds fill in for guard export (torch._guards.Guard).
+_EXPORT_RECORD = ("guard_types", "code_list", "obj_weakref", "guarded_class_weakref")
+
+
+def install_as_default(check_function_manager: type) -> None:
+    """Make :func:`torch_guard_filter` the filter of Dynamo's guard builder (its
+    ``CheckFunctionManager``) wherever it is given none; a filter given is used as it is."""
+    original = check_function_manager.__init__
+    if getattr(original, "_arraylayer_default_filter", False):
+        return
+    signature = inspect.signature(original)
+    if "guard_filter_fn" not in signature.parameters:
+        raise AttributeError("torch._dynamo's CheckFunctionManager takes no guard_filter_fn")
+
+    @functools.wraps(original)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        bound = signature.bind(self, *args, **kwargs)
+        if bound.arguments.get("guard_filter_fn") is None:
+            bound.arguments["guard_filter_fn"] = torch_guard_filter
+        original(*bound.args, **bound.kwargs)
+
+    __init__._arraylayer_default_filter = True  # type: ignore[attr-defined]
+    check_function_manager.__init__ = __init__

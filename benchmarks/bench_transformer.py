@@ -302,9 +302,12 @@ def _tf_function(make: Callable[..., Any]) -> Callable[..., Any]:
     return tf.function(make)
 
 
-#: arraylayer's torch.compile step drops Dynamo's guards on arraylayer's own module state
-#: (``al.torch_guard_filter``; ``--plain-compile``: without it); the native step compiles plainly
-GUARD_FILTER = {"guard_filter_fn": al.torch_guard_filter}
+#: how arraylayer's step is given to torch.compile: with ``al.torch_guard_filter`` named (the default),
+#: plainly (``--plain-compile``: the same filter, arraylayer's default), or with every guard kept
+#: (``--all-guards``: a filter that keeps all); the native step compiles plainly
+GUARD_OPTIONS = {"explicit": {"guard_filter_fn": al.torch_guard_filter}, "plain": {},
+                 "all kept": {"guard_filter_fn": lambda entries: [True] * len(entries)}}
+GUARD_FILTER = dict(GUARD_OPTIONS["explicit"])
 
 
 def _compiled(make: Callable[..., Any]) -> Callable[..., Any]:
@@ -400,11 +403,14 @@ def main() -> None:
     parser.add_argument("--clock", choices=CLOCKS, default="wall", help="time rounds by wall clock or by this "
                         "process's CPU time (steadier on a loaded machine)")
     parser.add_argument("--quick", action="store_true", help="--tiny with one round of one step (nox -s bench -- --quick)")
-    parser.add_argument("--plain-compile", action="store_true", help="torch.compile arraylayer's step without "
-                        "al.torch_guard_filter")
+    parser.add_argument("--plain-compile", action="store_true", help="torch.compile arraylayer's step with no "
+                        "options (arraylayer's default guard filter)")
+    parser.add_argument("--all-guards", action="store_true", help="torch.compile arraylayer's step with a filter "
+                        "that keeps every guard (the opt-out of al.torch_guard_filter)")
     args = parser.parse_args()
-    if args.plain_compile:
-        GUARD_FILTER.clear()
+    guards = "all kept" if args.all_guards else "plain" if args.plain_compile else "explicit"
+    GUARD_FILTER.clear()
+    GUARD_FILTER.update(GUARD_OPTIONS[guards])
     if args.quick:
         args.tiny, args.rounds, args.steps = True, 1, 1
     size = SIZES["tiny" if args.tiny else "default"]
@@ -424,7 +430,7 @@ def main() -> None:
             label = name + ("@tiny" if args.tiny else "") + ("" if args.rate == RATE else f"@dropout={args.rate:g}")
             row = results[label] = measure(name, size, args.rounds, args.steps, args.rate)
             if name == "torch-compiled":
-                row["guard_filter"] = bool(GUARD_FILTER)
+                row["guard_filter"] = guards
             low, high = row["ratio_quartiles"]
             print(f"{label:<24}{row['arraylayer_ms']:>10.2f} ms{row['native_ms']:>9.2f} ms{row['ratio']:>8.3f}"
                   f"{low:>8.3f}-{high:.3f}", flush=True)

@@ -24,7 +24,10 @@ the framework's compiler is imported (at once if it already is), never importing
   :class:`~arraylayer.Dtype` is made one of Dynamo's constant types (as ``torch.dtype`` is), so
   its comparisons, hashes and attributes are evaluated while tracing instead of breaking the graph,
   ``Dtype(...)`` of constants is folded as ``torch.device(...)`` is, and its repr
-  (``arraylayer.float32``) is readable in Dynamo's guards as ``torch.float32`` is.
+  (``arraylayer.float32``) is readable in Dynamo's guards as ``torch.float32`` is; and
+  ``al.torch_guard_filter`` is made the guard filter of every ``torch.compile`` given none
+  (``guard_filter.install_as_default``), so that a plain compile checks no guard on arraylayer's
+  own state but ``context.EPOCH``.
 
 Nothing here runs per call.
 """
@@ -60,7 +63,7 @@ def _release(version: str) -> tuple[int, ...]:
 
 
 def _load_torch_for_dynamo() -> None:
-    from torch._dynamo.guards import _get_closure_vars
+    from torch._dynamo.guards import CheckFunctionManager, _get_closure_vars
     from torch._dynamo.output_graph import OutputGraph
     from torch._dynamo.symbolic_convert import InstructionTranslator
     from torch._dynamo.utils import common_constant_types
@@ -70,6 +73,7 @@ def _load_torch_for_dynamo() -> None:
     from ..compiled_dispatch import prepare_for_dynamo
     from ..context import SETTING_READERS, TABLE_READERS, TRACED_TWINS, at_trace_end, epoch_reading
     from ..dtypes import Dtype, all_dtypes, all_low_precision_dtypes
+    from ..guard_filter import install_as_default
     from ..registry import prepare_for_tracing
 
     common_constant_types.add(Dtype)  # immutable, one instance per dtype: Dynamo's own advice for such types
@@ -102,6 +106,7 @@ def _load_torch_for_dynamo() -> None:
     if not (hasattr(InstructionTranslator, "current_tx") and hasattr(OutputGraph, "add_cleanup_hook")):
         raise AttributeError("torch._dynamo has no per-attempt cleanup hooks")
     at_trace_end(_after_this_attempt)
+    install_as_default(CheckFunctionManager)  # last: a torch without the hook has the rest prepared
 
 
 def _after_this_attempt(cleanup: Callable[[], None]) -> None:
