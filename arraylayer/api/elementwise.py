@@ -18,6 +18,7 @@ which replays the stored plans and calls the Python function below for everythin
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import import_module
 from typing import Any, Final
 
 from .. import compiled_dispatch
@@ -217,6 +218,13 @@ def _on_arrays(run: Callable[..., Any], native_dtype: Any) -> Callable[..., Any]
     return (plain and plain(native_dtype)) or run
 
 
+def _natively_mixed(backend: Any, run: Callable[..., Any], native1: Any, native2: Any, compute: Any
+                    ) -> Callable[..., Any] | None:
+    """The kernel package's ``mixed_plain`` callable for ``run`` on these native dtypes, or None."""
+    plain = getattr(import_module(backend.kernel_module), "mixed_plain", None)
+    return plain(run, native1, native2, compute) if plain is not None else None
+
+
 def _mixed_plan(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], backend: Any, run: Callable[..., Any],
                 direct: Callable[..., Any], cast1: Callable[[Any], Any], cast2: Callable[[Any], Any]
                 ) -> Callable[[Any, Any], Any]:
@@ -229,7 +237,7 @@ def _mixed_plan(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], backen
             return run(cast1(x1), cast2(x2))
         return weak_checked
     if cast1 is _identity:
-        return lambda x1, x2: direct(x1, cast2(x2))
+        return direct if cast2 is _identity else lambda x1, x2: direct(x1, cast2(x2))
     if cast2 is _identity:
         return lambda x1, x2: direct(cast1(x1), x2)
     return lambda x1, x2: direct(cast1(x1), cast2(x2))
@@ -281,6 +289,10 @@ def _plan_binary(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], x1: A
         if type(policy.table[d1][d2]) is Dtype:  # a strong result: no default dtype involved
             cast1, cast2 = _caster(backend, d1, compute), _caster(backend, d2, compute)
             weak, direct = backend.weak_arrays, _on_arrays(run, a1.dtype)
+            native = _natively_mixed(backend, run, x1.dtype, x2.dtype, a1.dtype)
+            if native is not None:  # the framework's promotion of the pair is the cast's (see the kernel contract)
+                cast1 = cast2 = _identity
+                direct = native
             _store(plans, backend, type(x1), (policy.name, x1.dtype, x2.dtype),
                    _mixed_plan(name, spec, plans, backend, run, direct, cast1, cast2),
                    (type(x1), x1.dtype, type(x2), x2.dtype, policy.name,
