@@ -17,7 +17,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from ._common import BOOL, FLOAT32, SAME_WIDTH_INT, is_half, pair, same
+from ._common import BOOL, FLOAT32, SAME_WIDTH_INT, is_half, pair, raw_binary, same
 from ._gradients import (
     atan2_rule,
     hypot_rule,
@@ -53,13 +53,6 @@ tan = tf.math.tan
 
 
 # -- binary kernels that are TF's op once both operands are tensors --------------------------
-def _raw(op_name: str) -> Any:
-    """TF's op ``op_name`` on two tensors of one dtype: what ``tf.math``'s function calls after its name
-    scope and argument conversions, which such a pair does not need (a plan's callable)."""
-    raw = getattr(tf.raw_ops, op_name)
-    return lambda x1, x2: raw(x=x1, y=x2)
-
-
 def _binary(name: str, op: Any, on_bool: Any = None, plain: Any = None) -> Any:
     """The kernel ``name``: :func:`pair`, then ``op`` (``on_bool`` for bool operands, where TF's
     arithmetic, ordering and bitwise ops have no kernel; ``plain``: ``op``'s raw op, for plans)."""
@@ -82,9 +75,9 @@ def _as_uint8(compare: Any) -> Any:
     return lambda x1, x2: compare(tf.cast(x1, tf.uint8), tf.cast(x2, tf.uint8))
 
 
-add = _binary("add", tf.math.add, tf.math.logical_or, _raw("AddV2"))
-subtract = _binary("subtract", tf.math.subtract, plain=_raw("Sub"))
-multiply = _binary("multiply", tf.math.multiply, tf.math.logical_and, _raw("Mul"))
+add = _binary("add", tf.math.add, tf.math.logical_or, raw_binary("AddV2"))
+subtract = _binary("subtract", tf.math.subtract, plain=raw_binary("Sub"))
+multiply = _binary("multiply", tf.math.multiply, tf.math.logical_and, raw_binary("Mul"))
 # Differentiated by arraylayer's rules at ties and kinks (see _gradients.py); TF's own give a tie to x1.
 _maximum = with_gradient(tf.math.maximum, maximum_rule)  # NaN-propagating on every float dtype
 _minimum = with_gradient(tf.math.minimum, minimum_rule)
