@@ -18,6 +18,7 @@ which replays the stored plans and calls the Python function below for everythin
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import import_module
 from typing import Any, Final
 
 from .. import compiled_dispatch
@@ -217,19 +218,25 @@ def _on_arrays(run: Callable[..., Any], native_dtype: Any) -> Callable[..., Any]
     return (plain and plain(native_dtype)) or run
 
 
-def _mixed_plan(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], backend: Any, run: Callable[..., Any],
-                direct: Callable[..., Any], cast1: Callable[[Any], Any], cast2: Callable[[Any], Any]
-                ) -> Callable[[Any, Any], Any]:
-    """Two arrays of two dtypes: cast the one that differs (or both), run (``direct`` on the cast
-    arrays); on JAX, a weak-typed input takes the planning path (its result is not the table's)."""
+def _natively_mixed(backend: Any, run: Callable[..., Any], native1: Any, native2: Any, compute: Any
+                    ) -> Callable[..., Any] | None:
+    """The kernel package's ``mixed_plain`` callable for ``run`` on these native dtypes, or None."""
+    plain = getattr(import_module(backend.kernel_module), "mixed_plain", None)
+    return plain(run, native1, native2, compute) if plain is not None else None
+
+
+def _mixed_plan(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], backend: Any, direct: Callable[..., Any],
+                cast1: Callable[[Any], Any], cast2: Callable[[Any], Any]) -> Callable[[Any, Any], Any]:
+    """Two arrays of two dtypes: cast the one that differs (or both), run ``direct`` on the cast
+    arrays; on JAX, a weak-typed input takes the planning path (its result is not the table's)."""
     if backend.weak_arrays:
         def weak_checked(x1: Any, x2: Any) -> Any:
             if x1.weak_type or x2.weak_type:
                 return _plan_binary(name, spec, plans, x1, x2)
-            return run(cast1(x1), cast2(x2))
+            return direct(cast1(x1), cast2(x2))
         return weak_checked
     if cast1 is _identity:
-        return lambda x1, x2: direct(x1, cast2(x2))
+        return direct if cast2 is _identity else lambda x1, x2: direct(x1, cast2(x2))
     if cast2 is _identity:
         return lambda x1, x2: direct(cast1(x1), x2)
     return lambda x1, x2: direct(cast1(x1), cast2(x2))
@@ -281,10 +288,14 @@ def _plan_binary(name: str, spec: Spec, plans: dict[type, dict[Any, Any]], x1: A
         if type(policy.table[d1][d2]) is Dtype:  # a strong result: no default dtype involved
             cast1, cast2 = _caster(backend, d1, compute), _caster(backend, d2, compute)
             weak, direct = backend.weak_arrays, _on_arrays(run, a1.dtype)
+            native = _natively_mixed(backend, run, x1.dtype, x2.dtype, a1.dtype)
+            if native is not None:  # the framework's promotion of the pair is the cast's (see the kernel contract)
+                cast1 = cast2 = _identity
+                direct = native
             _store(plans, backend, type(x1), (policy.name, x1.dtype, x2.dtype),
-                   _mixed_plan(name, spec, plans, backend, run, direct, cast1, cast2),
+                   _mixed_plan(name, spec, plans, backend, direct, cast1, cast2),
                    (type(x1), x1.dtype, type(x2), x2.dtype, policy.name,
-                    run if weak else direct, None if cast1 is _identity else cast1,
+                    direct, None if cast1 is _identity else cast1,
                     None if cast2 is _identity else cast2, _ANY_WEAK if weak else 0))
     elif (first_is_array and a1 is x1 and type(x2) in SCALAR_CLASSES) or (
         a2 is x2 and type(x1) in SCALAR_CLASSES and isinstance(x2, arrays)

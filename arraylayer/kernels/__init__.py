@@ -42,7 +42,11 @@ it for two arrays of that dtype (the cast operands' dtype in a mixed plan); the 
 array plans then call it directly, so the wrapper costs nothing there. Such a kernel may also expose
 ``kernel.scalar_plain(native_dtype, scalar_class)``: the callable that computes it for an array of
 that dtype beside a Python scalar of that class (already in range and of the converted type), or
-None where only the wrapper does; the api layer's scalar plans then call it directly.
+None where only the wrapper does; the api layer's scalar plans then call it directly. A kernel
+package may expose ``mixed_plain(kernel, native1, native2, native_compute)``: the callable that computes
+``kernel`` on arrays of two dtypes exactly as on both cast to ``native_compute`` (the framework's own
+promotion of the pair gives that dtype on every shape, and converts with one rounding, as the cast
+does), or None; the api layer's mixed plans then call it on the uncast arrays.
 
 Where the framework has no kernel for a valid dtype, the kernel computes in a wider dtype
 and casts back when that is exact (TensorFlow ``bool`` add is a logical or); what is

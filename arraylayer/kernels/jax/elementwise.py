@@ -30,6 +30,10 @@ from ._common import COMPLEX, FLOATS, as_operand, is_big_int, operand_dtype
 
 def _weak(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """``fn`` taking a Python int beyond int32 as a value of the other operand's dtype."""
+    # the plans' callable: a jnp ufunc is a Python object whose __call__ checks its arguments, then calls
+    # its jitted function; a plan knows its arguments (arrays, a Python float) when made, so it calls a jit
+    # of fn, the same computation without that check (inline: a traced call adds fn's operations only)
+    plain = jax.jit(fn, inline=True)
 
     def kernel(x1: Any, x2: Any, /) -> Any:
         if is_big_int(x2):
@@ -38,8 +42,8 @@ def _weak(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
             x1 = as_operand(x1, x2)
         return fn(x1, x2)
 
-    kernel.arrays_plain = lambda dtype: fn  # type: ignore[attr-defined]  # two arrays: no Python int to check
-    kernel.scalar_plain = lambda dtype, scalar_class: None if scalar_class is int else fn  # type: ignore[attr-defined]
+    kernel.arrays_plain = lambda dtype: plain  # type: ignore[attr-defined]  # two arrays: no Python int to check
+    kernel.scalar_plain = lambda dtype, scalar_class: None if scalar_class is int else plain  # type: ignore[attr-defined]
     kernel.__name__ = kernel.__qualname__ = fn.__name__
     kernel.__doc__ = f"jax.numpy.{fn.__name__}, also for a Python int beyond int32 (a uint32/uint64 value)."
     return kernel

@@ -52,6 +52,13 @@ def pair(x1: Any, x2: Any) -> tuple[Any, Any]:
     return x1, x2
 
 
+def raw_binary(op_name: str) -> Any:
+    """TF's op ``op_name`` on two tensors of one dtype: what ``tf.math``'s function calls after its name
+    scope and argument conversions, which such a pair does not need (a plan's callable)."""
+    raw = getattr(tf.raw_ops, op_name)
+    return lambda x1, x2: raw(x=x1, y=x2)
+
+
 def same(x: Any) -> Any:
     """``x`` as a tensor, without an op when it already is one (tensors are immutable;
     a ``tf.Variable`` is read, so the result never aliases mutable state)."""

@@ -17,7 +17,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from ._common import BOOL, FLOAT32, SAME_WIDTH_INT, is_half, pair, same
+from ._common import BOOL, FLOAT32, SAME_WIDTH_INT, is_half, pair, raw_binary, same
 from ._gradients import (
     atan2_rule,
     hypot_rule,
@@ -53,9 +53,9 @@ tan = tf.math.tan
 
 
 # -- binary kernels that are TF's op once both operands are tensors --------------------------
-def _binary(name: str, op: Any, on_bool: Any = None) -> Any:
+def _binary(name: str, op: Any, on_bool: Any = None, plain: Any = None) -> Any:
     """The kernel ``name``: :func:`pair`, then ``op`` (``on_bool`` for bool operands, where TF's
-    arithmetic, ordering and bitwise ops have no kernel)."""
+    arithmetic, ordering and bitwise ops have no kernel; ``plain``: ``op``'s raw op, for plans)."""
     if on_bool is None:
         def kernel(x1: Any, x2: Any, /) -> Any:
             x1, x2 = pair(x1, x2)
@@ -65,7 +65,7 @@ def _binary(name: str, op: Any, on_bool: Any = None) -> Any:
             x1, x2 = pair(x1, x2)
             return on_bool(x1, x2) if x1.dtype is BOOL else op(x1, x2)
     # two tensors of one dtype: nothing for pair() to convert, and the dtype is known when planned
-    kernel.arrays_plain = lambda dtype: on_bool if on_bool is not None and dtype is BOOL else op  # type: ignore[attr-defined]
+    kernel.arrays_plain = lambda dtype: on_bool if on_bool is not None and dtype is BOOL else plain or op  # type: ignore[attr-defined]
     kernel.__name__ = kernel.__qualname__ = name
     return kernel
 
@@ -75,9 +75,9 @@ def _as_uint8(compare: Any) -> Any:
     return lambda x1, x2: compare(tf.cast(x1, tf.uint8), tf.cast(x2, tf.uint8))
 
 
-add = _binary("add", tf.math.add, tf.math.logical_or)
-subtract = _binary("subtract", tf.math.subtract)
-multiply = _binary("multiply", tf.math.multiply, tf.math.logical_and)
+add = _binary("add", tf.math.add, tf.math.logical_or, raw_binary("AddV2"))
+subtract = _binary("subtract", tf.math.subtract, plain=raw_binary("Sub"))
+multiply = _binary("multiply", tf.math.multiply, tf.math.logical_and, raw_binary("Mul"))
 # Differentiated by arraylayer's rules at ties and kinks (see _gradients.py); TF's own give a tie to x1.
 _maximum = with_gradient(tf.math.maximum, maximum_rule)  # NaN-propagating on every float dtype
 _minimum = with_gradient(tf.math.minimum, minimum_rule)

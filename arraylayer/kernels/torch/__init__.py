@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from ..names import collect_kernels, half_precision_decompositions_unsupported
+from .elementwise import mixed_plain  # noqa: F401  (the kernel contract's mixed-dtype callables)
 
 KERNELS: dict[str, Callable[..., Any]] = collect_kernels(__name__)
 

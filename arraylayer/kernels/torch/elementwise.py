@@ -12,7 +12,7 @@ Names are the Array API's, so some shadow builtins (abs, pow, round) here.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Final
 
 import torch
 
@@ -62,6 +62,24 @@ bitwise_or = torch.bitwise_or
 bitwise_xor = torch.bitwise_xor
 bitwise_left_shift = torch.bitwise_left_shift  # shifts >= the bit width give 0 (or -1), as numpy
 bitwise_right_shift = torch.bitwise_right_shift
+
+# -- a float tensor and an integer (or bool) tensor, which torch's own promotion gives the float's dtype
+_PROMOTES_EXACTLY: Final = frozenset({torch.add, torch.mul, torch.div})
+_FLOATS: Final = frozenset({torch.float32, torch.float64})
+_INTEGERS: Final = frozenset({torch.bool, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8})
+
+
+def mixed_plain(run: Any, dtype1: Any, dtype2: Any, compute: Any) -> Any:
+    """``run`` itself where it computes tensors of ``dtype1`` and ``dtype2`` exactly as after a cast of
+    both to ``compute`` (see the kernel contract), else None: one is a float32/float64 tensor of
+    ``compute``, the other integer or bool. A float outranks an integer whichever is 0-d, so torch
+    promotes the pair to ``compute``, and it converts each integer element to it with one rounding, as
+    the cast would."""
+    if run in _PROMOTES_EXACTLY and compute in _FLOATS and (
+        (dtype1 is compute and dtype2 in _INTEGERS) or (dtype2 is compute and dtype1 in _INTEGERS)
+    ):
+        return run
+    return None
 
 
 # -- unary wrappers ---------------------------------------------------------------------------
