@@ -3,7 +3,8 @@ encodes float32 to float8_e4m3fn/e5m2 in one pass and decodes every float8 type 
 torch's ops and casts.py's table where it is not built) give ml_dtypes' bits: NaN of either sign,
 infinities, values at and around each rounding bound and every tie, subnormals, negative zero, at every
 position of a vector loop's blocks and at the edges of the chunks that the C functions split over
-torch's threads, in contiguous, non-contiguous, empty and 0-d tensors, encoding and decoding to every
+torch's threads (on torch's OpenMP team, and on pthreads: ``_codes.openmp(False)``; from several Python
+threads at once), just under and over the size that takes threads, in contiguous, non-contiguous, empty and 0-d tensors, encoding and decoding to every
 wider float. The F16C encode kernel of float8_e4m3fn and float8_e5m2 (x86-64 CPUs with AVX2 and F16C)
 and the generic loop that it replaces are both driven (``_codes.f16c(False)`` selects the generic loop),
 over every float16 value that the kernel meets and its float32 neighbours, and, with
@@ -253,6 +254,25 @@ def test_threads_of_either_scheme_from_any_start(scheme, name):
             assert_decoded(want_codes(values, name)[offset:], name, ("float32", "float16"))
     finally:
         torch.set_num_threads(before)
+
+
+def test_threaded_casts_from_several_python_threads(scheme):
+    """Python threads that cast at once (each its own OpenMP team or pthreads, the GIL released) get
+    their own bits."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    n = 2 * (MIN_CHUNK if scheme == "OpenMP team" else MIN_STARTED) + 3
+    names = FORMATS * 2
+    arrays = [with_specials(n, name, chunk_edges(n, 2), seed=i) for i, name in enumerate(names)]
+    try:
+        with ThreadPoolExecutor(len(names)) as pool:
+            got = list(pool.map(lambda v, name: codes_of(al.astype(torch.from_numpy(v), name)), arrays, names))
+    finally:
+        torch.set_num_threads(before)
+    for name, values, codes in zip(names, arrays, got, strict=True):
+        assert (codes == want_codes(values, name)).all(), name
 
 
 @pytest.mark.parametrize("name", FORMATS)
