@@ -244,9 +244,9 @@ def main() -> None:
         rows.append(matmul_row(size, rounds))
         rows += [row for b in backends for row in rule_rows(b, rule_n, rounds)]
     load = (load_before, os.getloadavg()[0])
-    print(f"{'what':<48} {'backend':<11} {'ours ms':>9} {'native ms':>10} {'ratio':>7}")
+    print(f"{'what':<56} {'backend':<11} {'ours ms':>9} {'native ms':>10} {'ratio':>7}")
     for row in rows:
-        print(f"{row['what']:<48} {row['backend']:<11} {row['ours_ms']:9.3f} {row['native_ms']:10.3f} {row['ratio']:7.2f}")
+        print(f"{row['what']:<56} {row['backend']:<11} {row['ours_ms']:9.3f} {row['native_ms']:10.3f} {row['ratio']:7.2f}")
     pairs = f"{args.per_call} pairs of single calls" if args.per_call else f"{rounds} paired rounds"
     print(f"load average {load[0]:.1f} -> {load[1]:.1f} on {os.cpu_count()} cores; torch threads {torch_threads}; "
           f"ratio = median over {pairs} of ours / native")
