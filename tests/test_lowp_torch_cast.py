@@ -158,8 +158,8 @@ def test_the_c_path_serves_contiguous_cpu_tensors_only():
         cpu_codes._kernel.encode(t.data_ptr(), t.data_ptr(), 0, 0, 7, 0x7E, 0x7F, 0x7F, 1)
 
 
-#: _codes.c: more elements than MIN_CHUNK run on torch's OpenMP team (at::parallel_for's split, chunks
-#: rounded to BLOCK); a pthread started for the call (no team) takes MIN_STARTED elements or more.
+#: _codes.c: more elements than MIN_CHUNK are encoded on torch's OpenMP team (at::parallel_for's split,
+#: chunks rounded to BLOCK); a pthread started for the call (no team; decoding) takes MIN_STARTED or more.
 MIN_CHUNK, MIN_STARTED, BLOCK = 32768, 1048576, 64
 
 
