@@ -5,9 +5,13 @@
  * (and casts.py the table of a format's values), and the same bits come from torch's own ops where
  * this is not built. Every function works on the memory of contiguous CPU tensors (and NumPy tables)
  * that the caller checked (dtype, device, layout, length) and keeps alive, passed as addresses
- * (``tensor.data_ptr()``) with their length n, and splits the work over `threads` threads (the caller
- * passes torch's count) in torch's contiguous chunks, the calling thread taking the first, where each
- * gets MIN_CHUNK elements or more; one thread without pthreads. The GIL is released meanwhile.
+ * (``tensor.data_ptr()``) with their length n, and splits the work over up to `threads` threads (the
+ * caller passes torch's count) as torch splits its own casts (at::parallel_for: more than 32,768
+ * elements, contiguous chunks, here each but the last a multiple of 64), on the calling thread's OpenMP
+ * team where torch's libgomp is loaded (the workers that torch's own operations use and leave spinning;
+ * encode only), else on pthreads started for the call (1,048,576 elements a thread at least); one
+ * thread on Windows.
+ * The GIL is released meanwhile; the bits do not depend on the split.
  *
  *   encode(x, codes, n, mantissa, bias, largest, over, nan, threads)
  *       codes[i] = float32 x[i] in the format with `mantissa` bits and exponent `bias`, rounded to
@@ -18,66 +22,118 @@
  *   f16c(on=None)
  *       whether float8_e4m3fn and float8_e5m2 are encoded, and float8_e5m2 decoded, by the F16C
  *       kernels (x86-64 CPUs with AVX2 and F16C); on=False: by the generic loops (tests compare both
- *       paths), on=True undoes that */
+ *       paths), on=True undoes that
+ *   openmp(on=None)
+ *       whether the threads are the OpenMP team's (GOMP_parallel found in the process); on=False:
+ *       pthreads started for the call (tests drive both), on=True undoes that */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
 
-#if !defined(_WIN32) && defined(__has_include)
-#if __has_include(<pthread.h>)
+#if !defined(_WIN32) && defined(__GNUC__) && defined(__has_include)
+#if __has_include(<pthread.h>) && __has_include(<dlfcn.h>)
+#include <dlfcn.h>
 #include <pthread.h>
-#define HAVE_PTHREADS 1
+#define HAVE_THREADS 1
 #endif
 #endif
 
-/* Fewer elements per thread: starting one (30 to 60 us on a loaded 2-core machine, the time of about
- * 100,000 elements) costs more than it saves, and right after one of torch's own operations its
- * OpenMP workers still spin on the cores (on 2 cores at 1e6 values: 2 threads 1.1 ms, 1 thread 0.5). */
-#define MIN_CHUNK 1048576
+/* More elements than MIN_CHUNK run on torch's OpenMP team (its grain size: at::parallel_for's split
+ * and its split from there on); started for the call, a pthread takes MIN_STARTED or
+ * more (one costs 30 to 60 us on a loaded 2-core machine; right after torch's own operation its
+ * OpenMP workers still spin on the cores: at 1e6 values, 2 pthreads 1.1 ms against 1 thread's 0.5). */
+#define MIN_CHUNK 32768
+#define MIN_STARTED 1048576
+#define BLOCK 64 /* chunks start at multiples of it: whole steps of the F16C loops, whole cache lines of codes */
 #define MAX_THREADS 64
 
 typedef void (*Work)(const void *task, Py_ssize_t start, Py_ssize_t stop);
 
+/* work over [0, n) in `count` chunks of `size` (the last shorter), each taken by the next thread free. */
 typedef struct {
     Work work;
     const void *task;
-    Py_ssize_t start, stop;
-} Chunk;
+    Py_ssize_t n, size, count, next;
+} Split;
 
-static void *run_chunk(void *chunk) {
-    const Chunk *c = chunk;
-    c->work(c->task, c->start, c->stop);
+static void *run_chunks(void *split) {
+    Split *s = split;
+#ifdef HAVE_THREADS
+    for (Py_ssize_t t; (t = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED)) < s->count;)
+#else
+    for (Py_ssize_t t = 0; t < s->count; t++)
+#endif
+        s->work(s->task, t * s->size, t * s->size + s->size < s->n ? t * s->size + s->size : s->n);
     return NULL;
 }
 
-/* work(task, start, stop) over [0, n) in `threads` contiguous chunks (at::parallel_for's split). */
-static void parallel(Work work, const void *task, Py_ssize_t n, Py_ssize_t threads) {
-    if (threads > n / MIN_CHUNK) threads = n / MIN_CHUNK;
-    if (threads > MAX_THREADS) threads = MAX_THREADS;
-#ifndef HAVE_PTHREADS
-    threads = 1;
-#endif
-    if (threads <= 1) {
-        work(task, 0, n);
+#ifdef HAVE_THREADS
+typedef void (*Team)(void (*fn)(void *), void *data, unsigned threads, unsigned flags);
+
+static Team team = NULL;           /* libgomp's GOMP_parallel, where the process has it (torch's OpenMP) */
+static int looked_up = 0, use_team = 1;
+
+static void look_up(void) {
+    if (!looked_up) team = (Team)dlsym(RTLD_DEFAULT, "GOMP_parallel");
+    looked_up = 1;
+}
+
+static void run_team(void *split) { run_chunks(split); }
+
+/* `threads` threads, the calling one among them: the calling thread's OpenMP team (whose workers,
+ * which torch's own operations leave spinning for a while, take chunks at once) or pthreads. */
+static void run_threads(Split *s, Py_ssize_t threads, int by_team) {
+    if (by_team) {
+        team(run_team, s, (unsigned)threads, 0);
         return;
     }
-#ifdef HAVE_PTHREADS
-    const Py_ssize_t size = (n + threads - 1) / threads;
-    Chunk chunks[MAX_THREADS];
     pthread_t ids[MAX_THREADS];
     int started[MAX_THREADS] = {0};
-    for (Py_ssize_t t = 0; t < threads; t++) {
-        Py_ssize_t start = t * size, stop = start + size < n ? start + size : n;
-        chunks[t] = (Chunk){work, task, start, stop};
-        if (t > 0) started[t] = pthread_create(&ids[t], NULL, run_chunk, &chunks[t]) == 0;
-    }
-    run_chunk(&chunks[0]);
-    for (Py_ssize_t t = 1; t < threads; t++) {
+    for (Py_ssize_t t = 1; t < threads; t++) started[t] = pthread_create(&ids[t], NULL, run_chunks, s) == 0;
+    run_chunks(s); /* a thread that did not start leaves its chunks to the others */
+    for (Py_ssize_t t = 1; t < threads; t++)
         if (started[t]) pthread_join(ids[t], NULL);
-        else run_chunk(&chunks[t]); /* no thread to be had: this one does it */
+}
+#endif
+
+/* work over [0, n) on up to `threads` threads, in chunks as at::parallel_for splits its work, each but
+ * the last a multiple of BLOCK; on the OpenMP team where `team_too`. Called holding the GIL (the first
+ * threaded call looks libgomp up); the work runs with it released. */
+static void parallel(Work work, const void *task, Py_ssize_t n, Py_ssize_t threads, int team_too) {
+    Split s = {work, task, n, n, 1, 0};
+#ifdef HAVE_THREADS
+    if (threads > 1 && n > MIN_CHUNK) {
+        look_up();
+        const int by_team = team_too && use_team && team != NULL;
+        const Py_ssize_t most = by_team ? (n + MIN_CHUNK - 1) / MIN_CHUNK : n / MIN_STARTED;
+        if (threads > most) threads = most;
+        if (threads > MAX_THREADS) threads = MAX_THREADS;
+        if (threads > 1) {
+            s.size = ((n + threads - 1) / threads + BLOCK - 1) / BLOCK * BLOCK;
+            s.count = (n + s.size - 1) / s.size;
+            Py_BEGIN_ALLOW_THREADS
+            run_threads(&s, s.count, by_team);
+            Py_END_ALLOW_THREADS
+            return;
+        }
     }
+#endif
+    Py_BEGIN_ALLOW_THREADS
+    run_chunks(&s);
+    Py_END_ALLOW_THREADS
+}
+
+static PyObject *openmp(PyObject *self, PyObject *args) {
+    int on = -1;
+    if (!PyArg_ParseTuple(args, "|p:openmp", &on)) return NULL;
+#ifdef HAVE_THREADS
+    look_up();
+    if (on >= 0) use_team = on;
+    return PyBool_FromLong(use_team && team != NULL);
+#else
+    return PyBool_FromLong(0);
 #endif
 }
 
@@ -248,9 +304,7 @@ static PyObject *encode(PyObject *self, PyObject *args) {
     if (use_f16c && ((mantissa == 2 && bias == 15) || (mantissa == 3 && bias == 7)) && e.over - e.largest <= 1)
         work = encode_f16c_chunk; /* past the largest: it, or the code after it (inf's, e4m3fn's NaN) */
 #endif
-    Py_BEGIN_ALLOW_THREADS
-    parallel(work, &e, n, threads);
-    Py_END_ALLOW_THREADS
+    parallel(work, &e, n, threads, 1);
     Py_RETURN_NONE;
 }
 
@@ -327,9 +381,9 @@ static PyObject *decode(PyObject *self, PyObject *args) {
 #ifdef HAVE_F16C /* checking the table's 256 items pays where there are more codes */
     if (use_f16c && itemsize != 8 && n > 256 && halves_table(d.table, itemsize)) work = decode_halves_chunk;
 #endif
-    Py_BEGIN_ALLOW_THREADS
-    parallel(work, &d, n, threads);
-    Py_END_ALLOW_THREADS
+    /* Not on the team: per call no faster there (back from float8_e5m2 0.58-0.73x torch's cast against
+     * 0.58-0.60), and where torch's sum follows, two OpenMP regions can stall on a descheduled worker. */
+    parallel(work, &d, n, threads, 0);
     Py_RETURN_NONE;
 }
 
@@ -341,6 +395,8 @@ static PyMethodDef methods[] = {
     {"f16c", f16c, METH_VARARGS,
      "f16c(on=None): whether the F16C kernels encode float8_e4m3fn and float8_e5m2 and decode float8_e5m2; "
      "on=False: the generic loops"},
+    {"openmp", openmp, METH_VARARGS,
+     "openmp(on=None): whether threads are the OpenMP team's (torch's libgomp); on=False: pthreads per call"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -13,11 +13,14 @@
 Timing: after a warm-up, ``--rounds`` paired rounds (ours, native, ours, native, ...), each timing
 enough calls of one side to take a few milliseconds; the figure is the median over rounds of the
 per-round ratio ours / native (below 1: ours is faster), so load that comes and goes slows both
-sides of a round alike. Figures are printed as a table and written to benchmarks/results/lowp.json
+sides of a round alike. ``--per-call N`` times the casts (1. only) one call at a time instead: N
+pairs of single calls, ours first in every other pair, and the median of the N ratios (what a program
+that casts now and then sees, where a batch of calls keeps the caches and the threads warm; written to
+results/lowp_per_call.json). Figures are printed as a table and written to benchmarks/results/lowp.json
 with the load average and torch's thread count.
 
 Run: PYTHONPATH=. python benchmarks/bench_lowp.py [-n 1e6] [--rule-n 250000] [--rounds 15]
-     [--torch-threads N] [--backends numpy,jax,torch,tensorflow] [--out FILE] [--quick]
+     [--torch-threads N] [--backends numpy,jax,torch,tensorflow] [--out FILE] [--quick] [--per-call N]
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 RESULTS = Path(__file__).resolve().parent / "results" / "lowp.json"
+PER_CALL_RESULTS = RESULTS.with_name("lowp_per_call.json")
 CAST_FORMATS = ("float8_e4m3fn", "float8_e5m2")
 RULE_FUNCTIONS = ("add", "exp", "sum")
 RULE_FORMAT = "float8_e4m3fn"
@@ -59,6 +63,27 @@ def paired_ratio(ours: Callable[[], object], native: Callable[[], object], round
                 fn()
             side.append((time.perf_counter() - start) / calls)
         ratios.append(seconds[0][-1] / seconds[1][-1])
+    return {"ratio": statistics.median(ratios), "ours_ms": statistics.median(seconds[0]) * 1e3,
+            "native_ms": statistics.median(seconds[1]) * 1e3}
+
+
+def paired_calls(ours: Callable[[], object], native: Callable[[], object], calls: int) -> dict[str, float]:
+    """Median over ``calls`` pairs of single calls (ours first in every other pair) of ours' time /
+    native's, and each side's median time per call in ms."""
+    for fn in (ours, native, ours, native):
+        fn()
+    clock, ratios, seconds = time.perf_counter, [], ([], [])
+    for i in range(calls):
+        order = (0, 1) if i % 2 else (1, 0)
+        pair = [0.0, 0.0]
+        for side in order:
+            fn = (ours, native)[side]
+            start = clock()
+            fn()
+            pair[side] = clock() - start
+        ratios.append(pair[0] / pair[1])
+        seconds[0].append(pair[0])
+        seconds[1].append(pair[1])
     return {"ratio": statistics.median(ratios), "ours_ms": statistics.median(seconds[0]) * 1e3,
             "native_ms": statistics.median(seconds[1]) * 1e3}
 
@@ -113,10 +138,11 @@ def _native_cast(backend: str, name: str) -> Callable:
     return lambda x: tf.cast(x, dtype)
 
 
-def cast_rows(backend: str, host: np.ndarray, rounds: int) -> list[dict]:
+def cast_rows(backend: str, host: np.ndarray, rounds: int, per_call: int = 0) -> list[dict]:
     """Each format's cast of ``host`` scaled to the format's largest value (the way float8 data
     arrives: lowp.quantize's amax scaling), and back; and e4m3fn's cast of ``host`` unscaled, whose
-    largest values (1 in 10**5 of them) are beyond e4m3fn's range (ml_dtypes gives NaN there)."""
+    largest values (1 in 10**5 of them) are beyond e4m3fn's range (ml_dtypes gives NaN there).
+    ``per_call``: timed as that many pairs of single calls (:func:`paired_calls`)."""
     import ml_dtypes
 
     import arraylayer as al
@@ -133,9 +159,11 @@ def cast_rows(backend: str, host: np.ndarray, rounds: int) -> list[dict]:
         arg = to_native(values)
         ours = compile_(lambda v, target=target: al.astype(v, target))
         native = compile_(_native_cast(backend, target))
-        timing = paired_ratio(lambda ours=ours, arg=arg: wait(ours(arg)),
-                              lambda native=native, arg=arg: wait(native(arg)), rounds)
-        rows.append({"what": f"astype {what}", "backend": backend, "n": host.size, **timing})
+        timer, repeats = (paired_calls, per_call) if per_call else (paired_ratio, rounds)
+        timing = timer(lambda ours=ours, arg=arg: wait(ours(arg)), lambda native=native, arg=arg: wait(native(arg)),
+                       repeats)
+        rows.append({"what": f"astype {what}" + (" per call" if per_call else ""), "backend": backend,
+                     "n": host.size, **timing})
     return rows
 
 
@@ -193,7 +221,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=15, help="paired rounds per figure (default 15)")
     parser.add_argument("--torch-threads", type=int, default=0, help="torch.set_num_threads (default: torch's)")
     parser.add_argument("--backends", default=",".join(BACKENDS))
-    parser.add_argument("--out", type=Path, default=RESULTS, help=f"the JSON file (default {RESULTS.name} in results/)")
+    parser.add_argument("--out", type=Path, default=None, help=f"the JSON file (default {RESULTS.name} in results/)")
+    parser.add_argument("--per-call", type=int, default=0, metavar="N",
+                        help="time the casts only, as N pairs of single calls (default: rounds of batches)")
     parser.add_argument("--quick", action="store_true", help="a smoke run: small sizes, 3 rounds, no file")
     args = parser.parse_args()
     n, rule_n, size, rounds = ((int(1e5), 10_000, 64, 3) if args.quick
@@ -209,20 +239,23 @@ def main() -> None:
         torch_threads = torch.get_num_threads()
     load_before = os.getloadavg()[0]
     host = (np.random.default_rng(0).standard_normal(n) * 100).astype(np.float32)
-    rows = [row for b in backends for row in cast_rows(b, host, rounds)]
-    if _installed("jax"):
+    rows = [row for b in backends for row in cast_rows(b, host, rounds, args.per_call)]
+    if _installed("jax") and not args.per_call:
         rows.append(matmul_row(size, rounds))
         rows += [row for b in backends for row in rule_rows(b, rule_n, rounds)]
     load = (load_before, os.getloadavg()[0])
-    print(f"{'what':<48} {'backend':<11} {'ours ms':>9} {'native ms':>10} {'ratio':>7}")
+    print(f"{'what':<56} {'backend':<11} {'ours ms':>9} {'native ms':>10} {'ratio':>7}")
     for row in rows:
-        print(f"{row['what']:<48} {row['backend']:<11} {row['ours_ms']:9.3f} {row['native_ms']:10.3f} {row['ratio']:7.2f}")
+        print(f"{row['what']:<56} {row['backend']:<11} {row['ours_ms']:9.3f} {row['native_ms']:10.3f} {row['ratio']:7.2f}")
+    pairs = f"{args.per_call} pairs of single calls" if args.per_call else f"{rounds} paired rounds"
     print(f"load average {load[0]:.1f} -> {load[1]:.1f} on {os.cpu_count()} cores; torch threads {torch_threads}; "
-          f"ratio = median over {rounds} paired rounds of ours / native")
+          f"ratio = median over {pairs} of ours / native")
     if not args.quick:
-        args.out.parent.mkdir(exist_ok=True)
-        args.out.write_text(json.dumps({"rows": rows, "cores": os.cpu_count(), "load_average": load,
-                                       "torch_threads": torch_threads, "rounds": rounds}, indent=1) + "\n")
+        out = args.out or (PER_CALL_RESULTS if args.per_call else RESULTS)
+        out.parent.mkdir(exist_ok=True)
+        out.write_text(json.dumps({"rows": rows, "cores": os.cpu_count(), "load_average": load,
+                                   "torch_threads": torch_threads, "rounds": rounds, "per_call": args.per_call},
+                                  indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ encodes float32 to float8_e4m3fn/e5m2 in one pass and decodes every float8 type 
 torch's ops and casts.py's table where it is not built) give ml_dtypes' bits: NaN of either sign,
 infinities, values at and around each rounding bound and every tie, subnormals, negative zero, at every
 position of a vector loop's blocks and at the edges of the chunks that the C functions split over
-torch's threads, in contiguous, non-contiguous, empty and 0-d tensors, encoding and decoding to every
+torch's threads (on torch's OpenMP team, and on pthreads: ``_codes.openmp(False)``; from several Python
+threads at once), just under and over the size that takes threads, in contiguous, non-contiguous, empty and 0-d tensors, encoding and decoding to every
 wider float. The F16C encode kernel of float8_e4m3fn and float8_e5m2 (x86-64 CPUs with AVX2 and F16C)
 and the generic loop that it replaces are both driven (``_codes.f16c(False)`` selects the generic loop),
 over every float16 value that the kernel meets and its float32 neighbours, and, with
@@ -157,7 +158,9 @@ def test_the_c_path_serves_contiguous_cpu_tensors_only():
         cpu_codes._kernel.encode(t.data_ptr(), t.data_ptr(), 0, 0, 7, 0x7E, 0x7F, 0x7F, 1)
 
 
-MIN_CHUNK = 1048576  # _codes.c: the fewest elements a thread of the C functions takes
+#: _codes.c: more elements than MIN_CHUNK are encoded on torch's OpenMP team (at::parallel_for's split,
+#: chunks rounded to BLOCK); a pthread started for the call (no team; decoding) takes MIN_STARTED or more.
+MIN_CHUNK, MIN_STARTED, BLOCK = 32768, 1048576, 64
 
 
 @pytest.fixture(params=[1, 2, 3])
@@ -169,36 +172,118 @@ def threads(request):
     torch.set_num_threads(before)
 
 
-def chunk_edges(n: int, threads: int) -> list[int]:
-    """The first and last positions of each chunk that n elements split into over ``threads``
-    (at::parallel_for's split, and _codes.c's), their neighbours, and each chunk's middle."""
-    size = -(-n // threads)
-    starts = range(0, n, size)
-    return sorted({p for s in starts for p in (s - 1, s, s + 1, s + size // 2, s + size - 1) if 0 <= p < n})
+@pytest.fixture(params=["OpenMP team", "pthreads"])
+def scheme(request):
+    """The C functions' threads for one test: torch's OpenMP team (skipped where the process has none)
+    or pthreads started for the call."""
+    if cpu_codes._kernel is None:
+        pytest.skip("arraylayer._codes is not loaded (not built by setup.py build_ext, or ARRAYLAYER_PURE_PYTHON=1)")
+    team = request.param == "OpenMP team"
+    if cpu_codes._kernel.openmp(team) != team:
+        pytest.skip("no OpenMP team here (torch without libgomp, or no pthreads)")
+    yield request.param
+    cpu_codes._kernel.openmp(True)
+
+
+def ceil(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def chunk_edges(n: int, threads: int, least: int = MIN_CHUNK) -> list[int]:
+    """The first and last positions of each chunk that n elements split into over up to ``threads``
+    threads (``least``: MIN_CHUNK on the team, MIN_STARTED on pthreads), their neighbours, and each
+    chunk's middle."""
+    used = max(1, min(threads, ceil(n, least) if least == MIN_CHUNK else n // least)) if n > MIN_CHUNK else 1
+    size = ceil(ceil(n, used), BLOCK) * BLOCK
+    return sorted({p for s in range(0, n, size) for p in (s - 1, s, s + 1, s + size // 2, s + size - 1) if 0 <= p < n})
+
+
+def with_specials(n: int, name: str, edges: list[int], seed: int) -> np.ndarray:
+    """n random float32 values with an edge value (NaN, ties, out of range, ...) at each position of
+    ``edges`` and 64 more at random."""
+    rng = np.random.default_rng(seed)
+    special = edge_values(name)
+    values = (rng.standard_normal(n) * 100).astype(np.float32)
+    values[edges] = special[np.arange(len(edges)) % special.size]
+    values[rng.integers(0, n, 64)] = special[rng.integers(0, special.size, 64)]
+    return values
+
+
+def assert_encoded(t, values: np.ndarray, name: str) -> None:
+    """al.astype of ``t`` (whose values are ``values``) to ``name``, plain and saturating, gives ml_dtypes' bits."""
+    top = float(ml_dtypes.finfo(getattr(ml_dtypes, name)).max)
+    clipped = np.where(np.isnan(values), values, np.clip(values, -top, top))
+    for saturate, want in ((False, want_codes(values, name)), (True, want_codes(clipped, name))):
+        got = codes_of(al.astype(t, name, saturate=saturate))
+        assert (got == want).all(), (values.shape, saturate, np.flatnonzero(got != want)[:8])
+
+
+def assert_decoded(codes: np.ndarray, name: str, dtypes=WIDER) -> None:
+    """al.astype of the stored ``codes`` to each of ``dtypes`` gives ml_dtypes' bits."""
+    stored = torch.from_numpy(codes.copy()).view(getattr(torch, name))
+    for dtype in dtypes:
+        width = np.dtype(WIDER[dtype]).itemsize
+        expected = codes.view(getattr(ml_dtypes, name)).astype(WIDER[dtype]).view(BITS[width])
+        got = al.astype(stored, dtype).view(getattr(torch, f"int{8 * width}")).numpy().view(BITS[width])
+        assert (got == expected).all(), (codes.size, dtype)
 
 
 @pytest.mark.parametrize("name", FORMATS)
 def test_chunks_of_every_thread(path, threads, name):
-    """Over the size at which the C functions use threads (and just under it), the codes to fix and
-    every edge value at each chunk's edges and middle, the rest random; encode and decode."""
-    rng = np.random.default_rng(threads)
-    special = edge_values(name)
-    for n in (2 * MIN_CHUNK - 1, 3 * MIN_CHUNK + 77):
-        values = (rng.standard_normal(n) * 100).astype(np.float32)
-        edges = np.array(chunk_edges(n, threads))
-        values[edges] = special[np.arange(edges.size) % special.size]
-        values[rng.integers(0, n, 64)] = special[rng.integers(0, special.size, 64)]
-        want = want_codes(values, name)
-        t = torch.from_numpy(values)
-        assert (codes_of(al.astype(t, name)) == want).all(), (n, np.flatnonzero(codes_of(al.astype(t, name)) != want))
-        top = float(ml_dtypes.finfo(getattr(ml_dtypes, name)).max)
-        clipped = np.where(np.isnan(values), values, np.clip(values, -top, top))
-        assert (codes_of(al.astype(t, name, saturate=True)) == want_codes(clipped, name)).all(), n
-        stored = torch.from_numpy(want.copy()).view(getattr(torch, name))
-        for dtype, numpy_dtype in WIDER.items():
-            expected = want.view(getattr(ml_dtypes, name)).astype(numpy_dtype).view(BITS[np.dtype(numpy_dtype).itemsize])
-            got = al.astype(stored, dtype).view(getattr(torch, f"int{8 * np.dtype(numpy_dtype).itemsize}")).numpy()
-            assert (got.view(expected.dtype) == expected).all(), (n, dtype)
+    """Around the size at which the C functions use threads (just under, at and over it; odd sizes), the
+    edge values at each chunk's edges and middle, the rest random; encode (plain and saturating) and decode."""
+    for n in (MIN_CHUNK - 1, MIN_CHUNK, MIN_CHUNK + 1, 2 * MIN_CHUNK + 77, 3 * MIN_CHUNK + 1001):
+        values = with_specials(n, name, chunk_edges(n, threads), seed=threads)
+        assert_encoded(torch.from_numpy(values), values, name)
+        assert_decoded(want_codes(values, name), name)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_threads_of_either_scheme_from_any_start(scheme, name):
+    """Over each scheme's least size for 2 threads, from contiguous tensors that start 0, 1 and 5
+    elements into their storage (no chunk on a vector boundary), with 2 and 3 of torch's threads."""
+    before = torch.get_num_threads()
+    least = MIN_CHUNK if scheme == "OpenMP team" else MIN_STARTED
+    try:
+        for threads, offset in ((2, 0), (3, 1), (2, 5)):
+            torch.set_num_threads(threads)
+            n = 2 * least + 2 * BLOCK + 3
+            edges = [e + offset for e in chunk_edges(n, threads, least)]
+            values = with_specials(n + offset, name, edges, seed=offset)
+            assert_encoded(torch.from_numpy(values)[offset:], values[offset:], name)
+            assert_decoded(want_codes(values, name)[offset:], name, ("float32", "float16"))
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_threaded_casts_from_several_python_threads(scheme):
+    """Python threads that cast at once (each its own OpenMP team or pthreads, the GIL released) get
+    their own bits."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    n = 2 * (MIN_CHUNK if scheme == "OpenMP team" else MIN_STARTED) + 3
+    names = FORMATS * 2
+    arrays = [with_specials(n, name, chunk_edges(n, 2), seed=i) for i, name in enumerate(names)]
+    try:
+        with ThreadPoolExecutor(len(names)) as pool:
+            got = list(pool.map(lambda v, name: codes_of(al.astype(torch.from_numpy(v), name)), arrays, names))
+    finally:
+        torch.set_num_threads(before)
+    for name, values, codes in zip(names, arrays, got, strict=True):
+        assert (codes == want_codes(values, name)).all(), name
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_large_strided_tensors_take_torch_ops(path, name):
+    """Non-contiguous tensors over the threads' size (a transposed grid, every other element) are cast
+    by torch's ops and casts.py's fix-up, not the C functions: the same bits."""
+    values = with_specials(4 * MIN_CHUNK + 6, name, chunk_edges(4 * MIN_CHUNK + 6, 2), seed=9)
+    t = torch.from_numpy(values)
+    for view, host in ((t.reshape(2, -1).T, values.reshape(2, -1).T), (t[1::2], values[1::2])):
+        assert not view.is_contiguous()
+        assert_encoded(view, host, name)
 
 
 @pytest.fixture(params=["F16C", "generic"])
@@ -293,16 +378,21 @@ def test_e5m2_decode_loops(loop, dtype):
 @pytest.mark.skipif(not EXHAUSTIVE, reason="every float32 pattern takes minutes: AL_LOWP_EXHAUSTIVE=1 runs it")
 @pytest.mark.parametrize("name", FORMATS)
 def test_every_float32_pattern(loop, name):
-    """All 2**32 float32 bit patterns through the C encoder (1 thread, 2**24 at a time), plain and
-    saturating, against ml_dtypes, on each loop."""
+    """All 2**32 float32 bit patterns through the C encoder (2**24 at a time, on 2 threads: torch's OpenMP
+    team and pthreads by turns, a chunk boundary in the middle of each), plain and saturating, against
+    ml_dtypes, on each loop."""
     dtype = getattr(ml_dtypes, name)
     top = np.float32(ml_dtypes.finfo(dtype).max)
     chunk = np.arange(1 << 24, dtype=np.uint32)
     codes = torch.empty(1 << 24, dtype=torch.uint8)
-    for high in range(256):
-        x = torch.from_numpy((chunk | np.uint32(high << 24)).view(np.float32))
-        values = x.numpy()
-        for saturate, want in ((False, values), (True, np.where(np.isnan(values), values, np.clip(values, -top, top)))):
-            cpu_codes._kernel.encode(x.data_ptr(), codes.data_ptr(), x.numel(), *cpu_codes._fields(name, saturate), 1)
-            wrong = codes.numpy() != want_codes(want, name)
-            assert not wrong.any(), (high, saturate, values[wrong][:8])
+    try:
+        for high in range(256):
+            cpu_codes._kernel.openmp(high % 2 == 0)
+            x = torch.from_numpy((chunk | np.uint32(high << 24)).view(np.float32))
+            values = x.numpy()
+            for saturate, want in ((False, values), (True, np.where(np.isnan(values), values, np.clip(values, -top, top)))):
+                cpu_codes._kernel.encode(x.data_ptr(), codes.data_ptr(), x.numel(), *cpu_codes._fields(name, saturate), 2)
+                wrong = codes.numpy() != want_codes(want, name)
+                assert not wrong.any(), (high, saturate, values[wrong][:8])
+    finally:
+        cpu_codes._kernel.openmp(True)

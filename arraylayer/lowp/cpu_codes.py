@@ -8,7 +8,8 @@ decoding, its NaNs keep their payload (and lose their sign in bfloat16) where ml
 quiet NaN of the code's sign. The optional C extension ``arraylayer._codes`` (built by setup.py)
 encodes in one pass (round to nearest even, the format's out-of-range code) instead of torch's
 cast, and decodes by a gather from casts.py's table of the format's values, each split over
-``torch.get_num_threads()`` threads as torch splits its own casts. Where it is not built, casts.py
+``torch.get_num_threads()`` threads as torch splits its own casts (encoding over 32,768 elements on
+torch's own OpenMP workers where its libgomp is loaded; see _codes.c). Where it is not built, casts.py
 fixes torch's casts with torch's ops and decodes through its table; it does so too outside eager
 contiguous CPU tensors (torch.compile, other devices, strided views).
 """
