@@ -76,12 +76,18 @@ def test_a_large_add_allocates_one_array(bench, eager_backend):
 def test_the_allocation_count_sees_a_cast(bench, eager_backend):
     backend = eager_backend
     """The counting method is sound: an add after an explicit cast is two arrays (cast, sum),
-    natively and through arraylayer (float32 + int32 casts the int32 operand)."""
+    natively and through arraylayer (float32 + int32 casts the int32 operand), but on torch, whose
+    add promotes the pair inside its kernel and arraylayer's plan leaves it to (one array; the values
+    are checked in tests/test_mixed_native.py)."""
     native, a, i = _operands(bench, backend, "int32")
     count = bench.ALLOCATIONS[backend]
     cast_then_add = eval(f"lambda a, i: {native.add}(a, {native.cast.format('i')})", native.env)
     assert count(cast_then_add, a, i)[0] == 2
-    assert count(al.add, a, i)[0] == 2
+    assert count(al.add, a, i)[0] == _MIXED_ADD_ARRAYS.get(backend, 2)
+
+
+#: arrays allocated by al.add(float32, int32) where it is not a cast and a sum
+_MIXED_ADD_ARRAYS = {"torch": 1}
 
 
 # -- torch.compile: no graph breaks --------------------------------------------------------------
