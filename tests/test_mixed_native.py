@@ -62,8 +62,6 @@ def test_zero_d_float_and_integer_array(backend, name):
     of a 0-d tensor would not, were the float not the higher kind). Not divide: JAX's division by a
     broadcast 0-d float64 array is 1 ulp from NumPy's, with or without a cast, which is not this test's
     subject."""
-    if backend == "dask":
-        pytest.skip("dask: make_array chunks its arrays, which a 0-d array cannot be")
     clear_plans()
     call, reference = getattr(al, name), FUNCTIONS[name]
     for float_dtype in ("float32", "float64"):
