@@ -6,7 +6,8 @@ native side is the same model in ``torch.nn.functional`` with ``torch.func.grad_
 hand-written Adam, compiled plainly. Prints the losses of five steps of each (they must agree) and
 the median of paired interleaved rounds of the step time (the device synchronised).
 
-Usage: ``python benchmarks/gpu_compile_check.py [--device cpu]`` (cpu: a dry run anywhere).
+Usage: ``python benchmarks/gpu_compile_check.py [--device cpu] [--explain]`` (cpu: a dry run anywhere;
+``--explain``: Dynamo's graphs and graph breaks of the arraylayer step, with their reasons).
 """
 
 from __future__ import annotations
@@ -128,14 +129,29 @@ def run(device: str, rounds: int, steps: int) -> dict[str, Any]:
     return out
 
 
+def explain(device: str) -> dict[str, Any]:
+    """Dynamo's account of the arraylayer step: graphs, graph breaks and their reasons, ops per graph."""
+    al.set_backend("torch")
+    x, y, params = data(device)
+    init, step = arraylayer_step()
+    torch._dynamo.reset()
+    report = torch._dynamo.explain(step)(params, init(params), x, y)
+    return {"graphs": report.graph_count, "graph_breaks": report.graph_break_count,
+            "ops_per_graph": [len(ops) for ops in report.ops_per_graph or []],
+            "break_reasons": [f"{r.reason} @ {r.user_stack[-1] if r.user_stack else ''}"[:400] for r in report.break_reasons[:12]]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--explain", action="store_true", help="also Dynamo's graphs and graph breaks of the arraylayer step")
     args = parser.parse_args()
     result = run(args.device, args.rounds, args.steps)
+    if args.explain:
+        result["explain"] = explain(args.device)
     print(json.dumps(result, indent=1))
     if args.output:
         args.output.mkdir(parents=True, exist_ok=True)

@@ -142,6 +142,24 @@ def test_integer_sources_wrap(backend, name):
     assert (decoded == values.astype(ml(name)).astype(np.int32)).all()
 
 
+def _compiled(backend, function):
+    """``function`` under the backend's compiler (skips where it has none)."""
+    if backend == "jax":
+        import jax
+
+        return jax.jit(function)
+    if backend == "torch":
+        import torch
+
+        torch._dynamo.reset()
+        return torch.compile(function, fullgraph=True)
+    if backend == "tensorflow":
+        import tensorflow as tf
+
+        return tf.function(function, autograph=False)
+    pytest.skip(f"{backend} has no compiler")
+
+
 @pytest.mark.parametrize("name", SAMPLE if EXHAUSTIVE else ["float8_e4m3fn", "float6_e3m2fn"])
 def test_under_jit_compile_function(backend, name):
     values = float32_inputs(name)[:2000]
@@ -151,24 +169,20 @@ def test_under_jit_compile_function(backend, name):
         codes = lowp.encode(x, name)
         return codes, lowp.decode(codes, name)
 
-    if backend == "jax":
-        import jax
-
-        run = jax.jit(roundtrip)
-    elif backend == "torch":
-        import torch
-
-        torch._dynamo.reset()
-        run = torch.compile(roundtrip, fullgraph=True)
-    elif backend == "tensorflow":
-        import tensorflow as tf
-
-        run = tf.function(roundtrip, autograph=False)
-    else:
-        pytest.skip(f"{backend} has no compiler")
-    codes, back = run(native(backend, values))
+    codes, back = _compiled(backend, roundtrip)(native(backend, values))
     assert (host(codes) == want).all()
     assert (host(back).view(np.uint32) == want.view(ml(name)).astype(np.float32).view(np.uint32)).all()
+
+
+@pytest.mark.parametrize("source", ["float16", "bfloat16"])
+def test_narrow_sources_under_jit_compile_function(backend, source):
+    # found: under jax.jit, XLA folded the float16 -> float32 widening into the float8_e5m2 conversion,
+    # which then kept each float16 NaN's payload (2,046 of the 65,536 patterns off ml_dtypes' codes)
+    values = narrow_inputs(ml_dtypes.bfloat16 if source == "bfloat16" else np.float16)
+    run = _compiled(backend, lambda x: (lowp.encode(x, "float8_e5m2"), lowp.encode(x, "float8_e4m3fn")))
+    e5m2, e4m3fn = run(native(backend, values))
+    assert (host(e5m2) == expected_codes(values, "float8_e5m2")).all()
+    assert (host(e4m3fn) == expected_codes(values, "float8_e4m3fn")).all()
 
 
 def test_cast_gives_native_storage_where_it_exists(backend):

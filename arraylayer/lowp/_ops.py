@@ -50,6 +50,10 @@ class NumpyOps:
     def from_codes(self, codes: Any, name: str) -> Any:
         return codes.view(self.native_dtype(name))
 
+    def traced(self, x: Any) -> bool:
+        """Whether ``x`` is a tracer of JAX's (its ops then go to XLA's compiler as one program)."""
+        return False
+
     def host(self, x: Any, name: str) -> Any:
         """``x`` (of the format ``name``) as an ml_dtypes NumPy array over the same bytes, where the
         framework runs eagerly on the CPU; None where it does not (a GPU, a tracer), or where the
@@ -115,6 +119,10 @@ class JaxOps(NumpyOps):
 
         super().__init__()
         self.xp, self._lax, self._jax = jnp, jax.lax, jax
+        self._tables: dict[Any, Any] = {}  # (format, dtype, device) -> array
+
+    def traced(self, x: Any) -> bool:
+        return isinstance(x, self._jax.core.Tracer)
 
     def float_bits(self, x: Any) -> Any:
         return self._lax.bitcast_convert_type(x, self.native_dtype(_INT_OF_FLOAT[x.dtype.name]))
@@ -130,7 +138,17 @@ class JaxOps(NumpyOps):
         return getattr(self.xp, name)
 
     def table(self, key: tuple[str, str], make: Any, like: Any) -> Any:
-        return self.xp.asarray(make(*key), dtype=self.native_dtype(key[1]))
+        """One array per table and device, made once (a copy to the device per call would cost more
+        than a cast of a million values on a GPU); a constant of the program while JAX traces."""
+        devices = None if isinstance(like, self._jax.core.Tracer) else like.devices()
+        if devices is None or len(devices) != 1:
+            return self.xp.asarray(make(*key), dtype=self.native_dtype(key[1]))
+        (device,) = devices
+        table = self._tables.get((*key, device))
+        if table is None:
+            table = self._tables[(*key, device)] = self._jax.device_put(
+                self.xp.asarray(make(*key), dtype=self.native_dtype(key[1])), device)
+        return table
 
     def codes_of(self, y: Any) -> Any:
         return self._lax.bitcast_convert_type(y, self.xp.uint8)
@@ -203,6 +221,9 @@ class TorchOps:
 
     def dtype_name(self, x: Any) -> str:
         return str(x.dtype)[6:]  # "torch.float32"
+
+    def traced(self, x: Any) -> bool:  # measured: Inductor keeps the widening before a float8 cast
+        return False
 
     def float_bits(self, x: Any) -> Any:
         return x.view(getattr(self.torch, _INT_OF_FLOAT[self.dtype_name(x)]))
@@ -313,6 +334,9 @@ class TensorflowOps:
 
     def dtype_name(self, x: Any) -> str:
         return x.dtype.name
+
+    def traced(self, x: Any) -> bool:  # TensorFlow's float8 casts are not used for encoding
+        return False
 
     def host(self, x: Any, name: str) -> Any:
         """Eager TensorFlow on the CPU: the array's NumPy value (an ml_dtypes array, no copy). TF has no

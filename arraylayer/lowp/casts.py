@@ -18,7 +18,7 @@ instead, in one pass (:mod:`.cpu_codes`). The decoder is a gather from a table o
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,7 @@ from ..errors import InvalidArgumentError, UnsupportedDtypeError
 from ._ops import ops_of
 from .cpu_codes import ENCODE, decoded, encoded, usable
 from .formats import FORMATS, STATUS, Format, get_format
+from .one_kernel import compiled
 
 __all__ = ["encode", "decode", "cast", "to_native", "format_of", "NATIVE_ENCODE", "NATIVE_DECODE"]
 
@@ -80,19 +81,51 @@ def encode(x: Any, format: str | Format, *, saturate: bool = False, native: bool
     if not f.is_float:
         return _wrap(_encode_int(ops, x, source, f, saturate), wrapped)
     _check_float(source, f, "x")
-    wide = x
-    if source != "float32":  # float16/bfloat16 exactly; float64 rounded once, as ml_dtypes does
-        x = ops.astype(x, "float32")
-        if source == "float16" and ops.name == "torch":
-            x = _float16_nan_signs(ops.torch, wide, x)
+    # on an accelerator, the portable rule compiled into one kernel (see one_kernel: a compiler may
+    # fold a widening into the float8 conversion, which then spells NaNs its own way)
+    fused = compiled(ops, x, ("encode", f.name, saturate), lambda: _compiled_rule(ops, f, saturate))
+    if fused is None:
+        return _wrap(_encode_float(ops, x, f, saturate, native), wrapped)
+    if ops.name == "torch":  # Inductor miscompiles a bit view of a value its kernel computes: widen first
+        x = _float32(ops, x, source)
+    return _wrap(fused(x), wrapped)
+
+
+def _compiled_rule(ops: Any, f: Format, saturate: bool) -> Any:
+    """The function of ``x`` that one_kernel compiles: on torch the portable encoder of float32 alone
+    (measured on a CPU: Inductor's dynamic-shape kernel of the whole of :func:`_encode_float` spelled
+    some negative NaNs wrongly; this one gives ml_dtypes' bits), on jax the rule's portable path."""
+    if ops.name == "torch":
+        def rule(x: Any) -> Any:
+            return _encode_portable(ops, x, f, saturate)
+    else:
+        def rule(x: Any) -> Any:
+            return _encode_float(ops, x, f, saturate, False)
+    return rule
+
+
+def _float32(ops: Any, x: Any, source: str) -> Any:
+    """``x`` as float32: float16/bfloat16 exactly; float64 rounded once, as ml_dtypes does."""
+    if source == "float32":
+        return x
+    wide = ops.astype(x, "float32")
+    return _float16_nan_signs(ops.torch, x, wide) if source == "float16" and ops.name == "torch" else wide
+
+
+def _encode_float(ops: Any, x: Any, f: Format, saturate: bool, native: bool) -> Any:
+    """The codes of the float16/bfloat16/float32/float64 array ``x`` in the float format ``f``."""
+    source = ops.dtype_name(x)
+    wide, x = x, _float32(ops, x, source)
     mode = NATIVE_ENCODE.get((ops.name, f.name)) if native else None
+    if source != "float32" and ops.traced(x):  # XLA folds the widening into the float8 conversion,
+        mode = None  # which then keeps a float16 NaN's payload: float8_e5m2 NaNs other than ml_dtypes'
     if mode not in (None, "cast") and not (saturate and ops.name == "jax"):  # XLA's clip flushes subnormals
         codes = _encode_native(ops, x, f, saturate, mode)
     else:
         codes = _encode_portable(ops, x, f, saturate)
     if source == "float64" and f.specials == "e8m0" and ops.name in ("jax", "tensorflow"):
         codes = _below_float32_normals(ops, wide, codes)
-    return _wrap(codes, wrapped)
+    return codes
 
 
 def _float16_nan_signs(torch: Any, half: Any, x: Any) -> Any:
@@ -284,7 +317,13 @@ def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32
     if ops.name == "torch" and f.bits == 8 and dtype in _DECODE_TO and usable(codes, codes):  # in C, threaded
         return _wrap(decoded(codes, _c_table(f.name, dtype), ops.native_dtype(dtype)), wrapped)
     table = ops.table((f.name, dtype), decode_table, codes)
-    return _wrap(ops.take(table, codes if f.bits == 8 else codes & ((1 << f.bits) - 1)), wrapped)
+    fused = compiled(ops, codes, ("decode", f.name, dtype), lambda: partial(_gather, ops, bits=f.bits))
+    return _wrap(fused(table, codes) if fused else _gather(ops, table, codes, f.bits), wrapped)
+
+
+def _gather(ops: Any, table: Any, codes: Any, bits: int) -> Any:
+    """``table[codes]``, the codes of a format narrower than a byte masked to their bits first."""
+    return ops.take(table, codes if bits == 8 else codes & ((1 << bits) - 1))
 
 
 def native_codes(ops: Any, x: Any, f: Format) -> Any:

@@ -1,0 +1,159 @@
+"""The low-precision casts compiled into one kernel on a GPU (``arraylayer.lowp.one_kernel``): their
+bits against ml_dtypes and their cost against the framework's own cast.
+
+For each backend with a GPU (torch, jax): every float16 and every bfloat16 bit pattern, and 2**20
+random float32 bit patterns (NaN payloads, infinities and subnormals included), encoded into each
+floating format the backend keeps (saturating too, for float8_e4m3fn and float8_e5m2) and compared
+code for code with ml_dtypes; every code of each format decoded to float32 (and to bfloat16 and float16 for the two
+float8 formats above) and compared bit for bit with ml_dtypes (NaNs compared as NaNs, their bit differences counted
+apart); which casts ran compiled and which failed to compile; the first call's time (the
+compilation); and the casts to and from float8_e4m3fn and float8_e5m2 against the framework's own
+at 2**16, 2**20 and 2**24 values (median of paired interleaved rounds, the device synchronised).
+
+Usage: ``python benchmarks/gpu_check_fused.py [--output DIR] [--device cpu]`` (``--device cpu``: a
+dry run anywhere, with ``one_kernel.everywhere()`` so that the compiled casts run on the CPU).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import gpu_check  # noqa: E402
+import ml_dtypes  # noqa: E402
+import numpy as np  # noqa: E402
+from gpu_check import RESULTS, check, gpu_backends, paired_median, synchronizer  # noqa: E402
+
+import arraylayer as al  # noqa: E402
+from arraylayer import lowp  # noqa: E402
+from arraylayer.lowp import one_kernel  # noqa: E402
+
+FULL = ("float8_e4m3fn", "float8_e5m2")  # every source and saturation
+
+
+def _numpy(x: Any) -> np.ndarray:
+    return np.asarray(al.to_backend(al.to_device(x, "cpu"), "numpy"))
+
+
+def _sources() -> dict[str, np.ndarray]:
+    bits = np.random.default_rng(7).integers(0, 2**32, 2**20, dtype=np.uint64).astype(np.uint32)
+    return {"float16": np.arange(2**16, dtype=np.uint16).view(np.float16),
+            "bfloat16": np.arange(2**16, dtype=np.uint16).view(ml_dtypes.bfloat16),
+            "float32": bits.view(np.float32)}
+
+
+def _expected_codes(values: np.ndarray, name: str, saturate: bool) -> np.ndarray:
+    f = lowp.get_format(name)
+    wide = values.astype(np.float32)
+    if saturate:
+        wide = np.where(np.isnan(wide), wide, np.clip(wide, -float(f.max), float(f.max)))
+    with np.errstate(invalid="ignore", over="ignore"):
+        return wide.astype(getattr(ml_dtypes, name)).view(np.uint8) & np.uint8((1 << f.bits) - 1)
+
+
+def run_backend(backend: str, device: str) -> None:
+    al.set_backend(backend)
+    wait = synchronizer(backend)
+    formats = [d.name for d in al.valid_low_precision_dtypes(backend) if al.isdtype(d, "real floating")]
+    if device == "cpu":  # a dry run: two formats (each compiles in seconds on a CPU)
+        formats = list(FULL)
+
+    @check(f"{backend}: compiled encode, bits vs ml_dtypes")
+    def encode_bits() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for source, values in _sources().items():
+            x = al.asarray(values if source != "bfloat16" else values.astype(np.float32), device=device)
+            if source == "bfloat16":
+                x = al.astype(x, "bfloat16")
+            for name in formats:
+                for saturate in ((False, True) if name in FULL else (False,)):
+                    if name not in FULL and source != "float32":
+                        continue
+                    start = time.perf_counter()
+                    codes = lowp.encode(x, name, saturate=saturate)
+                    wait(codes)
+                    seconds = time.perf_counter() - start
+                    differ = int(np.sum(_numpy(codes) != _expected_codes(values, name, saturate)))
+                    out[f"{source}->{name}{' sat' if saturate else ''}"] = {"differ": differ, "first_call_s": round(seconds, 2)}
+        return out
+
+    @check(f"{backend}: compiled decode, bits vs ml_dtypes (every code, 2**16 values)")
+    def decode_bits() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name in formats:
+            f = lowp.get_format(name)
+            codes = np.tile(np.arange(256, dtype=np.uint8), 256) & np.uint8((1 << f.bits) - 1)
+            expected_values = codes.view(getattr(ml_dtypes, name))
+            for dtype in ("float32", "bfloat16", "float16") if name in FULL else ("float32",):
+                got = _numpy(lowp.decode(al.asarray(codes, device=device), name, dtype))
+                expected = expected_values.astype(np.float32).astype(got.dtype)
+                nan = np.isnan(got.astype(np.float32)) & np.isnan(expected.astype(np.float32))
+                view = {1: np.uint8, 2: np.uint16, 4: np.uint32}[got.itemsize]
+                bits_differ = got.view(view) != expected.view(view)
+                out[f"{name}->{dtype}"] = {"differ": int(np.sum(bits_differ & ~nan)), "nan_bits_differ": int(np.sum(bits_differ & nan))}
+        return out
+
+    @check(f"{backend}: which casts ran compiled")
+    def paths() -> dict[str, Any]:
+        return {"compiled": sorted("/".join(map(str, k)) for k in one_kernel._COMPILED if k[0] == backend),
+                "failed": {"/".join(map(str, k)): v for k, v in one_kernel.FAILED.items() if k[0] == backend}}
+
+    @check(f"{backend}: float8 casts compiled vs the framework's own (2**16, 2**20, 2**24 values)")
+    def speed() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for size in (2**16, 2**20, 2**24) if device != "cpu" else (2**16,):
+            x = al.asarray(np.random.default_rng(3).standard_normal(size).astype(np.float32) * 100, device=device)
+            for name in FULL:
+                native_type = _native_dtype(backend, name)
+                codes = lowp.cast(x, name)
+                calls = 50 if size < 2**24 else 10
+                out[f"to {name} {size}"] = paired_median(lambda n=name, v=x: lowp.cast(v, n), lambda t=native_type, v=x: _native_cast(backend, v, t),
+                                                         wait, rounds=11, calls=calls)
+                out[f"from {name} {size}"] = paired_median(lambda c=codes: al.astype(c, "float32"),
+                                                           lambda c=codes: _native_cast(backend, c, _native_dtype(backend, "float32")),
+                                                           wait, rounds=11, calls=calls)
+        return out
+
+
+def _native_dtype(backend: str, name: str) -> Any:
+    if backend == "torch":
+        import torch
+        return getattr(torch, name)
+    import jax.numpy as jnp
+    return getattr(jnp, name)
+
+
+def _native_cast(backend: str, x: Any, kind: Any) -> Any:
+    return x.to(kind) if backend == "torch" else x.astype(kind)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--output", type=Path, default=None, help="folder for gpu_check_fused.json")
+    parser.add_argument("--backend", action="append", default=None)
+    parser.add_argument("--device", default="gpu:0", help="cpu: a dry run on a machine without a GPU")
+    args = parser.parse_args()
+    gpu_check.DEVICE = args.device  # what its synchronizer waits on
+    found = gpu_backends()
+    print("gpu backends:", found, flush=True)
+    scope = one_kernel.everywhere() if args.device == "cpu" else contextlib.nullcontext()
+    with scope:
+        for backend in args.backend or (found if args.device != "cpu" else ["torch", "jax"]):
+            run_backend(backend, args.device)
+    if args.output:
+        args.output.mkdir(parents=True, exist_ok=True)
+        (args.output / "gpu_check_fused.json").write_text(json.dumps(RESULTS, indent=1, default=str))
+    failed = [name for name, result in RESULTS.items() if isinstance(result, dict) and result.get("ok") is False]
+    print(f"{len(failed)} checks failed: {failed}")
+
+
+if __name__ == "__main__":
+    main()
