@@ -1,11 +1,9 @@
-"""The casts compiled into one kernel (arraylayer.lowp.one_kernel) give ml_dtypes' bits, as the eager
-rule does. In production they serve arrays on an accelerator (CI has none); ``one_kernel.everywhere()``
-sends CPU arrays through them here: jax.jit on jax, torch.compile (Inductor's C++ on a CPU) on torch.
+"""The casts compiled into one kernel (arraylayer.lowp.one_kernel, jax.jit on jax) give ml_dtypes' bits,
+as the eager rule does. In production they serve jax arrays on an accelerator (CI has none);
+``one_kernel.everywhere()`` sends CPU arrays through them here. The other backends compile nothing.
 ``benchmarks/gpu_check_fused.py`` is the same check on a GPU, with every pattern and the timings."""
 
 from __future__ import annotations
-
-import shutil
 
 import ml_dtypes
 import numpy as np
@@ -16,15 +14,10 @@ from arraylayer.lowp import one_kernel
 from tests.lowp_support import float32_inputs, host, narrow_inputs, native
 from tests.test_lowp_casts import expected_codes
 
-COMPILING = ("jax", "torch")
-
-
 @pytest.fixture
 def compiling_backend(backend):
-    if backend not in COMPILING:
-        pytest.skip(f"{backend} has no compiled casts (its eager casts are one pass already)")
-    if backend == "torch" and not (shutil.which("c++") or shutil.which("g++")):
-        pytest.skip("Inductor needs a C++ compiler to compile for a CPU")
+    if backend != "jax":
+        pytest.skip(f"{backend} has no compiled casts (on torch, torch.compile's per-call cost is higher than the eager rule's)")
     return backend
 
 
@@ -32,27 +25,22 @@ def _compiled_keys(backend: str) -> set[tuple]:
     return {key for key in one_kernel._COMPILED if key[0] == backend}
 
 
-# torch compiles each cast with Inductor (seconds on a CPU): jax takes the larger sample
-ENCODE = {"jax": ("float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "float6_e3m2fn", "float4_e2m1fn", "float8_e4m3fnuz"),
-          "torch": ("float8_e4m3fn",)}
-DECODE = {"jax": ("float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "float8_e8m0fnu"), "torch": ("float6_e3m2fn",)}
+ENCODE = ("float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "float6_e3m2fn", "float4_e2m1fn", "float8_e4m3fnuz")
+DECODE = ("float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "float8_e8m0fnu")
 
 
 def test_compiled_encode_matches_ml_dtypes(compiling_backend):
     backend = compiling_backend
-    for name in ENCODE[backend]:
+    for name in ENCODE:
         values = float32_inputs(name)
         for saturate in (False, True):
             with one_kernel.everywhere():
                 got = host(lowp.encode(native(backend, values), name, saturate=saturate))
             assert (got == expected_codes(values, name, saturate)).all(), (name, saturate)
             assert (backend, "encode", name, saturate) in _compiled_keys(backend)
-    assert not one_kernel.FAILED
 
 
 def test_compiled_encode_of_narrow_sources(compiling_backend):
-    # found on torch: a kernel compiled with symbolic format fields (dynamic=True) spelled 57 of these
-    # negative NaNs as 0xF8; the shorter third call compiles the kernel of any length
     backend = compiling_backend
     for source, count in ((np.float16, None), (ml_dtypes.bfloat16, None), (np.float16, 1500)):
         values = narrow_inputs(source)[:count]
@@ -63,7 +51,7 @@ def test_compiled_encode_of_narrow_sources(compiling_backend):
 
 def test_compiled_decode_matches_ml_dtypes(compiling_backend):
     backend = compiling_backend
-    for name in DECODE[backend]:
+    for name in DECODE:
         bits = lowp.get_format(name).bits
         codes = np.arange(256, dtype=np.uint8) & np.uint8((1 << bits) - 1)
         want = codes.view(getattr(ml_dtypes, name)).astype(np.float32)
@@ -73,8 +61,7 @@ def test_compiled_decode_matches_ml_dtypes(compiling_backend):
             same = (got.view(np.uint32) == want.astype(got.dtype).astype(np.float32).view(np.uint32)) | (np.isnan(got) & np.isnan(want))
             assert same.all(), (name, dtype)
             assert np.array_equal(np.signbit(got), np.signbit(want)), (name, dtype)  # NaNs keep the code's sign
-            assert (backend, "decode", name, dtype) in _compiled_keys(backend)
-    assert not one_kernel.FAILED
+            assert (backend, "decode", name, dtype, False) in _compiled_keys(backend)
 
 
 def test_cpu_arrays_stay_eager(backend):
@@ -86,18 +73,24 @@ def test_cpu_arrays_stay_eager(backend):
     assert set(one_kernel._COMPILED) == before
 
 
-def test_traced_and_differentiated_arrays_stay_eager(compiling_backend):
-    # inside the user's own jax.jit the rule is part of the user's program; a tensor that requires
-    # grad keeps its autograd history through torch's eager ops
-    backend = compiling_backend
+def test_traced_arrays_stay_eager(compiling_backend):
+    # inside the user's own jax.jit the rule is part of the user's program
+    import jax
+
     values = float32_inputs("float8_e4m3fn")[:512]
     before = set(one_kernel._COMPILED)
     with one_kernel.everywhere():
-        if backend == "jax":
-            import jax
-
-            got = host(jax.jit(lambda x: lowp.encode(x, "float8_e4m3fn", saturate=True))(native(backend, values)))
-        else:
-            got = host(lowp.encode(native(backend, values).requires_grad_(True), "float8_e4m3fn", saturate=True))
+        got = host(jax.jit(lambda x: lowp.encode(x, "float8_e4m3fn", saturate=True))(native("jax", values)))
     assert (got == expected_codes(values, "float8_e4m3fn", saturate=True)).all()
     assert set(one_kernel._COMPILED) == before
+
+
+def test_compiled_decode_of_native_arrays(compiling_backend):
+    codes = np.arange(256, dtype=np.uint8)
+    stored = lowp.to_native(native("jax", codes), "float8_e5m2")
+    with one_kernel.everywhere():
+        got = host(lowp.decode(stored, dtype="float32"))
+    want = codes.view(ml_dtypes.float8_e5m2).astype(np.float32)
+    assert ((got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))).all()
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+    assert ("jax", "decode", "float8_e5m2", "float32", True) in _compiled_keys("jax")

@@ -16,7 +16,7 @@ import numpy as np
 from ..context import replaying
 from ..errors import InvalidArgumentTypeError
 
-_INT_OF_FLOAT = {"float32": "int32", "float64": "int64"}
+_INT_OF_FLOAT = {"float16": "int16", "bfloat16": "int16", "float32": "int32", "float64": "int64"}
 
 
 class NumpyOps:
@@ -53,6 +53,14 @@ class NumpyOps:
     def traced(self, x: Any) -> bool:
         """Whether ``x`` is a tracer of JAX's (its ops then go to XLA's compiler as one program)."""
         return False
+
+    def accelerated(self, x: Any) -> bool:
+        """Whether ``x`` may live on an accelerator (a GPU's conversions drop the sign of NaNs)."""
+        return False
+
+    def bits_float32(self, bits: Any) -> Any:
+        """The float32 array whose bit patterns are the int32 array ``bits``."""
+        return bits.view(np.float32)
 
     def host(self, x: Any, name: str) -> Any:
         """``x`` (of the format ``name``) as an ml_dtypes NumPy array over the same bytes, where the
@@ -123,6 +131,12 @@ class JaxOps(NumpyOps):
 
     def traced(self, x: Any) -> bool:
         return isinstance(x, self._jax.core.Tracer)
+
+    def accelerated(self, x: Any) -> bool:
+        return self.traced(x) or any(device.platform != "cpu" for device in x.devices())
+
+    def bits_float32(self, bits: Any) -> Any:
+        return self._lax.bitcast_convert_type(bits, self.xp.float32)
 
     def float_bits(self, x: Any) -> Any:
         return self._lax.bitcast_convert_type(x, self.native_dtype(_INT_OF_FLOAT[x.dtype.name]))
@@ -224,6 +238,12 @@ class TorchOps:
 
     def traced(self, x: Any) -> bool:  # measured: Inductor keeps the widening before a float8 cast
         return False
+
+    def accelerated(self, x: Any) -> bool:
+        return x.device.type != "cpu"
+
+    def bits_float32(self, bits: Any) -> Any:
+        return bits.view(self.torch.float32)
 
     def float_bits(self, x: Any) -> Any:
         return x.view(getattr(self.torch, _INT_OF_FLOAT[self.dtype_name(x)]))
@@ -337,6 +357,12 @@ class TensorflowOps:
 
     def traced(self, x: Any) -> bool:  # TensorFlow's float8 casts are not used for encoding
         return False
+
+    def accelerated(self, x: Any) -> bool:  # inside tf.function the device is not known: the fix is cheap
+        return not self.tf.executing_eagerly() or "CPU" not in x.device
+
+    def bits_float32(self, bits: Any) -> Any:
+        return self.tf.bitcast(bits, self.tf.float32)
 
     def host(self, x: Any, name: str) -> Any:
         """Eager TensorFlow on the CPU: the array's NumPy value (an ml_dtypes array, no copy). TF has no
