@@ -14,6 +14,7 @@ from arraylayer.lowp import one_kernel
 from tests.lowp_support import float32_inputs, host, narrow_inputs, native
 from tests.test_lowp_casts import expected_codes
 
+
 @pytest.fixture
 def compiling_backend(backend):
     if backend != "jax":
