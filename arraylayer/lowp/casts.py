@@ -372,7 +372,8 @@ def cast(x: Any, format: str | Format, *, saturate: bool = False) -> Any:
         mode = NATIVE_ENCODE.get((ops.name, f.name))
         if mode is not None and ops.dtype_name(x) == "float32":
             if mode in ("direct", "cast") and not saturate:  # the framework's own cast: ml_dtypes' bits
-                return ops.astype(x, f.name)
+                fused = compiled(ops, x, ("cast", f.name), lambda: partial(ops.astype, name=f.name))
+                return fused(x) if fused else ops.astype(x, f.name)
             if mode in _FIXED and f.name in ENCODE and usable(x, x):  # torch's eager CPU tensors: in C
                 return encoded(x, f.name, saturate, ops.native_dtype(f.name))
     codes = encode(x, f, saturate=saturate)

@@ -10,7 +10,6 @@ torch's sum/prod/cumulative_sum/cumulative_prod accumulate them in int64).
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, Final
 
 from ..context import reads_tables, replaying
@@ -41,11 +40,17 @@ def kernel_unsupported_dtypes(backend: Backend, name: str) -> frozenset[Dtype]:
 
 @reads_tables
 def _traced_unsupported(backend: Backend, name: str) -> frozenset[Dtype] | None:
-    """:func:`_unsupported`, read by Dynamo as a constant; None where it would raise or warn."""
+    """:func:`_unsupported`, read by Dynamo as a constant; None where it would raise or warn (a
+    declaration that does not cover the installed version). It asks the declarations instead of
+    turning warnings into errors: the Dynamo of torch 2.11 cannot trace a change of the warnings
+    filters, and broke a compiled training step's graph at every kernel on it (seen on a GPU)."""
+    version = backend.version
+    for declarations in (backend.supported, backend.unsupported, backend.computes_stored):
+        ranges = declarations.get(name)
+        if ranges is not None and covering_range(ranges, version) is None:
+            return None
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            return _unsupported(backend, name)
+        return _unsupported(backend, name)
     except Exception:  # noqa: BLE001 - the traced call of _unsupported reports it
         return None
 
