@@ -191,7 +191,7 @@ def _mask_tree(mask: Mask, params: Any) -> Any:
 
 
 def _flag(value: Any) -> bool:
-    if value.__class__ is not bool:
+    if value is not True and value is not False:  # see arguments.flag
         raise InvalidArgumentTypeError(f"mask: a mask tree holds Python bools, got {type(value).__name__}; pass "
                                        f"True/False per parameter or a predicate f(path, leaf) -> bool.")
     return value

@@ -119,8 +119,9 @@ def _leaves(obj: Any) -> Iterable[Any]:
 
 def flag(value: Any, parameter: str) -> bool:
     """``value`` must be a bool (``keepdims=``, ``stable=``, ...): 2 or "yes" would be read as True
-    by some frameworks and refused by others."""
-    if value.__class__ is not bool:
+    by some frameworks and refused by others. Identity, not ``__class__``: torch 2.11's Dynamo read
+    a constant's ``__class__`` as unknown and broke the graph here (seen on a GPU)."""
+    if value is not True and value is not False:
         raise InvalidArgumentTypeError(f"{parameter}={_shown(value)} must be True or False.")
     return value
 
