@@ -10,7 +10,10 @@ The gaps closed here, each for the dtypes it concerns only (a static branch):
   ``floor_divide(-0.0, 3.0)`` is -0;
 * integer ``floor_divide`` by 0, which is 0 as in numpy (XLA's quotient is -1, floored to -2);
 * ``divide`` by a scalar or a broadcast array, which XLA turns into a multiplication by the
-  reciprocal (an ulp off numpy in a third of float32 values divided by 3.0);
+  reciprocal (an ulp off numpy in a third of float32 values divided by 3.0), and under an outer
+  jax.jit by a constant (200 steps divided by 7.0: 108 an ulp off), a ``sqrt`` (``rsqrt``) or an
+  ``exp`` (``exp(-y)``): the divisor goes behind an optimization barrier
+  (``_common.true_divide``, which mean, var, std and the fused softmax and layer_norm use too);
 * complex ``pow`` of 0 (0 ** (0.5 - 1j) is 0, not NaN) and complex ``sign`` of a number with
   an infinite component (``sign(inf + 1j)`` is 1, not NaN), as numpy gives them; ``sign`` of a
   signed zero is +0;
@@ -27,7 +30,7 @@ import jax
 import jax.numpy as jnp
 
 from . import _complex
-from ._common import COMPLEX, FLOATS, as_operand, is_big_int, operand_dtype
+from ._common import COMPLEX, FLOATS, as_operand, is_big_int, operand_dtype, true_divide
 
 
 def _weak(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
@@ -84,14 +87,12 @@ def _float_floor_divide(x1: Any, x2: Any) -> Any:
 
 @jax.jit
 def divide(x1: Any, x2: Any, /) -> Any:
-    """jnp.divide, with a divisor of another shape than the quotient's (a scalar, a 0-d or a
-    broadcast array) broadcast first behind an optimization barrier: XLA rewrites ``x / broadcast(c)``
-    as ``x * broadcast(1 / c)``, which differs from the quotient by an ulp (a third of float32
-    values divided by 3.0 on the CPU), where NumPy, torch and TensorFlow divide."""
-    shape = jnp.broadcast_shapes(jnp.shape(x1), jnp.shape(x2))
-    if jnp.shape(x2) != shape:
-        x2 = jax.lax.optimization_barrier(jnp.broadcast_to(x2, shape))
-    return jnp.divide(x1, x2)
+    """jnp.divide with the divisor broadcast to the quotient's shape behind an optimization
+    barrier (``_common.true_divide``): XLA rewrites ``x / broadcast(c)`` as ``x * broadcast(1 /
+    c)``, and under an outer jit ``x / constant``, ``x / sqrt(y)`` and ``x / exp(y)`` as
+    multiplications, which differ from the quotient by an ulp (a third of float32 values divided
+    by 3.0 on the CPU), where NumPy, torch and TensorFlow divide."""
+    return true_divide(x1, x2)
 
 
 def _integer_floor_divide(x1: Any, x2: Any) -> Any:
