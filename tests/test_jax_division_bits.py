@@ -142,3 +142,13 @@ def test_division_under_jit_is_a_division():
     bits_equal(np.stack(fractions), np.minimum(steps[:8] / np.float32(7.0), np.float32(1.0)))
     bits_equal(by_root, x / np.sqrt(y))
     bits_equal(by_exp, x / exp_y)
+
+
+def test_floor_divide_by_a_constant_under_jit():
+    """floor_divide's quotient (x - fmod(x, y)) / y, rounded to an integer: under jax.jit XLA
+    multiplied by 1 / 0.001, which put large quotients one off (8323806 for NumPy's 8323807)."""
+    jnp = pytest.importorskip("jax.numpy")
+    values = (np.random.default_rng(15).standard_normal(100_000) * 1e4).astype("float32")
+    with al.use_backend("jax"):
+        got = jitted(lambda v: al.floor_divide(v, 0.001))(jnp.asarray(values))
+    bits_equal(got, np.floor_divide(values, np.float32(0.001)))

@@ -8,6 +8,8 @@ The gaps closed here, each for the dtypes it concerns only (a static branch):
 * the sign of a zero result of floating ``remainder``/``floor_divide``, which jax gets wrong
   where the Array API, Python and numpy agree: ``remainder(-6.0, 3.0)`` is +0,
   ``floor_divide(-0.0, 3.0)`` is -0;
+* floating ``floor_divide`` by a constant under jax.jit, where XLA's multiplication by the
+  reciprocal put large quotients one off (``x // 0.001`` in 7720 of 1.3M float32 values);
 * integer ``floor_divide`` by 0, which is 0 as in numpy (XLA's quotient is -1, floored to -2);
 * ``divide`` by a scalar or a broadcast array, which XLA turns into a multiplication by the
   reciprocal (an ulp off numpy in a third of float32 values divided by 3.0), and under an outer
@@ -75,7 +77,7 @@ def _float_floor_divide(x1: Any, x2: Any) -> Any:
     # integer with a half down (jnp.floor_divide rounds a half away from zero: 9478175081853292.0 // 3.0
     # gave ...098, where (x1 - fmod) / x2 is ...097.5)
     mod = jnp.fmod(x1, x2)
-    div = jnp.divide(x1 - mod, x2)
+    div = true_divide(x1 - mod, x2)  # under jit XLA multiplied by 1 / 0.001: 8323806, not ...807
     div = jnp.where((mod != 0) & ((x2 < 0) != (mod < 0)), div - 1, div)
     q = jnp.floor(div)
     q = jnp.where(div - q > 0.5, q + 1, q)
