@@ -116,6 +116,7 @@ CASES: dict[str, tuple[Callable[..., Any], tuple[str, ...]]] = {
     "std axis=1 keepdims": (lambda x: al.std(x, axis=1, keepdims=True), ("x",)),
     "nanmean axis=1": (lambda x: al.nanmean(x, axis=1), ("x",)),
     "floor_divide(x, 0.7)": (lambda x: al.floor_divide(x, 0.7), ("x",)),
+    "floor_divide(x * 1e3, 0.001)": (lambda x: al.floor_divide(al.multiply(x, 1e3), 0.001), ("x",)),
     "remainder(x, 0.7)": (lambda x: al.remainder(x, 0.7), ("x",)),
     "round(x, 2)": (lambda x: al.round(x, decimals=2), ("x",)),
     "softmax": (lambda x: al.nn.softmax(x), ("logits",)),

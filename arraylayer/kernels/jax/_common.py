@@ -60,4 +60,7 @@ def true_divide(x1: Any, x2: Any) -> Any:
     z)``, stays open: a barrier on the numerator would cost a pass over it.
     """
     shape = jnp.broadcast_shapes(jnp.shape(x1), jnp.shape(x2))
-    return jnp.divide(x1, jax.lax.optimization_barrier(jnp.broadcast_to(x2, shape)))
+    # in the quotient's dtype before the barrier: a weak float64 scalar (jax_enable_x64) converted
+    # after it left XLA a constant to fold and divide by
+    divisor = jnp.broadcast_to(jnp.asarray(x2, jnp.result_type(x1, x2)), shape)
+    return jnp.divide(x1, jax.lax.optimization_barrier(divisor))
