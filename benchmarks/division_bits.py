@@ -12,6 +12,8 @@ comes from elsewhere (a summation order, a different formula).
 
 Run: PYTHONPATH=. python benchmarks/division_bits.py [--no-algsimp] [--cases mean var ...]
      [--json FILE]
+(benchmarks/results/division_bits.json: the run with --no-algsimp of 2026-11-27, numpy 2.4,
+jax 0.10.2, torch 2.13 CPU, TensorFlow 2.21, on this branch's kernels.)
 """
 
 from __future__ import annotations
