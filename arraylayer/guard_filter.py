@@ -28,13 +28,37 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-__all__ = ["install_as_default", "torch_guard_filter"]
+__all__ = ["install_as_default", "own_namespace", "torch_guard_filter"]
 
 _PACKAGE = __name__.partition(".")[0]
 #: The source Dynamo gives a module it imported for an inlined function: one of arraylayer's.
 _OWN_MODULE = f"G['__import_{_PACKAGE}"
 #: The one guard on arraylayer's state that the filter keeps.
 _EPOCH = f"G['__import_{_PACKAGE}_dot_context'].EPOCH"
+#: The source Dynamo gives the globals of a function that no module holds (code that ``exec``
+#: ran in a namespace of its own): ``G['___unnamed_scope_<id of the dict>_c<compile>']``.
+_SCOPE = "G['___unnamed_scope_"
+#: The namespaces arraylayer ran generated code in, by id (kept alive here, so that an id seen
+#: in a guard's name is never another dict's).
+_OWN_NAMESPACES: dict[int, dict[str, Any]] = {}
+
+
+def own_namespace(namespace: dict[str, Any]) -> dict[str, Any]:
+    """``namespace``, recorded as arraylayer's own: the globals that arraylayer runs generated code
+    in (the wrappers of ``api.dispatch.accepting_wrapped``). Dynamo names such a dict by its id,
+    not by a module, so the filter knows it by that id and drops the guards on it and on what is
+    reached through it (the wrapped function's code, the sequence types looked at), as it drops
+    those on arraylayer's modules."""
+    _OWN_NAMESPACES[id(namespace)] = namespace
+    return namespace
+
+
+def _in_own_namespace(name: str) -> bool:
+    """Whether a guard's source starts at one of arraylayer's own namespaces."""
+    if not name.startswith(_SCOPE):
+        return False
+    number = name[len(_SCOPE):].partition("_")[0]
+    return number.isdigit() and int(number) in _OWN_NAMESPACES
 
 
 def _is_own(value: Any) -> bool:
@@ -46,7 +70,8 @@ def _is_own(value: Any) -> bool:
 def torch_guard_filter(entries: Sequence[Any]) -> list[bool]:
     """For each of Dynamo's guard entries, whether to keep it: False for the guards on arraylayer's
     modules and on what is reached through them (a user global bound to arraylayer keeps the guard on
-    its own identity), True for every other guard and for ``context.EPOCH``.
+    its own identity) and on the namespaces of its generated code (:func:`own_namespace`), True for
+    every other guard and for ``context.EPOCH``.
 
     Dynamo builds the guards twice where a filter is given, and the first build's export record on
     each guard (types, code, the object's weakref) then meets the second build's: for an attribute
@@ -58,7 +83,8 @@ def torch_guard_filter(entries: Sequence[Any]) -> list[bool]:
     roots = tuple(f"{entry.name}{sep}" for entry in entries if entry.is_global and entry.has_value
                   and _OWN_MODULE not in entry.name and _is_own(entry.value) for sep in ".[")
     return [not entry.is_global or entry.name == _EPOCH
-            or not (_OWN_MODULE in entry.name or entry.name.startswith(roots)) for entry in entries]
+            or not (_OWN_MODULE in entry.name or entry.name.startswith(roots) or _in_own_namespace(entry.name))
+            for entry in entries]
 
 
 def _clear_export_record(guard: Any) -> None:

@@ -24,7 +24,7 @@ from .api.elementwise import add, divide, multiply, negative, sqrt, square
 from .context import replaying
 from .registry import backend_of
 
-__all__ = ["Ops", "ops"]
+__all__ = ["Ops", "ops", "prepare"]
 
 Column = list[Any]  # or a tuple (what torch._foreach_* returns)
 _COLUMNS: Final = (list, tuple)
@@ -83,8 +83,9 @@ def _torch() -> Callable[[tuple[Column, ...]], Ops | None]:
 
             return run
 
-        return Ops(binary(torch._foreach_add), binary(torch._foreach_mul), binary(torch._foreach_div),
-                   torch._foreach_sqrt, lambda xs: torch._foreach_mul(xs, xs), torch._foreach_neg,
+        multiply = torch._foreach_mul  # (square's lambda holds the kernel, not the module: no guard on torch)
+        return Ops(binary(torch._foreach_add), binary(multiply), binary(torch._foreach_div),
+                   torch._foreach_sqrt, lambda xs: multiply(xs, xs), torch._foreach_neg,
                    in_place(torch._foreach_add_), in_place(torch._foreach_mul_), in_place(torch._foreach_div_),
                    in_place(torch._foreach_sqrt_))
 
@@ -112,6 +113,18 @@ _BUILDERS: Final[dict[str, Callable[[], Callable[[tuple[Column, ...]], Ops | Non
 _CHOOSERS: dict[str, Callable[[tuple[Column, ...]], Ops | None]] = {}
 
 
+def prepare(name: str) -> None:
+    """Build backend ``name``'s chooser now, outside any trace: the torch backend's first use
+    under Dynamo does (``backends/first_use.py``), so that a traced update reads the chooser from
+    this module instead of building it afresh. A chooser built inside the trace reads each of
+    ``torch``'s multi-tensor functions there, and Dynamo then checks one guard per function before
+    every call; reached through this module, they are arraylayer's state, which
+    ``al.torch_guard_filter`` leaves unguarded."""
+    build = _BUILDERS.get(name)
+    if build is not None and name not in _CHOOSERS:
+        _CHOOSERS[name] = build()
+
+
 def ops(*columns: Column) -> Ops:
     """The operations for these columns (of equal length): the multi-tensor kernels where the
     backend has them and every leaf of every column suits them, else ``PER_LEAF``."""
@@ -121,9 +134,9 @@ def ops(*columns: Column) -> Ops:
     build = _BUILDERS.get(name)
     if build is None:
         return PER_LEAF
-    if replaying():  # traced: built afresh, no cache read or written (Dynamo would guard the cache)
-        return build()(columns) or PER_LEAF
     choose = _CHOOSERS.get(name)
     if choose is None:
+        if replaying():  # traced before any chooser was built: built afresh, not stored (a store
+            return build()(columns) or PER_LEAF  # made while Dynamo traces is replayed on every call)
         choose = _CHOOSERS[name] = build()
     return choose(columns) or PER_LEAF

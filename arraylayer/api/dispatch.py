@@ -26,6 +26,7 @@ from ..context import replaying
 from ..defaults import default_int_dtype
 from ..dtypes import Dtype, as_dtype
 from ..errors import UnsupportedDtypeError
+from ..guard_filter import own_namespace
 from ..inference import infer_dtype_unchecked
 from ..promotion import result_type
 from ..registry import backend_of
@@ -331,8 +332,8 @@ def accepting_wrapped(function: Callable[..., Any]) -> Callable[..., Any]:
         signature = inspect.signature(function)
     except (TypeError, ValueError):  # no signature to copy: check every argument
         return _accepting_any(function)
-    namespace: dict[str, Any] = {"_al_f": function, "_al_W": WRAPPERS, "_al_holds": _holds,
-                                 "_al_call": call_unwrapped, "_al_seq": _SEQUENCES}
+    namespace = own_namespace({"_al_f": function, "_al_W": WRAPPERS, "_al_holds": _holds,  # unguarded when compiled
+                               "_al_call": call_unwrapped, "_al_seq": _SEQUENCES})
     parameters, call, defaults = source_signature(signature, "_al_d")
     namespace.update(defaults)
     packed, kwargs_packed, checks = [], [], []

@@ -69,7 +69,7 @@ def _load_torch_for_dynamo() -> None:
     from torch._dynamo.utils import common_constant_types
     from torch._dynamo.variables.user_defined import UserDefinedClassVariable
 
-    from .. import fused
+    from .. import fused, leafwise
     from ..compiled_dispatch import prepare_for_dynamo
     from ..context import SETTING_READERS, TABLE_READERS, TRACED_TWINS, at_trace_end, epoch_reading
     from ..dtypes import Dtype, all_dtypes, all_low_precision_dtypes
@@ -102,6 +102,7 @@ def _load_torch_for_dynamo() -> None:
         _SUBSTITUTED.add(eager)
     prepare_for_tracing(torch.Tensor, torch.nn.Parameter)
     fused.table("torch")  # filled before the first trace reads it (else the second call compiles again)
+    leafwise.prepare("torch")  # likewise: a traced optimizer update reads torch's multi-tensor kernels from it
     prepare_for_dynamo()  # the compiled element-wise functions: Dynamo traces their Python twins
     if not (hasattr(InstructionTranslator, "current_tx") and hasattr(OutputGraph, "add_cleanup_hook")):
         raise AttributeError("torch._dynamo has no per-attempt cleanup hooks")
