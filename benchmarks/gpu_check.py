@@ -301,9 +301,14 @@ def main() -> None:
     print("environment:", json.dumps(RESULTS["environment"]), flush=True)
     for backend in args.backend or (found if DEVICE != "cpu" else ["torch", "jax"]):
         run_backend(backend)
-    if args.output:
-        args.output.mkdir(parents=True, exist_ok=True)
-        (args.output / "gpu_check.json").write_text(json.dumps(RESULTS, indent=1, default=str))
+    report(args.output, "gpu_check.json")
+
+
+def report(output: Path | None, filename: str) -> None:
+    """Write RESULTS to ``output/filename`` (where given) and print which checks failed."""
+    if output:
+        output.mkdir(parents=True, exist_ok=True)
+        (output / filename).write_text(json.dumps(RESULTS, indent=1, default=str))
     failed = [name for name, result in RESULTS.items() if isinstance(result, dict) and result.get("ok") is False]
     print(f"{len(failed)} checks failed: {failed}")
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 import time
 from pathlib import Path
@@ -29,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gpu_check  # noqa: E402
 import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
-from gpu_check import RESULTS, check, gpu_backends, paired_median, synchronizer  # noqa: E402
+from gpu_check import check, gpu_backends, paired_median, report, synchronizer  # noqa: E402
+from gpu_check_more import _native_cast, _native_type  # noqa: E402
 
 import arraylayer as al  # noqa: E402
 from arraylayer import lowp  # noqa: E402
@@ -110,27 +110,15 @@ def run_backend(backend: str, device: str) -> None:
         for size in (2**16, 2**20, 2**24) if device != "cpu" else (2**16,):
             x = al.asarray(np.random.default_rng(3).standard_normal(size).astype(np.float32) * 100, device=device)
             for name in FULL:
-                native_type = _native_dtype(backend, name)
+                native_type = _native_type(backend, name)
                 codes = lowp.cast(x, name)
                 calls = 50 if size < 2**24 else 10
                 out[f"to {name} {size}"] = paired_median(lambda n=name, v=x: lowp.cast(v, n), lambda t=native_type, v=x: _native_cast(backend, v, t),
                                                          wait, rounds=11, calls=calls)
                 out[f"from {name} {size}"] = paired_median(lambda c=codes: al.astype(c, "float32"),
-                                                           lambda c=codes: _native_cast(backend, c, _native_dtype(backend, "float32")),
+                                                           lambda c=codes: _native_cast(backend, c, _native_type(backend, "float32")),
                                                            wait, rounds=11, calls=calls)
         return out
-
-
-def _native_dtype(backend: str, name: str) -> Any:
-    if backend == "torch":
-        import torch
-        return getattr(torch, name)
-    import jax.numpy as jnp
-    return getattr(jnp, name)
-
-
-def _native_cast(backend: str, x: Any, kind: Any) -> Any:
-    return x.to(kind) if backend == "torch" else x.astype(kind)
 
 
 def main() -> None:
@@ -146,11 +134,7 @@ def main() -> None:
     with scope:
         for backend in args.backend or (found if args.device != "cpu" else ["torch", "jax"]):
             run_backend(backend, args.device)
-    if args.output:
-        args.output.mkdir(parents=True, exist_ok=True)
-        (args.output / "gpu_check_fused.json").write_text(json.dumps(RESULTS, indent=1, default=str))
-    failed = [name for name, result in RESULTS.items() if isinstance(result, dict) and result.get("ok") is False]
-    print(f"{len(failed)} checks failed: {failed}")
+    report(args.output, "gpu_check_fused.json")
 
 
 if __name__ == "__main__":
