@@ -1,5 +1,5 @@
-"""The low-precision casts compiled into one kernel on a GPU (``arraylayer.lowp.one_kernel``): their
-bits against ml_dtypes and their cost against the framework's own cast.
+"""The low-precision casts on a GPU (on jax compiled into one kernel by ``arraylayer.lowp.one_kernel``;
+on torch the eager rule): their bits against ml_dtypes and their cost against the framework's own cast.
 
 For each backend with a GPU (torch, jax): every float16 and every bfloat16 bit pattern, and 2**20
 random float32 bit patterns (NaN payloads, infinities and subnormals included), encoded into each
@@ -69,9 +69,10 @@ def run_backend(backend: str, device: str) -> None:
     def encode_bits() -> dict[str, Any]:
         out: dict[str, Any] = {}
         for source, values in _sources().items():
-            x = al.asarray(values if source != "bfloat16" else values.astype(np.float32), device=device)
-            if source == "bfloat16":
-                x = al.astype(x, "bfloat16")
+            if source == "bfloat16":  # made on the CPU, whose cast keeps a NaN's sign, then moved
+                x = al.to_device(al.astype(al.asarray(values.astype(np.float32)), "bfloat16"), device)
+            else:
+                x = al.asarray(values, device=device)
             for name in formats:
                 for saturate in ((False, True) if name in FULL else (False,)):
                     if name not in FULL and source != "float32":
