@@ -3,12 +3,13 @@
 ``tests-<backend>``, ``lint``, ``demo``, ``bench``, ``docs``, ``conformance`` and ``clients`` to run those
 two parts alone, ``badinput`` (the full bad-input campaign) and ``lowp`` (the low-precision casts over
 every format, every float16/bfloat16 pattern and 2**22 float32 ones), ``dispatch`` (the compiled and the
-pure-Python dispatch compared on every element-wise function and operator).
+pure-Python dispatch compared on every element-wise function and operator), ``triton`` (torch's Triton
+casts in Triton's interpreter, in an environment of its own: part of CI's test command).
 
 ``main``, ``transformer``, ``tests``, ``docs``, ``demo``, ``bench``, ``conformance``, ``clients``, ``badinput``,
 ``lowp`` and ``dispatch`` share ONE environment, ``.nox/shared`` (every framework, CPU builds: about 3.1 GB), created
 on first use and updated by pip on each run; nox's own per-session environments are used only by ``tests-<backend>`` (one
-framework each) and ``lint``. Every install goes through constraints.txt, which pins the frameworks
+framework each), ``triton`` and ``lint``. Every install goes through constraints.txt, which pins the frameworks
 (torch==2.13.0 included: an unpinned torch would pull several GB of CUDA packages).
 """
 
@@ -183,6 +184,18 @@ def dispatch(session: nox.Session) -> None:
     operator (tests/test_dispatch_paths.py with AL_DISPATCH_ALL=1; the normal run samples them)."""
     env = {"TF_CPP_MIN_LOG_LEVEL": "3", "AL_DISPATCH_ALL": "1"}
     shared(session, "-m", "pytest", "tests/test_dispatch_paths.py", "-p", "no:cacheprovider", *session.posargs, env=env)
+
+
+@nox.session(python=PYTHON)
+def triton(session: nox.Session) -> None:
+    """torch's casts as Triton kernels (arraylayer/lowp/triton_casts.py, what torch's tensors on a GPU
+    run) bit for bit against ml_dtypes, in Triton's interpreter on the CPU (``TRITON_INTERPRET=1``).
+    An environment of its own, torch for the CPU and Triton: the shared one has no Triton, since
+    torch.compile imports it wherever it is installed. CI's test command runs it (about 10 s once
+    installed); ``AL_LOWP_EXHAUSTIVE=1`` takes every float format."""
+    session.install(*CONSTRAINTS, "-e", ".[torch,test]", "triton")
+    session.run("python", "-m", "pytest", "tests/test_lowp_triton.py", "-p", "no:cacheprovider", *session.posargs,
+                env={"TRITON_INTERPRET": "1"})
 
 
 @nox.session(python=False)

@@ -1,5 +1,6 @@
-"""The low-precision casts on a GPU (on jax compiled into one kernel by ``arraylayer.lowp.one_kernel``;
-on torch the eager rule): their bits against ml_dtypes and their cost against the framework's own cast.
+"""The low-precision casts on a GPU (``arraylayer.lowp.one_kernel``: on jax compiled into one kernel by
+``jax.jit``, on torch Triton kernels of arraylayer's own, ``arraylayer.lowp.triton_casts``): their bits
+against ml_dtypes and their cost against the framework's own cast.
 
 For each backend with a GPU (torch, jax): every float16 and every bfloat16 bit pattern, and 2**20
 random float32 bit patterns (NaN payloads, infinities and subnormals included), encoded into each
@@ -10,7 +11,8 @@ apart); which casts ran compiled; the first call's time (the compilation, on jax
 at 2**16, 2**20 and 2**24 values (median of paired interleaved rounds, the device synchronised).
 
 Usage: ``python benchmarks/gpu_check_fused.py [--output DIR] [--device cpu]`` (``--device cpu``: a
-dry run anywhere, with ``one_kernel.everywhere()`` so that the compiled casts run on the CPU).
+dry run anywhere, with ``one_kernel.everywhere()`` so that the compiled casts run on the CPU; torch's
+Triton kernels there only with ``TRITON_INTERPRET=1`` and Triton installed).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from gpu_check_more import _native_cast, _native_type  # noqa: E402
 
 import arraylayer as al  # noqa: E402
 from arraylayer import lowp  # noqa: E402
-from arraylayer.lowp import one_kernel  # noqa: E402
+from arraylayer.lowp import one_kernel, triton_casts  # noqa: E402
 
 FULL = ("float8_e4m3fn", "float8_e5m2")  # every source and saturation
 
@@ -69,10 +71,9 @@ def run_backend(backend: str, device: str) -> None:
     def encode_bits() -> dict[str, Any]:
         out: dict[str, Any] = {}
         for source, values in _sources().items():
-            if source == "bfloat16":  # made on the CPU, whose cast keeps a NaN's sign, then moved
-                x = al.to_device(al.astype(al.asarray(values.astype(np.float32)), "bfloat16"), device)
-            else:
-                x = al.asarray(values, device=device)
+            # the patterns themselves (asarray keeps ml_dtypes' bfloat16 bits): torch's float32 -> bfloat16
+            # cast would give every NaN one pattern (0xFFFF on the CPU), losing the sign that encode keeps
+            x = al.asarray(values, device=device)
             for name in formats:
                 for saturate in ((False, True) if name in FULL else (False,)):
                     if name not in FULL and source != "float32":
@@ -103,6 +104,9 @@ def run_backend(backend: str, device: str) -> None:
 
     @check(f"{backend}: which casts ran compiled")
     def paths() -> dict[str, Any]:
+        if backend == "torch":
+            return {"triton": sorted("/".join(map(str, k)) for k in triton_casts._LAUNCHERS),
+                    "triton_unavailable": triton_casts.unavailable}
         return {"compiled": sorted("/".join(map(str, k)) for k in one_kernel._COMPILED if k[0] == backend)}
 
     @check(f"{backend}: float8 casts compiled vs the framework's own (2**16, 2**20, 2**24 values)")

@@ -1,6 +1,7 @@
 """The casts compiled into one kernel (arraylayer.lowp.one_kernel, jax.jit on jax) give ml_dtypes' bits,
 as the eager rule does. In production they serve jax arrays on an accelerator (CI has none);
-``one_kernel.everywhere()`` sends CPU arrays through them here. The other backends compile nothing.
+``one_kernel.everywhere()`` sends CPU arrays through them here. torch's are Triton kernels, checked in
+tests/test_lowp_triton.py (``nox -s triton``); numpy, TensorFlow and dask compile nothing.
 ``benchmarks/gpu_check_fused.py`` is the same check on a GPU, with every pattern and the timings."""
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from tests.test_lowp_casts import expected_codes
 @pytest.fixture
 def compiling_backend(backend):
     if backend != "jax":
-        pytest.skip(f"{backend} has no compiled casts (on torch, torch.compile's per-call cost is higher than the eager rule's)")
+        reason = ("its compiled casts are Triton kernels: tests/test_lowp_triton.py" if backend == "torch"
+                  else "NumPy casts with ml_dtypes itself; TensorFlow and dask run the eager rule")
+        pytest.skip(f"{backend} compiles no casts with jax.jit ({reason})")
     return backend
 
 

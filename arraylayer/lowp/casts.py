@@ -84,7 +84,8 @@ def encode(x: Any, format: str | Format, *, saturate: bool = False, native: bool
     # on an accelerator, the portable rule compiled into one kernel (see one_kernel: a compiler may
     # fold a widening into the float8 conversion, which then spells NaNs its own way)
     fused = compiled(ops, x, ("encode", f.name, saturate), lambda: partial(_encode_float, ops, f=f, saturate=saturate, native=False))
-    return _wrap(fused(x) if fused else _encode_float(ops, x, f, saturate, native), wrapped)
+    codes = fused(x) if fused else None  # None: a Triton kernel that could not run
+    return _wrap(_encode_float(ops, x, f, saturate, native) if codes is None else codes, wrapped)
 
 
 def _float32(ops: Any, x: Any, source: str) -> Any:
@@ -306,8 +307,9 @@ def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32
         raise InvalidArgumentError(f"dtype={dtype!r}: {f.name} decodes to one of {', '.join(allowed)}.")
     table = ops.table((f.name, dtype), decode_table, codes)
     fused = compiled(ops, codes, ("decode", f.name, dtype, stored), lambda: _decode_rule(ops, f, stored))
-    if fused:
-        return _wrap(fused(table, codes), wrapped)
+    values = fused(table, codes) if fused else None  # None: a Triton kernel that could not run
+    if values is not None:
+        return _wrap(values, wrapped)
     if stored:
         codes = native_codes(ops, codes, f)
     if ops.name == "torch" and f.bits == 8 and dtype in _DECODE_TO and usable(codes, codes):  # in C, threaded

@@ -9,10 +9,10 @@ path there, whose bits do not depend on how XLA folds a widening into a float8 c
 CPU, eager dispatch is cheap and the casts already meet their target; inside a user's own
 ``jax.jit`` the rule is traced into the user's program, as before.
 
-**torch** is not served here, by measurement: on an H200 with torch 2.11, the rule under
-``torch.compile`` (one Triton kernel) cost 150-175 us a call at every size from 2**16 to 2**24
-values, the compiled function's own per-call cost, against 16 us for torch's cast and 54-95 us
-for the eager rule; one fused kernel for torch would have to be launched without ``torch.compile``.
+**torch** cannot take that road: on an H200 with torch 2.11, the rule under ``torch.compile``
+cost 150-175 us a call at every size from 2**16 to 2**24 values, the compiled function's own
+per-call cost, against 16 us for torch's cast. Its tensors on a GPU take the rule written as
+Triton kernels instead (:mod:`.triton_casts`), launched directly.
 
 :func:`everywhere` makes CPU arrays eligible too, for the tests (CI has no GPU).
 """
@@ -22,6 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
+
+from . import triton_casts
+from .formats import get_format
 
 __all__ = ["compiled", "everywhere"]
 
@@ -43,8 +46,13 @@ def everywhere() -> Iterator[None]:
 
 def compiled(ops: Any, x: Any, key: tuple[Any, ...], rule: Callable[[], Callable[..., Any]]) -> Callable[..., Any] | None:
     """The compiled cast for ``key`` where ``x`` should take one, else None (run the eager rule).
-    ``rule()`` gives the function of the arrays to compile; it is called once per key."""
-    if ops.name != "jax" or ops.traced(x) or not (_everywhere or ops.accelerated(x)):
+    ``rule()`` gives the function of the arrays to compile; it is called once per key. Keys:
+    ``("encode", format, saturate)``, ``("decode", format, dtype, stored)``, ``("cast", format)``."""
+    if ops.traced(x) or not (_everywhere or ops.accelerated(x)):
+        return None
+    if ops.name == "torch":
+        return _triton(ops.torch, x, key)
+    if ops.name != "jax":
         return None
     key = (ops.name, *key)
     function = _COMPILED.get(key)
@@ -53,3 +61,15 @@ def compiled(ops: Any, x: Any, key: tuple[Any, ...], rule: Callable[[], Callable
 
         function = _COMPILED[key] = jax.jit(rule())
     return function
+
+
+def _triton(torch: Any, x: Any, key: tuple[Any, ...]) -> Callable[..., Any] | None:
+    """torch's Triton kernel for ``key`` (``"cast"``: torch's own cast is one kernel already), for a
+    contiguous tensor on a GPU (on the CPU in Triton's interpreter, within :func:`everywhere`),
+    outside ``torch.compile`` (which fuses the eager rule itself); else None."""
+    if key[0] == "cast" or torch.compiler.is_compiling() or not x.is_contiguous():
+        return None
+    if not (x.device.type == "cuda" or triton_casts.interpreted()) or not triton_casts.available():
+        return None
+    f = get_format(key[1])
+    return triton_casts.encoder(torch, f, key[2]) if key[0] == "encode" else triton_casts.decoder(torch, f, key[3])
