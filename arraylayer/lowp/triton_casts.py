@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 from .formats import Format
@@ -125,15 +126,29 @@ def _define() -> dict[str, Any]:
 
 def _launched(kernel: Any, signature: tuple[Any, ...], n: int, *args: Any, **constants: Any) -> bool:
     """Whether ``kernel`` ran over ``n`` values: False, remembered in :data:`failed` for ``signature``
-    (the cast and the dtypes), where Triton could not build or launch it (the eager rule serves)."""
+    (the cast and the dtypes), where Triton could not build or launch it (the eager rule serves).
+    Triton launches on the current device: a tensor on another GPU makes it current meanwhile."""
     if signature in failed:
         return False
+    device = args[0].device
     try:
-        kernel[((n + _BLOCK - 1) // _BLOCK,)](*args, n, BLOCK=_BLOCK, **constants)
+        elsewhere = device.type == "cuda" and device.index != _current_device()
+        with _torch_cuda().device(device) if elsewhere else nullcontext():
+            kernel[((n + _BLOCK - 1) // _BLOCK,)](*args, n, BLOCK=_BLOCK, **constants)
     except Exception as error:  # e.g. a GPU or dtype this Triton cannot compile for
         failed[signature] = f"{type(error).__name__}: {error}"
         return False
     return True
+
+
+def _torch_cuda() -> Any:
+    import torch  # loaded: the tensor is torch's
+
+    return torch.cuda
+
+
+def _current_device() -> int:
+    return _torch_cuda().current_device()
 
 
 def encoder(torch: Any, f: Format, saturate: bool) -> Callable[[Any], Any]:
