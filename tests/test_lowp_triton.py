@@ -87,7 +87,7 @@ def test_stored_float8_and_shapes():
     want = codes.view(ml_dtypes.float8_e5m2).astype(np.float32)
     assert got.shape == (16, 16) and (got.view(np.uint32) == want.view(np.uint32)).all()
     assert tuple(empty.shape) == (0, 3) and empty.dtype == torch.uint8
-    assert ("decode", "float8_e5m2", True, triton_casts.interpreted()) in triton_casts._LAUNCHERS
+    assert ("decode", "float8_e5m2", True, not GPU) in triton_casts._LAUNCHERS
 
 
 def test_public_astype_through_the_kernels():
@@ -105,7 +105,7 @@ def test_public_astype_through_the_kernels():
 
 def test_strided_tensors_take_the_eager_rule():
     values = float32_inputs("float8_e5m2")[:1000].reshape(100, 10)
-    key = ("encode", "float8_e5m2", True, triton_casts.interpreted())
+    key = ("encode", "float8_e5m2", True, not GPU)
     triton_casts._LAUNCHERS.pop(key, None)
     with one_kernel.everywhere():
         got = cpu(lowp.encode(on_device(values).T, "float8_e5m2", saturate=True))
@@ -115,9 +115,10 @@ def test_strided_tensors_take_the_eager_rule():
 
 def test_a_kernel_triton_cannot_build_is_declined_and_remembered():
     # complex64 is no dtype Triton compiles for: the launch fails, is remembered, and is not tried again
-    kernel = triton_casts._KERNELS[triton_casts.interpreted()]["encode"]
+    assert triton_casts.available(not GPU), triton_casts.unavailable
+    kernel = triton_casts._KERNELS[not GPU]["encode"]
     x, out = on_device(np.zeros(4, np.complex64)), on_device(np.zeros(4, np.uint8))
-    signature = ("encode", "test", False, triton_casts.interpreted(), "complex64")
+    signature = ("encode", "test", False, not GPU, "complex64")
     constants = dict(SOURCE_BITS=32, IS_BFLOAT16=False, BITS=8, MANTISSA=3, BIAS=7, MAX_CODE=126, NAN_CODE=127, BIG=127, KIND=1)
     try:
         assert not triton_casts._launched(kernel, signature, 4, x, out, **constants)
@@ -129,7 +130,7 @@ def test_a_kernel_triton_cannot_build_is_declined_and_remembered():
 
 def test_a_declined_kernel_leaves_the_cast_to_the_eager_rule():
     values = float32_inputs("float8_e4m3fn")
-    signature = ("encode", "float8_e4m3fn", False, triton_casts.interpreted(), "float32")
+    signature = ("encode", "float8_e4m3fn", False, not GPU, "float32")
     triton_casts.failed[signature] = "declined by this test"
     try:
         with one_kernel.everywhere():

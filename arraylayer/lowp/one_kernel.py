@@ -69,7 +69,10 @@ def _triton(torch: Any, x: Any, key: tuple[Any, ...]) -> Callable[..., Any] | No
     outside ``torch.compile`` (which fuses the eager rule itself); else None."""
     if key[0] == "cast" or torch.compiler.is_compiling() or not x.is_contiguous():
         return None
-    if not (x.device.type == "cuda" or triton_casts.interpreted()) or not triton_casts.available():
+    on_cpu = x.device.type != "cuda"
+    if (on_cpu and not triton_casts.interpreted()) or not triton_casts.available(on_cpu):
         return None
     f = get_format(key[1])
-    return triton_casts.encoder(torch, f, key[2]) if key[0] == "encode" else triton_casts.decoder(torch, f, key[3])
+    if key[0] == "encode":
+        return triton_casts.encoder(torch, f, key[2], on_cpu)
+    return triton_casts.decoder(torch, f, key[3], on_cpu)

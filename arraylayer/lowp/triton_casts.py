@@ -29,9 +29,9 @@ __all__ = ["encoder", "decoder", "available", "interpreted", "unavailable", "fai
 
 #: why the kernels are not used here: None while they are (or before the first try)
 unavailable: str | None = None
-#: (cast, format, flag, interpreted, dtype) -> why Triton could not run that kernel (the eager rule does)
+#: (cast, format, flag, on the CPU, dtype) -> why Triton could not run that kernel (the eager rule does)
 failed: dict[tuple[Any, ...], str] = {}
-_KERNELS: dict[bool, dict[str, Any]] = {}  # interpreted? -> the kernels defined in that mode
+_KERNELS: dict[bool, dict[str, Any]] = {}  # on the CPU (interpreted)? -> the kernels
 _LAUNCHERS: dict[tuple[Any, ...], Callable[..., Any]] = {}
 _BLOCK = 1024
 _KIND = {"ieee": 0, "fn": 1, "fnuz": 2, "e8m0": 3, "finite": 4}
@@ -44,17 +44,16 @@ def interpreted() -> bool:
     return os.environ.get("TRITON_INTERPRET") == "1"
 
 
-def available() -> bool:
-    """Whether the kernels can run here: Triton imported and the kernels defined, once per mode
-    (compiled for a GPU, or interpreted)."""
+def available(on_cpu: bool = False) -> bool:
+    """Whether the kernels can run here: Triton imported and the kernels defined, once for a GPU's
+    tensors and once for the CPU's (``on_cpu``: Triton's interpreter)."""
     global unavailable
-    mode = interpreted()
-    if mode in _KERNELS:
+    if on_cpu in _KERNELS:
         return True
     if unavailable is not None:
         return False
     try:
-        _KERNELS[mode] = _define()
+        _KERNELS[on_cpu] = _define()
     except Exception as error:  # no Triton, or one this code cannot use: the eager rule serves
         unavailable = f"{type(error).__name__}: {error}"
         return False
@@ -151,11 +150,11 @@ def _current_device() -> int:
     return _torch_cuda().current_device()
 
 
-def encoder(torch: Any, f: Format, saturate: bool) -> Callable[[Any], Any]:
+def encoder(torch: Any, f: Format, saturate: bool, on_cpu: bool = False) -> Callable[[Any], Any]:
     """``x -> codes`` (uint8, ``x``'s shape) of the float format ``f`` for a contiguous float16,
     bfloat16, float32 or float64 tensor: one kernel; None where it could not run. Call
     :func:`available` first."""
-    key = ("encode", f.name, saturate, interpreted())
+    key = ("encode", f.name, saturate, on_cpu)
     launcher = _LAUNCHERS.get(key)
     if launcher is not None:
         return launcher
@@ -176,11 +175,11 @@ def encoder(torch: Any, f: Format, saturate: bool) -> Callable[[Any], Any]:
     return launch
 
 
-def decoder(torch: Any, f: Format, stored: bool) -> Callable[[Any, Any], Any]:
+def decoder(torch: Any, f: Format, stored: bool, on_cpu: bool = False) -> Callable[[Any, Any], Any]:
     """``(table, codes) -> values``: the gather of :func:`.casts._gather` as one kernel, for uint8
     codes (``stored``: a tensor of the format's own torch dtype, read as its codes); None where it
     could not run."""
-    key = ("decode", f.name, stored, interpreted())
+    key = ("decode", f.name, stored, on_cpu)
     launcher = _LAUNCHERS.get(key)
     if launcher is not None:
         return launcher
