@@ -48,12 +48,14 @@ def compiled(ops: Any, x: Any, key: tuple[Any, ...], rule: Callable[[], Callable
     """The compiled cast for ``key`` where ``x`` should take one, else None (run the eager rule).
     ``rule()`` gives the function of the arrays to compile; it is called once per key. Keys:
     ``("encode", format, saturate)``, ``("decode", format, dtype, stored)``, ``("cast", format)``."""
-    if ops.traced(x) or not (_everywhere or ops.accelerated(x)):
+    compiler = _COMPILERS.get(ops.name)
+    if compiler is None or ops.traced(x) or not (_everywhere or ops.accelerated(x)):
         return None
-    if ops.name == "torch":
-        return _triton(ops.torch, x, key)
-    if ops.name != "jax":
-        return None
+    return compiler(ops, x, key, rule)
+
+
+def _jax_jit(ops: Any, x: Any, key: tuple[Any, ...], rule: Callable[[], Callable[..., Any]]) -> Callable[..., Any]:
+    """The rule under ``jax.jit``, compiled once per key."""
     key = (ops.name, *key)
     function = _COMPILED.get(key)
     if function is None:
@@ -63,10 +65,12 @@ def compiled(ops: Any, x: Any, key: tuple[Any, ...], rule: Callable[[], Callable
     return function
 
 
-def _triton(torch: Any, x: Any, key: tuple[Any, ...]) -> Callable[..., Any] | None:
+def _triton(ops: Any, x: Any, key: tuple[Any, ...], rule: Callable[[], Callable[..., Any]]) -> Callable[..., Any] | None:
     """torch's Triton kernel for ``key`` (``"cast"``: torch's own cast is one kernel already), for a
     contiguous tensor on a GPU (on the CPU in Triton's interpreter, within :func:`everywhere`),
-    outside ``torch.compile`` (which fuses the eager rule itself); else None."""
+    outside ``torch.compile`` (which fuses the eager rule itself); else None. The kernels spell the
+    rule themselves: ``rule`` is not used."""
+    torch = ops.torch
     if key[0] == "cast" or torch.compiler.is_compiling() or not x.is_contiguous():
         return None
     on_cpu = x.device.type != "cuda"
@@ -76,3 +80,7 @@ def _triton(torch: Any, x: Any, key: tuple[Any, ...]) -> Callable[..., Any] | No
     if key[0] == "encode":
         return triton_casts.encoder(torch, f, key[2], on_cpu)
     return triton_casts.decoder(torch, f, key[3], on_cpu)
+
+
+#: backend -> how it compiles a cast into one kernel (the other backends run the eager rule)
+_COMPILERS: dict[str, Callable[..., Callable[..., Any] | None]] = {"jax": _jax_jit, "torch": _triton}

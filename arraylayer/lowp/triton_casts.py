@@ -131,7 +131,7 @@ def _launched(kernel: Any, signature: tuple[Any, ...], n: int, *args: Any, **con
         return False
     device = args[0].device
     try:
-        elsewhere = device.type == "cuda" and device.index != _current_device()
+        elsewhere = device.type == "cuda" and device.index != _torch_cuda().current_device()
         with _torch_cuda().device(device) if elsewhere else nullcontext():
             kernel[((n + _BLOCK - 1) // _BLOCK,)](*args, n, BLOCK=_BLOCK, **constants)
     except Exception as error:  # e.g. a GPU or dtype this Triton cannot compile for
@@ -146,18 +146,15 @@ def _torch_cuda() -> Any:
     return torch.cuda
 
 
-def _current_device() -> int:
-    return _torch_cuda().current_device()
-
-
 def encoder(torch: Any, f: Format, saturate: bool, on_cpu: bool = False) -> Callable[[Any], Any]:
     """``x -> codes`` (uint8, ``x``'s shape) of the float format ``f`` for a contiguous float16,
     bfloat16, float32 or float64 tensor: one kernel; None where it could not run. Call
     :func:`available` first."""
     key = ("encode", f.name, saturate, on_cpu)
-    launcher = _LAUNCHERS.get(key)
-    if launcher is not None:
-        return launcher
+    return _LAUNCHERS.get(key) or _LAUNCHERS.setdefault(key, _encode_launcher(torch, f, saturate, key))
+
+
+def _encode_launcher(torch: Any, f: Format, saturate: bool, key: tuple[Any, ...]) -> Callable[[Any], Any]:
     kernel, uint8 = _KERNELS[key[-1]]["encode"], torch.uint8
     big = f.max_code if saturate or f.specials == "finite" else f.inf_code if f.specials == "ieee" else f.nan_code
     fields = dict(BITS=f.bits, MANTISSA=f.mantissa_bits, BIAS=f.bias, MAX_CODE=f.max_code,
@@ -171,7 +168,6 @@ def encoder(torch: Any, f: Format, saturate: bool, on_cpu: bool = False) -> Call
             return None
         return out
 
-    _LAUNCHERS[key] = launch
     return launch
 
 
@@ -180,9 +176,10 @@ def decoder(torch: Any, f: Format, stored: bool, on_cpu: bool = False) -> Callab
     codes (``stored``: a tensor of the format's own torch dtype, read as its codes); None where it
     could not run."""
     key = ("decode", f.name, stored, on_cpu)
-    launcher = _LAUNCHERS.get(key)
-    if launcher is not None:
-        return launcher
+    return _LAUNCHERS.get(key) or _LAUNCHERS.setdefault(key, _decode_launcher(torch, f, stored, key))
+
+
+def _decode_launcher(torch: Any, f: Format, stored: bool, key: tuple[Any, ...]) -> Callable[[Any, Any], Any]:
     kernel, uint8, mask = _KERNELS[key[-1]]["decode"], torch.uint8, (1 << f.bits) - 1
 
     def launch(table: Any, codes: Any) -> Any:
@@ -194,5 +191,4 @@ def decoder(torch: Any, f: Format, stored: bool, on_cpu: bool = False) -> Callab
             return None
         return out
 
-    _LAUNCHERS[key] = launch
     return launch

@@ -45,7 +45,6 @@ def operand_dtype(x1: Any, x2: Any) -> Any:
     return x1.dtype if hasattr(x1, "dtype") else x2.dtype
 
 
-
 def true_divide(x1: Any, x2: Any) -> Any:
     """``x1 / x2`` rounded from the exact quotient, as NumPy, torch and TensorFlow divide on the CPU.
 

@@ -49,6 +49,11 @@ def _count(shape: tuple[int, ...], axis: Any) -> int:
     return math.prod(shape[a] for a in axes)
 
 
+def _widened(x: Any) -> Any:
+    """float16/bfloat16 as float32 (the sums' accumulation dtype); other dtypes as they are."""
+    return x.astype(F32) if x.dtype in HALF else x
+
+
 def _mean_of(x: Any, axis: Any, keepdims: bool) -> Any:
     """The sum over the count, a true division (x in its computation dtype already)."""
     return true_divide(jnp.sum(x, axis=axis, keepdims=keepdims), _count(x.shape, axis))
@@ -63,8 +68,7 @@ def mean(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
 
 @partial(jax.jit, static_argnums=(1, 2))
 def _mean(x: Any, axis: Any, keepdims: bool) -> Any:
-    wide = F32 if x.dtype in HALF else x.dtype
-    return _mean_of(x.astype(wide), axis, keepdims).astype(x.dtype)
+    return _mean_of(_widened(x), axis, keepdims).astype(x.dtype)
 
 
 def var(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool = False) -> Any:
@@ -77,7 +81,7 @@ def var(x: Any, /, *, axis: Any = None, correction: float = 0.0, keepdims: bool 
 
 @partial(jax.jit, static_argnums=(1, 2, 3))
 def _var(x: Any, axis: Any, correction: float, keepdims: bool) -> Any:
-    wide = x.astype(F32 if x.dtype in HALF else x.dtype)
+    wide = _widened(x)
     squares = jnp.square(wide - _mean_of(wide, axis, True))
     normaliser = _count(x.shape, axis) - correction
     if normaliser <= 0:  # jax.numpy's NaN
