@@ -52,6 +52,9 @@ class Backend(ABC):
 
     def __init__(self) -> None:
         self.module: Any = None
+        self._valid: tuple[Dtype, ...] | None = None  # valid_dtypes(), once loaded
+        self._valid_seen: tuple[Dtype, ...] | None = None  # the valid_dtypes() that _valid_set holds
+        self._valid_set: frozenset[Dtype] = frozenset()
         #: kernel name -> the framework's implementation (see arraylayer/kernels/__init__.py)
         self.kernels: dict[str, Any] = {}
         #: kernel name -> {version range: dtype names or groups} (see arraylayer/support/declarations.py)
@@ -119,7 +122,9 @@ class Backend(ABC):
     def valid_dtypes(self) -> tuple[Dtype, ...]:
         """The dtypes this backend can hold and compute with, as installed and configured now."""
         self.load()
-        return tuple(d for d in all_dtypes if d in self.native_dtypes)
+        if self._valid is None:  # made once: the native dtypes are built once, at load (JAX overrides this)
+            self._valid = tuple(d for d in all_dtypes if d in self.native_dtypes)
+        return self._valid
 
     def low_precision_dtypes(self) -> tuple[Dtype, ...]:
         """The low-precision dtypes this backend stores: arrays of them exist, ``astype`` and creation
@@ -162,7 +167,16 @@ class Backend(ABC):
 
     def check_valid(self, dtype: Dtype) -> Dtype:
         """``dtype`` if this backend can hold it now, else the error naming the remedy."""
-        if dtype not in self.valid_dtypes() and not (dtype.is_low_precision and dtype in self.native_dtypes):
+        # a low-precision dtype is held where the framework stores it; any other where it is valid
+        # now (JAX's x64 can change). Set look-ups: astype into and out of float8 asks this per call.
+        if dtype.is_low_precision:
+            held = dtype in self.load().native_dtypes
+        else:
+            valid = self.valid_dtypes()
+            if valid is not self._valid_seen:  # a tuple made once per configuration
+                self._valid_seen, self._valid_set = valid, frozenset(valid)
+            held = dtype in self._valid_set
+        if not held:
             raise self.invalid_dtype_error(dtype)
         return dtype
 

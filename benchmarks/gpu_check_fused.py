@@ -36,6 +36,7 @@ from gpu_check_more import _native_cast, _native_type  # noqa: E402
 import arraylayer as al  # noqa: E402
 from arraylayer import lowp  # noqa: E402
 from arraylayer.lowp import one_kernel, triton_casts  # noqa: E402
+from arraylayer.lowp.casts import decode_table  # noqa: E402
 
 FULL = ("float8_e4m3fn", "float8_e5m2")  # every source and saturation
 
@@ -58,6 +59,12 @@ def _expected_codes(values: np.ndarray, name: str, saturate: bool) -> np.ndarray
         wide = np.where(np.isnan(wide), wide, np.clip(wide, -float(f.max), float(f.max)))
     with np.errstate(invalid="ignore", over="ignore"):
         return wide.astype(getattr(ml_dtypes, name)).view(np.uint8) & np.uint8((1 << f.bits) - 1)
+
+
+def torch_module() -> Any:
+    import torch
+
+    return torch
 
 
 def run_backend(backend: str, device: str) -> None:
@@ -105,8 +112,9 @@ def run_backend(backend: str, device: str) -> None:
     @check(f"{backend}: which casts ran compiled")
     def paths() -> dict[str, Any]:
         if backend == "torch":
-            return {"triton": sorted("/".join(map(str, k)) for k in triton_casts._LAUNCHERS),
-                    "triton_unavailable": triton_casts.unavailable}
+            return {"triton": sorted("/".join(map(str, (*k, on_cpu))) for k, on_cpu in triton_casts._LAUNCHERS),
+                    "triton_unavailable": triton_casts.unavailable,
+                    "hardware_rounding": triton_casts.hardware_rounding(torch_module()) if device != "cpu" else False}
         return {"compiled": sorted("/".join(map(str, k)) for k in one_kernel._COMPILED if k[0] == backend)}
 
     @check(f"{backend}: float8 casts compiled vs the framework's own (2**16, 2**20, 2**24 values)")
@@ -124,6 +132,58 @@ def run_backend(backend: str, device: str) -> None:
                                                            lambda c=codes: _native_cast(backend, c, _native_type(backend, "float32")),
                                                            wait, rounds=11, calls=calls)
         return out
+
+
+    if backend == "torch":
+        breakdown(wait, device)
+
+
+def breakdown(wait: Any, device: str) -> None:
+    """Where a torch cast's time goes at 2**16 values, where the launch, not the memory, sets the time:
+    each layer alone, per call (microseconds, ``calls`` calls then one wait for the device)."""
+    import torch
+
+    @check("torch: where a cast's time goes, per call in us (2**16 values, float8_e4m3fn)")
+    def layers() -> dict[str, Any]:
+        x = al.asarray(np.random.default_rng(3).standard_normal(2**16).astype(np.float32) * 100, device=device)
+        y = lowp.cast(x, "float8_e4m3fn")
+        out = torch.empty_like(x, dtype=torch.uint8)
+        encoder = triton_casts.launcher(torch, ("encode", "float8_e4m3fn", False), device == "cpu")
+        run = getattr(encoder, "launches", {}).get(torch.float32)
+        table = al.asarray(decode_table("float8_e4m3fn", "float32"), device=device)
+        decoder = triton_casts.launcher(torch, ("decode", "float8_e4m3fn", "float32", True), device == "cpu")
+        candidates = {
+            "torch .to(float8_e4m3fn)": lambda: x.to(torch.float8_e4m3fn),
+            "torch.empty_like": lambda: torch.empty_like(x, dtype=torch.uint8),
+            "torch .view(uint8)": lambda: y.view(torch.uint8),
+            "kernel launch, direct": (lambda: run(x.numel(), x, out)) if run is not None else None,
+            "kernel launch, through Triton": (lambda: run.kernel[(64,)](x, out, x.numel(), **run.constants)) if run is not None else None,
+            "encoder (empty + launch)": lambda: encoder(x),
+            "lowp.encode": lambda: lowp.encode(x, "float8_e4m3fn"),
+            "lowp.cast": lambda: lowp.cast(x, "float8_e4m3fn"),
+            "al.astype to float8_e4m3fn": lambda: al.astype(x, "float8_e4m3fn"),
+            "torch .to(float32) from float8": lambda: y.to(torch.float32),
+            "decoder (empty + launch)": lambda: decoder(table, y),
+            "lowp.decode": lambda: lowp.decode(y, "float8_e4m3fn", "float32"),
+            "al.astype to float32": lambda: al.astype(y, "float32"),
+        }
+        result: dict[str, Any] = {}
+        rounds, calls = (7, 200) if device != "cpu" else (1, 2)  # the interpreter: a dry run
+        for label, call in candidates.items():
+            if call is None:
+                continue
+            for _ in range(calls // 4):
+                call()
+            times = []
+            for _ in range(rounds):
+                start = time.perf_counter()
+                for _ in range(calls):
+                    z = call()
+                wait(z)
+                times.append((time.perf_counter() - start) / calls * 1e6)
+            result[label] = round(sorted(times)[rounds // 2], 2)
+        result["direct launches kept"] = len(run.compiled) if run is not None else None
+        return result
 
 
 def main() -> None:

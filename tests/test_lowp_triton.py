@@ -37,7 +37,7 @@ def cpu(x) -> np.ndarray:
 
 
 def launched(kind: str, name: str) -> bool:
-    return any(key[:2] == (kind, name) for key in triton_casts._LAUNCHERS)
+    return any(key[:2] == (kind, name) for key, _ in triton_casts._LAUNCHERS)
 
 
 @pytest.mark.parametrize("name", ENCODE)
@@ -87,7 +87,7 @@ def test_stored_float8_and_shapes():
     want = codes.view(ml_dtypes.float8_e5m2).astype(np.float32)
     assert got.shape == (16, 16) and (got.view(np.uint32) == want.view(np.uint32)).all()
     assert tuple(empty.shape) == (0, 3) and empty.dtype == torch.uint8
-    assert ("decode", "float8_e5m2", True, not GPU) in triton_casts._LAUNCHERS
+    assert (("decode", "float8_e5m2", "float32", True), not GPU) in triton_casts._LAUNCHERS
 
 
 def test_public_astype_through_the_kernels():
@@ -103,9 +103,53 @@ def test_public_astype_through_the_kernels():
     assert ((back.view(np.uint32) == want.view(np.uint32)) | (np.isnan(back) & np.isnan(want))).all()
 
 
+def test_every_specialization_on_repeated_launches():
+    # on a GPU, a launch after the first of its specialization runs Triton's compiled kernel directly
+    # (triton_casts._Launch): each mix of pointer alignment and count (a multiple of 16, 1, other)
+    # must still give ml_dtypes' bits, on the first call and the next
+    values = float32_inputs("float8_e4m3fn")[:4200]
+    codes = expected_codes(values, "float8_e4m3fn")
+    x, stored = on_device(values), on_device(codes)
+    table = codes.view(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    slices = [(0, 4096), (1, 4097), (0, 4099), (3, 4), (0, 1), (16, 4112), (5, 4101)]
+    key = (("encode", "float8_e4m3fn", False), not GPU)
+    triton_casts._LAUNCHERS.pop(key, None)  # counted afresh below
+    with one_kernel.everywhere():
+        for _ in range(2):
+            for start, stop in slices:
+                got = cpu(lowp.encode(x[start:stop], "float8_e4m3fn"))
+                assert (got == codes[start:stop]).all(), (start, stop)
+                back = cpu(lowp.decode(stored[start:stop], "float8_e4m3fn", "float32"))
+                want = table[start:stop]
+                assert ((back.view(np.uint32) == want.view(np.uint32)) | (np.isnan(back) & np.isnan(want))).all(), (start, stop)
+    runs = triton_casts._LAUNCHERS[key].launches[torch.float32]
+    assert len(runs.compiled) == (5 if GPU else 0)  # aligned or not x (4096-like, 4099-like, 1); none interpreted
+
+
+@pytest.mark.parametrize("hardware", [True, False])
+def test_hardware_rounding_and_the_integer_rule_agree(hardware):
+    # on a GPU with float8 conversions (compute capability 8.9+) e4m3fn and e5m2 round by the GPU's
+    # own conversion, the specials by the rule; use_hardware_rounding=False asks for the integer
+    # rule: both give ml_dtypes' bits (the interpreter always runs the integer rule)
+    key = (("encode", "float8_e5m2", False), not GPU)
+    values = float32_inputs("float8_e5m2")
+    before = triton_casts.use_hardware_rounding
+    triton_casts.use_hardware_rounding = hardware
+    triton_casts._LAUNCHERS.pop(key, None)
+    try:
+        with one_kernel.everywhere():
+            got = cpu(lowp.encode(on_device(values), "float8_e5m2"))
+        used = triton_casts._LAUNCHERS[key].launches[torch.float32].constants["HARDWARE"]
+    finally:
+        triton_casts.use_hardware_rounding = before
+        triton_casts._LAUNCHERS.pop(key, None)
+    assert (got == expected_codes(values, "float8_e5m2")).all()
+    assert used == (2 if hardware and GPU and torch.cuda.get_device_capability() >= (8, 9) else 0)
+
+
 def test_strided_tensors_take_the_eager_rule():
     values = float32_inputs("float8_e5m2")[:1000].reshape(100, 10)
-    key = ("encode", "float8_e5m2", True, not GPU)
+    key = (("encode", "float8_e5m2", True), not GPU)
     triton_casts._LAUNCHERS.pop(key, None)
     with one_kernel.everywhere():
         got = cpu(lowp.encode(on_device(values).T, "float8_e5m2", saturate=True))
@@ -116,14 +160,14 @@ def test_strided_tensors_take_the_eager_rule():
 def test_a_kernel_triton_cannot_build_is_declined_and_remembered():
     # complex64 is no dtype Triton compiles for: the launch fails, is remembered, and is not tried again
     assert triton_casts.available(not GPU), triton_casts.unavailable
-    kernel = triton_casts._KERNELS[not GPU]["encode"]
     x, out = on_device(np.zeros(4, np.complex64)), on_device(np.zeros(4, np.uint8))
     signature = ("encode", "test", False, not GPU, "complex64")
-    constants = dict(SOURCE_BITS=32, IS_BFLOAT16=False, BITS=8, MANTISSA=3, BIAS=7, MAX_CODE=126, NAN_CODE=127, BIG=127, KIND=1)
+    constants = dict(SOURCE_BITS=32, IS_BFLOAT16=False, BITS=8, MANTISSA=3, BIAS=7, MAX_CODE=126, NAN_CODE=127, BIG=127, KIND=1,
+                     HARDWARE=0, BOUND_BITS=0, INCLUSIVE=False)
     try:
-        assert not triton_casts._launched(kernel, signature, 4, x, out, **constants)
+        assert not triton_casts._launched("encode", signature, 4, x, out, **constants)
         assert "complex64" in triton_casts.failed[signature]
-        assert not triton_casts._launched(kernel, signature, 4, on_device(np.zeros(4, np.float32)), out, **constants)
+        assert not triton_casts._launched("encode", signature, 4, on_device(np.zeros(4, np.float32)), out, **constants)
     finally:
         triton_casts.failed.pop(signature, None)
 

@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from ..dtypes import Dtype, DtypeLike, as_dtype, finfo, iinfo
 from ..errors import InvalidDtypeError, TypePromotionError
+from ..lowp.convert import convert
 from ..promotion import can_cast, result_type
 from . import arguments
 from .dispatch import array_input
@@ -54,8 +55,6 @@ def astype(x: Array, dtype: DtypeLike, /, *, copy: bool = True, device: str | No
         )
     arguments.flag(saturate, "saturate")
     if source.is_low_precision or target.is_low_precision:
-        from ..lowp.convert import convert
-
         result = convert(backend, x, source, backend.check_valid(target), saturate=saturate)
     else:
         result = backend.astype(x, target)

@@ -22,6 +22,7 @@ __all__ = ["FORMATS", "FLOAT_FORMATS", "INT_FORMATS", "NATIVE", "STATUS", "Forma
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    if name in _LAZY:  # kept in the module once found: the next look-up does not come here
+        value = globals()[name] = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -75,17 +75,21 @@ def encode(x: Any, format: str | Format, *, saturate: bool = False, native: bool
     f = get_format(format)
     x, wrapped = _unwrap(x)
     ops = ops_of(x)
+    return _wrap(_encode(ops, x, ops.dtype_name(x), f, saturate, native), wrapped)
+
+
+def _encode(ops: Any, x: Any, source: str, f: Format, saturate: bool, native: bool) -> Any:
+    """:func:`encode` of a native array of ``ops``' framework whose dtype is ``source``."""
     if ops.name == "dask":
-        return _wrap(x.map_blocks(encode, f, saturate=saturate, native=native, dtype=np.uint8), wrapped)
-    source = ops.dtype_name(x)
+        return x.map_blocks(encode, f, saturate=saturate, native=native, dtype=np.uint8)
     if not f.is_float:
-        return _wrap(_encode_int(ops, x, source, f, saturate), wrapped)
+        return _encode_int(ops, x, source, f, saturate)
     _check_float(source, f, "x")
     # on an accelerator, the portable rule compiled into one kernel (see one_kernel: a compiler may
     # fold a widening into the float8 conversion, which then spells NaNs its own way)
     fused = compiled(ops, x, ("encode", f.name, saturate), lambda: partial(_encode_float, ops, f=f, saturate=saturate, native=False))
     codes = fused(x) if fused else None  # None: a Triton kernel that could not run
-    return _wrap(_encode_float(ops, x, f, saturate, native) if codes is None else codes, wrapped)
+    return _encode_float(ops, x, f, saturate, native) if codes is None else codes
 
 
 def _float32(ops: Any, x: Any, source: str) -> Any:
@@ -191,7 +195,7 @@ def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> An
         return codes
     # torch gives "nan" S.11111.11 for NaN where ml_dtypes gives S.11111.10 (no value gives S.11111.11);
     # "overflow": the largest finite S.1111.110 where ml_dtypes gives NaN, S.1111.111.
-    bound, inclusive = _rounding_bound(f)
+    bound, inclusive = f.rounding_bound
     torch = ops.torch
     # Eagerly, whether any code may need the fix: for "nan", one maximum over the codes' magnitudes
     # (a byte pass); for "overflow", one aminmax over x (NaN propagates: a NaN takes the fix path,
@@ -213,17 +217,6 @@ def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> An
             return codes
     beyond = torch.abs(x) >= bound if inclusive else torch.abs(x) > bound
     return codes | beyond.view(torch.uint8)
-
-
-def _rounding_bound(f: Format) -> tuple[float, bool]:
-    """``(bound, inclusive)``: ``|x| > bound`` (``>=`` where inclusive) rounds past ``f``'s largest
-    finite value: the midpoint above it, which a tie leaves to the even code."""
-    step = 2.0 ** (_top_exponent(f) - f.mantissa_bits)  # the spacing of the top binade
-    return f.max + step / 2, bool(f.max_code & 1)
-
-
-def _top_exponent(f: Format) -> int:
-    return ((f.max_code & ~f.sign_bit) >> f.mantissa_bits) - f.bias
 
 
 def _encode_int(ops: Any, x: Any, source: str, f: Format, saturate: bool) -> Any:
@@ -302,7 +295,7 @@ def decode(codes: Any, format: str | Format | None = None, dtype: str = "float32
             f"not an array of dtype {source} with format={format!r}."
         )
     f = get_format(format)
-    allowed = _DECODE_TO + (_INT_TO if not f.is_float else ())
+    allowed = _DECODE_TO if f.is_float else _DECODE_TO + _INT_TO
     if dtype not in allowed:
         raise InvalidArgumentError(f"dtype={dtype!r}: {f.name} decodes to one of {', '.join(allowed)}.")
     table = ops.table((f.name, dtype), decode_table, codes)
@@ -358,6 +351,11 @@ def to_native(codes: Any, format: str | Format) -> Any:
             f"{ops.name} cannot hold {f.name} arrays (status: {STATUS[ops.name][f.name]}); keep the uint8 codes "
             f"and decode them with arraylayer.lowp.decode(codes, {f.name!r})."
         )
+    return _as_native(ops, codes, f)
+
+
+def _as_native(ops: Any, codes: Any, f: Format) -> Any:
+    """:func:`to_native` for a framework that holds ``f`` (checked by the caller)."""
     if ops.name == "tensorflow" or (ops.name == "jax" and f.bits < 8):  # no bitcast: every value is exact in float32/int32
         return ops.astype(decode(codes, f, "float32" if f.is_float else "int32"), f.name)
     return ops.from_codes(codes, f.name)
@@ -369,17 +367,17 @@ def cast(x: Any, format: str | Format, *, saturate: bool = False) -> Any:
     the uint8 codes as an Array (``arraylayer.astype`` gives an Array of the low-precision dtype)."""
     f = get_format(format)
     x, wrapped = _unwrap(x)
+    ops = ops_of(x)
+    source = ops.dtype_name(x)
     if not wrapped:
-        ops = ops_of(x)
         mode = NATIVE_ENCODE.get((ops.name, f.name))
-        if mode is not None and ops.dtype_name(x) == "float32":
+        if mode is not None and source == "float32":
             if mode in ("direct", "cast") and not saturate:  # the framework's own cast: ml_dtypes' bits
                 fused = compiled(ops, x, ("cast", f.name), lambda: partial(ops.astype, name=f.name))
                 return fused(x) if fused else ops.astype(x, f.name)
             if mode in _FIXED and f.name in ENCODE and usable(x, x):  # torch's eager CPU tensors: in C
                 return encoded(x, f.name, saturate, ops.native_dtype(f.name))
-    codes = encode(x, f, saturate=saturate)
+    codes = _encode(ops, x, source, f, saturate, True)
     if wrapped:
         return _wrap(codes, wrapped)
-    status = STATUS[ops_of(codes).name][f.name]
-    return to_native(codes, f) if status in ("computed", "stored") else codes
+    return _as_native(ops, codes, f) if STATUS[ops.name][f.name] in ("computed", "stored") else codes

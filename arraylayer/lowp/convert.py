@@ -14,13 +14,21 @@ __all__ = ["convert"]
 
 _FLOAT32, _INT32 = as_dtype("float32"), as_dtype("int32")
 _WIDER = ("float16", "bfloat16", "float32", "float64")  # what decode() gives
+_CASTS: tuple[Any, Any] | None = None  # (casts.cast, casts.decode) once loaded: casts imports NumPy
+
+
+def _load_casts() -> tuple[Any, Any]:
+    global _CASTS
+    from .casts import cast, decode
+
+    _CASTS = (cast, decode)
+    return _CASTS
 
 
 def convert(backend: Any, x: Any, source: Dtype, target: Dtype, *, saturate: bool = False) -> Any:
     """``x`` (a native array of ``backend`` of dtype ``source``) as ``target``, where one of the two
     is low precision; ``backend`` stores ``target`` (the caller checked)."""
-    from .casts import cast, decode
-
+    cast, decode = _CASTS or _load_casts()
     if source is target:
         return x
     if source.is_low_precision:  # decode exactly into float32 (int32 for the integer types)

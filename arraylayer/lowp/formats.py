@@ -107,6 +107,14 @@ class Format:
         return self.value(self.max_code) if self.is_float else float(self.max_code)
 
     @property
+    def rounding_bound(self) -> tuple[float, bool]:
+        """``(bound, inclusive)``: ``|x| > bound`` (``>=`` where inclusive) rounds past the largest
+        finite value: the midpoint above it, which a tie leaves to the even code."""
+        top_exponent = ((self.max_code & ~self.sign_bit) >> self.mantissa_bits) - self.bias
+        step = 2.0 ** (top_exponent - self.mantissa_bits)  # the spacing of the top binade
+        return self.max + step / 2, bool(self.max_code & 1)
+
+    @property
     def min(self) -> float:
         """The most negative finite value (the smallest positive for the unsigned float8_e8m0fnu)."""
         if not self.is_float:

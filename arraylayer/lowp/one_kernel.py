@@ -24,7 +24,6 @@ from contextlib import contextmanager
 from typing import Any
 
 from . import triton_casts
-from .formats import get_format
 
 __all__ = ["compiled", "everywhere"]
 
@@ -49,13 +48,14 @@ def compiled(ops: Any, x: Any, key: tuple[Any, ...], rule: Callable[[], Callable
     ``rule()`` gives the function of the arrays to compile; it is called once per key. Keys:
     ``("encode", format, saturate)``, ``("decode", format, dtype, stored)``, ``("cast", format)``."""
     compiler = _COMPILERS.get(ops.name)
-    if compiler is None or ops.traced(x) or not (_everywhere or ops.accelerated(x)):
+    return None if compiler is None else compiler(ops, x, key, rule)
+
+
+def _jax_jit(ops: Any, x: Any, key: tuple[Any, ...], rule: Callable[[], Callable[..., Any]]) -> Callable[..., Any] | None:
+    """The rule under ``jax.jit``, compiled once per key, for an array on an accelerator (not a
+    tracer: inside a user's ``jax.jit`` the rule is traced into the user's program)."""
+    if ops.traced(x) or not (_everywhere or ops.accelerated(x)):
         return None
-    return compiler(ops, x, key, rule)
-
-
-def _jax_jit(ops: Any, x: Any, key: tuple[Any, ...], rule: Callable[[], Callable[..., Any]]) -> Callable[..., Any]:
-    """The rule under ``jax.jit``, compiled once per key."""
     key = (ops.name, *key)
     function = _COMPILED.get(key)
     if function is None:
@@ -69,17 +69,13 @@ def _triton(ops: Any, x: Any, key: tuple[Any, ...], rule: Callable[[], Callable[
     """torch's Triton kernel for ``key`` (``"cast"``: torch's own cast is one kernel already), for a
     contiguous tensor on a GPU (on the CPU in Triton's interpreter, within :func:`everywhere`),
     outside ``torch.compile`` (which fuses the eager rule itself); else None. The kernels spell the
-    rule themselves: ``rule`` is not used."""
-    torch = ops.torch
-    if key[0] == "cast" or torch.compiler.is_compiling() or not x.is_contiguous():
+    rule themselves: ``rule`` is not used. Cheapest tests first: this runs on every cast."""
+    if key[0] == "cast" or not x.is_contiguous():
         return None
     on_cpu = x.device.type != "cuda"
-    if (on_cpu and not triton_casts.interpreted()) or not triton_casts.available(on_cpu):
+    if (on_cpu and not (_everywhere and triton_casts.interpreted())) or ops.torch.compiler.is_compiling():
         return None
-    f = get_format(key[1])
-    if key[0] == "encode":
-        return triton_casts.encoder(torch, f, key[2], on_cpu)
-    return triton_casts.decoder(torch, f, key[3], on_cpu)
+    return triton_casts.launcher(ops.torch, key, on_cpu)
 
 
 #: backend -> how it compiles a cast into one kernel (the other backends run the eager rule)

@@ -19,23 +19,28 @@ to build, the eager rule runs instead, with the same bits: :data:`unavailable` a
 from __future__ import annotations
 
 import os
+import struct
 from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
 
-from .formats import Format
+from .formats import Format, get_format
 
-__all__ = ["encoder", "decoder", "available", "interpreted", "unavailable", "failed"]
+__all__ = ["launcher", "available", "interpreted", "unavailable", "failed"]
 
 #: why the kernels are not used here: None while they are (or before the first try)
 unavailable: str | None = None
 #: (cast, format, flag, on the CPU, dtype) -> why Triton could not run that kernel (the eager rule does)
 failed: dict[tuple[Any, ...], str] = {}
 _KERNELS: dict[bool, dict[str, Any]] = {}  # on the CPU (interpreted)? -> the kernels
-_LAUNCHERS: dict[tuple[Any, ...], Callable[..., Any]] = {}
-_BLOCK = 1024
+_LAUNCHERS: dict[tuple[Any, ...], Callable[..., Any]] = {}  # (one_kernel's key, on the CPU?) -> its launcher
+_BLOCK = 1024  # values per program
+_NUM_WARPS = 4  # per program: _BLOCK / (32 * _NUM_WARPS) values per thread
 _KIND = {"ieee": 0, "fn": 1, "fnuz": 2, "e8m0": 3, "finite": 4}
 _SOURCE_BITS = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
+_HARDWARE = {"float8_e4m3fn": 1, "float8_e5m2": 2}  # the formats a GPU converts to in hardware
+#: False: the encode kernels round in integers everywhere (see :func:`hardware_rounding`)
+use_hardware_rounding = True
 
 
 def interpreted() -> bool:
@@ -69,7 +74,8 @@ def _define() -> dict[str, Any]:
     def encode_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, SOURCE_BITS: tl.constexpr, IS_BFLOAT16: tl.constexpr,
                       BITS: tl.constexpr,
                       MANTISSA: tl.constexpr, BIAS: tl.constexpr, MAX_CODE: tl.constexpr, NAN_CODE: tl.constexpr,
-                      BIG: tl.constexpr, KIND: tl.constexpr):
+                      BIG: tl.constexpr, KIND: tl.constexpr, HARDWARE: tl.constexpr, BOUND_BITS: tl.constexpr,
+                      INCLUSIVE: tl.constexpr):
         offsets = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
         inside = offsets < n
         x = tl.load(x_ptr + offsets, mask=inside, other=0)
@@ -86,31 +92,45 @@ def _define() -> dict[str, Any]:
             bits = bits | (negative.to(tl.int32) << 31)
         a = bits & 0x7FFFFFFF  # |x| as bits
         sign = (bits >> 31) & 1
-        exponent = a >> 23
-        sig = (a & 0x7FFFFF) + (tl.minimum(exponent, 1) << 23)  # with the implicit bit
-        te = tl.maximum(exponent, 1) + (BIAS - 127)  # the target's biased exponent if normal
-        shift = tl.minimum(tl.maximum(1 - te, 0) + (23 - MANTISSA), 25)
-        q = sig >> shift
-        rem = sig - (q << shift)
-        half = (shift * 0 + 1) << (shift - 1)
-        q = tl.where((rem > half) | ((rem == half) & ((q & 1) == 1)), q + 1, q)
-        code = ((tl.maximum(te, 1) - 1) << MANTISSA) + q  # carries into the exponent
-        nan = a > 0x7F800000
-        over = code > MAX_CODE  # inf is over
-        sign_bit = sign << (BITS - 1)
-        if KIND == 0 or KIND == 1:  # ieee, fn
-            out = tl.where(over, BIG | sign_bit, code | sign_bit)
-            out = tl.where(nan, NAN_CODE | sign_bit, out)
-        elif KIND == 2:  # fnuz: no negative zero, one NaN
-            out = tl.where(code == 0, code, code | sign_bit)
-            out = tl.where(over, BIG | sign_bit, out)
-            out = tl.where(nan, NAN_CODE, out)
-        elif KIND == 3:  # e8m0: unsigned powers of two
-            out = tl.where(over, BIG, code)
-            out = tl.where(nan | (sign == 1) | (a == 0), NAN_CODE, out)
-        else:  # finite: saturate; NaN becomes a zero of the opposite sign (ml_dtypes' rule)
-            out = tl.where(over, BIG | sign_bit, code | sign_bit)
-            out = tl.where(nan, (1 - sign) << (BITS - 1), out)
+        if HARDWARE != 0:  # the GPU's own conversion rounds as the rule does; the specials are the rule's
+            wide = bits.to(tl.float32, bitcast=True)
+            if HARDWARE == 1:
+                narrow = wide.to(tl.float8e4nv, fp_downcast_rounding="rtne")
+            else:
+                narrow = wide.to(tl.float8e5, fp_downcast_rounding="rtne")
+            sign_bit = sign << (BITS - 1)
+            if INCLUSIVE:  # rounds past the largest finite value
+                over = a >= BOUND_BITS
+            else:
+                over = a > BOUND_BITS
+            out = tl.where(over, BIG | sign_bit, narrow.to(tl.uint8, bitcast=True).to(tl.int32))
+            out = tl.where(a > 0x7F800000, NAN_CODE | sign_bit, out)
+        else:  # the rule in integers: round to nearest even, then the format's specials
+            exponent = a >> 23
+            sig = (a & 0x7FFFFF) + (tl.minimum(exponent, 1) << 23)  # with the implicit bit
+            te = tl.maximum(exponent, 1) + (BIAS - 127)  # the target's biased exponent if normal
+            shift = tl.minimum(tl.maximum(1 - te, 0) + (23 - MANTISSA), 25)
+            q = sig >> shift
+            rem = sig - (q << shift)
+            half = (shift * 0 + 1) << (shift - 1)
+            q = tl.where((rem > half) | ((rem == half) & ((q & 1) == 1)), q + 1, q)
+            code = ((tl.maximum(te, 1) - 1) << MANTISSA) + q  # carries into the exponent
+            nan = a > 0x7F800000
+            over = code > MAX_CODE  # inf is over
+            sign_bit = sign << (BITS - 1)
+            if KIND == 0 or KIND == 1:  # ieee, fn
+                out = tl.where(over, BIG | sign_bit, code | sign_bit)
+                out = tl.where(nan, NAN_CODE | sign_bit, out)
+            elif KIND == 2:  # fnuz: no negative zero, one NaN
+                out = tl.where(code == 0, code, code | sign_bit)
+                out = tl.where(over, BIG | sign_bit, out)
+                out = tl.where(nan, NAN_CODE, out)
+            elif KIND == 3:  # e8m0: unsigned powers of two
+                out = tl.where(over, BIG, code)
+                out = tl.where(nan | (sign == 1) | (a == 0), NAN_CODE, out)
+            else:  # finite: saturate; NaN becomes a zero of the opposite sign (ml_dtypes' rule)
+                out = tl.where(over, BIG | sign_bit, code | sign_bit)
+                out = tl.where(nan, (1 - sign) << (BITS - 1), out)
         tl.store(out_ptr + offsets, out.to(tl.uint8), mask=inside)
 
     @triton.jit
@@ -120,75 +140,171 @@ def _define() -> dict[str, Any]:
         codes = tl.load(codes_ptr + offsets, mask=inside, other=0).to(tl.int32) & CODE_MASK
         tl.store(out_ptr + offsets, tl.load(table_ptr + codes, mask=inside), mask=inside)
 
-    return {"encode": encode_kernel, "decode": decode_kernel}
+    # a profiler's hooks on Triton's launches: while any is set, every launch goes through Triton
+    return {"encode": encode_kernel, "decode": decode_kernel, "hooks": triton.knobs.runtime.launch_enter_hook}
 
 
-def _launched(kernel: Any, signature: tuple[Any, ...], n: int, *args: Any, **constants: Any) -> bool:
-    """Whether ``kernel`` ran over ``n`` values: False, remembered in :data:`failed` for ``signature``
-    (the cast and the dtypes), where Triton could not build or launch it (the eager rule serves).
-    Triton launches on the current device: a tensor on another GPU makes it current meanwhile."""
-    if signature in failed:
+class _Launch:
+    """One kernel with its constants, for one signature (the cast and the dtypes): each call runs it
+    over ``n`` values. Triton's own launch (``kernel[grid](...)``) binds and specializes the arguments
+    on every call: on an H200's host, 23.7 us against 13.8 us for all of torch's own cast at 2**16
+    values. So on a GPU the compiled kernel that Triton returns is kept, per specialization, and later
+    calls launch it directly (:func:`_direct`). The specialization is what Triton derives from the
+    arguments: each pointer's 16-byte alignment and the count's divisibility by 16, its being 1, its
+    width; and the device. Where a profiler has hooked Triton's launches, every call goes through
+    Triton."""
+
+    __slots__ = ("kernel", "signature", "constants", "trailing", "direct", "compiled", "hooks", "block")
+
+    def __init__(self, kernels: dict[str, Any], name: str, signature: tuple[Any, ...], constants: dict[str, Any]) -> None:
+        self.kernel, self.signature, self.hooks = kernels[name], signature, kernels["hooks"]
+        self.block = _BLOCK
+        self.constants = {"BLOCK": _BLOCK, **constants}
+        names = self.kernel.arg_names
+        self.trailing = tuple(self.constants[name] for name in names[names.index("n") + 1:])  # in the kernel's order
+        self.constants["num_warps"] = _NUM_WARPS  # Triton's launch option (the compiled kernel keeps it)
+        self.direct = not signature[3]  # compiled for a GPU (the interpreter has no compiled kernel)
+        self.compiled: dict[tuple[Any, ...], Callable[..., Any]] = {}
+
+    def __call__(self, n: int, *tensors: Any) -> bool:
+        """Whether the kernel ran: False, remembered in :data:`failed`, where Triton could not build
+        or launch it (the eager rule serves). Triton launches on the current device: a tensor on
+        another GPU makes it current meanwhile."""
+        if failed and self.signature in failed:
+            return False
+        grid = (n + self.block - 1) // self.block
+        device = tensors[0].device
+        spec = None
+        if self.direct and not self.hooks.calls:
+            index = device.index
+            pointers = [t.data_ptr() for t in tensors]
+            spec = (index, n % 16 == 0, n == 1, n > _INT32_MAX, *[p % 16 == 0 for p in pointers])
+            launch = self.compiled.get(spec)
+            if launch is not None and index == _device.current():
+                launch(grid, _device.stream(index), *pointers, n, *self.trailing)
+                return True
+        try:
+            elsewhere = device.type == "cuda" and device.index != _device.current()
+            with _device.cuda.device(device) if elsewhere else nullcontext():
+                compiled = self.kernel[(grid,)](*tensors, n, **self.constants)
+        except Exception as error:  # e.g. a GPU or dtype this Triton cannot compile for
+            failed[self.signature] = f"{type(error).__name__}: {error}"
+            return False
+        if spec is not None and not elsewhere and compiled is not None:
+            self.compiled[spec] = _direct(compiled)
+        return True
+
+
+def _direct(compiled: Any) -> Callable[..., Any]:
+    """``(grid, stream, *arguments)`` -> a launch of Triton's compiled kernel, pointers given as
+    integers. With the Triton this was measured on (3.6), its C launcher is called itself, which
+    skips a Python frame and a check of each pointer with the driver (this module took them from
+    torch's tensors); with another Triton, the compiled kernel's public launcher."""
+    runner = compiled.run
+    c_launch = getattr(runner, "launch", None)
+    if (_triton_version().startswith("3.6.") and c_launch is not None
+            and not runner.global_scratch_size and not runner.profile_scratch_size):
+        head = (compiled.function, runner.launch_cooperative_grid, runner.launch_pdl, None, None,
+                compiled.packed_metadata, None, None, None)
+        return lambda grid, stream, *arguments: c_launch(grid, 1, 1, stream, *head, *arguments)
+    head = (compiled.function, compiled.packed_metadata, None, None, None)
+    return lambda grid, stream, *arguments: runner(grid, 1, 1, stream, *head, *arguments)
+
+
+def _triton_version() -> str:
+    import triton  # loaded: a kernel was compiled
+
+    return triton.__version__
+
+
+class _Device:
+    """torch's current CUDA device and stream, looked up where first needed (torch is loaded then)."""
+
+    def __getattr__(self, name: str) -> Any:
+        import torch
+
+        self.cuda = torch.cuda
+        # torch.cuda.current_device without its check for CUDA's initialisation (a tensor is on a GPU)
+        self.current = getattr(torch._C, "_cuda_getDevice", torch.cuda.current_device)
+        # Triton's own launch asks torch for the raw stream this way (triton/backends/driver.py)
+        self.stream = torch._C._cuda_getCurrentRawStream
+        return getattr(self, name)
+
+
+_device = _Device()
+_INT32_MAX = 2**31 - 1
+
+
+def _launched(kernel_name: str, signature: tuple[Any, ...], n: int, *tensors: Any, **constants: Any) -> bool:
+    """Whether the kernel ``kernel_name`` ran once over ``n`` values (see :class:`_Launch`)."""
+    return _Launch(_KERNELS[signature[3]], kernel_name, signature, constants)(n, *tensors)
+
+
+def launcher(torch: Any, key: tuple[Any, ...], on_cpu: bool = False) -> Callable[..., Any] | None:
+    """The launcher for one_kernel's ``key``, made once: for ``("encode", format, saturate)``,
+    ``x -> codes`` (uint8, ``x``'s shape) for a contiguous float16, bfloat16, float32 or float64
+    tensor; for ``("decode", format, dtype, stored)``, ``(table, codes) -> values``, the gather of
+    :func:`.casts._gather` (``stored``: codes in a tensor of the format's own torch dtype). A
+    launcher returns None where its kernel could not run. None here where the kernels cannot run at
+    all (see :data:`unavailable`). ``on_cpu``: in Triton's interpreter."""
+    found = _LAUNCHERS.get((key, on_cpu))
+    if found is None:
+        if not available(on_cpu):
+            return None
+        make = _encode_launcher if key[0] == "encode" else _decode_launcher
+        found = _LAUNCHERS[(key, on_cpu)] = make(torch, get_format(key[1]), key[-1], on_cpu)
+    return found
+
+
+def hardware_rounding(torch: Any) -> bool:
+    """Whether the encode kernels round float8_e4m3fn and float8_e5m2 with the GPU's own conversion
+    (``cvt.rn.satfinite``; the specials stay the rule's): on GPUs with float8 conversions in hardware
+    (compute capability 8.9 and later), with the Triton whose bits were checked on one (3.6, every
+    float16 pattern and 2**20 float32 patterns: benchmarks/gpu_check_fused.py). Set
+    :data:`use_hardware_rounding` to False for the integer rule everywhere (the bits are the same)."""
+    if not use_hardware_rounding:
         return False
-    device = args[0].device
-    try:
-        elsewhere = device.type == "cuda" and device.index != _torch_cuda().current_device()
-        with _torch_cuda().device(device) if elsewhere else nullcontext():
-            kernel[((n + _BLOCK - 1) // _BLOCK,)](*args, n, BLOCK=_BLOCK, **constants)
-    except Exception as error:  # e.g. a GPU or dtype this Triton cannot compile for
-        failed[signature] = f"{type(error).__name__}: {error}"
-        return False
-    return True
+    return _triton_version().startswith("3.6.") and torch.cuda.get_device_capability() >= (8, 9)
 
 
-def _torch_cuda() -> Any:
-    import torch  # loaded: the tensor is torch's
-
-    return torch.cuda
-
-
-def encoder(torch: Any, f: Format, saturate: bool, on_cpu: bool = False) -> Callable[[Any], Any]:
-    """``x -> codes`` (uint8, ``x``'s shape) of the float format ``f`` for a contiguous float16,
-    bfloat16, float32 or float64 tensor: one kernel; None where it could not run. Call
-    :func:`available` first."""
-    key = ("encode", f.name, saturate, on_cpu)
-    return _LAUNCHERS.get(key) or _LAUNCHERS.setdefault(key, _encode_launcher(torch, f, saturate, key))
-
-
-def _encode_launcher(torch: Any, f: Format, saturate: bool, key: tuple[Any, ...]) -> Callable[[Any], Any]:
-    kernel, uint8 = _KERNELS[key[-1]]["encode"], torch.uint8
+def _encode_launcher(torch: Any, f: Format, saturate: bool, on_cpu: bool) -> Callable[[Any], Any]:
+    kernels, uint8, key = _KERNELS[on_cpu], torch.uint8, ("encode", f.name, saturate, on_cpu)
     big = f.max_code if saturate or f.specials == "finite" else f.inf_code if f.specials == "ieee" else f.nan_code
+    bound, inclusive = f.rounding_bound
     fields = dict(BITS=f.bits, MANTISSA=f.mantissa_bits, BIAS=f.bias, MAX_CODE=f.max_code,
-                  NAN_CODE=f.nan_code or 0, BIG=big, KIND=_KIND[f.specials])
+                  NAN_CODE=f.nan_code or 0, BIG=big, KIND=_KIND[f.specials],
+                  HARDWARE=_HARDWARE.get(f.name, 0) if not on_cpu and hardware_rounding(torch) else 0,
+                  BOUND_BITS=struct.unpack("<i", struct.pack("<f", bound))[0], INCLUSIVE=inclusive)
+    launches: dict[Any, _Launch] = {}  # the source's torch dtype -> its launch
 
     def launch(x: Any) -> Any:
-        out = torch.empty(x.shape, dtype=uint8, device=x.device)
-        n, source = x.numel(), str(x.dtype)[6:]
-        if n and not _launched(kernel, (*key, source), n, x, out, SOURCE_BITS=_SOURCE_BITS[source],
-                               IS_BFLOAT16=source == "bfloat16", **fields):
-            return None
-        return out
+        run = launches.get(x.dtype)
+        if run is None:
+            source = str(x.dtype)[6:]
+            run = launches[x.dtype] = _Launch(kernels, "encode", (*key, source), dict(
+                SOURCE_BITS=_SOURCE_BITS[source], IS_BFLOAT16=source == "bfloat16", **fields))
+        out = torch.empty_like(x, dtype=uint8)
+        n = x.numel()
+        return out if not n or run(n, x, out) else None
 
+    launch.launches = launches  # type: ignore[attr-defined]  # (for the tests: what ran, per dtype)
     return launch
 
 
-def decoder(torch: Any, f: Format, stored: bool, on_cpu: bool = False) -> Callable[[Any, Any], Any]:
-    """``(table, codes) -> values``: the gather of :func:`.casts._gather` as one kernel, for uint8
-    codes (``stored``: a tensor of the format's own torch dtype, read as its codes); None where it
-    could not run."""
+def _decode_launcher(torch: Any, f: Format, stored: bool, on_cpu: bool) -> Callable[[Any, Any], Any]:
+    kernels, uint8, mask = _KERNELS[on_cpu], torch.uint8, (1 << f.bits) - 1
     key = ("decode", f.name, stored, on_cpu)
-    return _LAUNCHERS.get(key) or _LAUNCHERS.setdefault(key, _decode_launcher(torch, f, stored, key))
-
-
-def _decode_launcher(torch: Any, f: Format, stored: bool, key: tuple[Any, ...]) -> Callable[[Any, Any], Any]:
-    kernel, uint8, mask = _KERNELS[key[-1]]["decode"], torch.uint8, (1 << f.bits) - 1
+    launches: dict[Any, _Launch] = {}  # the values' torch dtype -> its launch
 
     def launch(table: Any, codes: Any) -> Any:
+        run = launches.get(table.dtype)
+        if run is None:
+            run = launches[table.dtype] = _Launch(kernels, "decode", (*key, str(table.dtype)[6:]), dict(CODE_MASK=mask))
         if stored:
             codes = codes.view(uint8)
-        out = torch.empty(codes.shape, dtype=table.dtype, device=codes.device)
+        out = torch.empty_like(codes, dtype=table.dtype)
         n = codes.numel()
-        if n and not _launched(kernel, (*key, str(table.dtype)), n, codes, table, out, CODE_MASK=mask):
-            return None
-        return out
+        return out if not n or run(n, codes, table, out) else None
 
+    launch.launches = launches  # type: ignore[attr-defined]  # (for the tests: what ran, per dtype)
     return launch
