@@ -4,12 +4,16 @@ Run eagerly on a GPU, the rule is a handful of torch kernels, each a pass over m
 with torch 2.11, encoding to float8 cost 5.1-6.3x torch's own cast and decoding 3.5-3.8x. Under
 ``torch.compile`` the rule fuses into one kernel, but the compiled function's own per-call cost
 (150-175 us) is ten times the cast's. Here each cast is one Triton kernel launched directly: one
-read of the input and one write of the result, as torch's own cast does.
+read of the input and one write of the result, as torch's own cast does. On an H200 they take
+1.02x torch's own cast to float8 and 0.5x back at 2**24 values; below that the host's per-call
+cost sets the time (docs/benchmarks.rst, "On a GPU").
 
 The kernels spell the same rule as :func:`.casts._encode_portable` (integer operations on the
 float32 bit pattern, round to nearest even, the format's specials) and the same table gather as
-:func:`.casts._gather`, so they give ml_dtypes' bits; the tests check them against ml_dtypes in
-Triton's interpreter (``TRITON_INTERPRET=1``: a CPU runs the kernels, ``nox -s triton``) and
+:func:`.casts._gather`, so they give ml_dtypes' bits. For float8_e4m3fn and float8_e5m2 on a GPU
+with float8 conversions the rounding is the GPU's own (the integer rule was compute-bound there),
+the specials still the rule's (:func:`hardware_rounding`). The tests check them against ml_dtypes
+in Triton's interpreter (``TRITON_INTERPRET=1``: a CPU runs the kernels, ``nox -s triton``) and
 ``benchmarks/gpu_check_fused.py`` checks them on a GPU, every pattern and the timings.
 
 Triton comes with torch's CUDA wheels; where it is missing (torch for the CPU) or a kernel fails
@@ -154,10 +158,14 @@ class _Launch:
     width; and the device. Where a profiler has hooked Triton's launches, every call goes through
     Triton."""
 
-    __slots__ = ("kernel", "signature", "constants", "trailing", "direct", "compiled", "hooks", "block")
+    __slots__ = ("kernel", "signature", "constants", "trailing", "direct", "compiled", "hooks", "block", "as_bytes")
 
-    def __init__(self, kernels: dict[str, Any], name: str, signature: tuple[Any, ...], constants: dict[str, Any]) -> None:
+    def __init__(self, kernels: dict[str, Any], name: str, signature: tuple[Any, ...], constants: dict[str, Any],
+                 as_bytes: Callable[[Any], Any] | None = None) -> None:
         self.kernel, self.signature, self.hooks = kernels[name], signature, kernels["hooks"]
+        # the first tensor as the kernel's pointer type where it is a stored float8 tensor (Triton's
+        # launch types its pointers by the tensors; a direct launch takes the address, no view needed)
+        self.as_bytes = as_bytes
         self.block = _BLOCK
         self.constants = {"BLOCK": _BLOCK, **constants}
         names = self.kernel.arg_names
@@ -183,6 +191,8 @@ class _Launch:
             if launch is not None and index == _device.current():
                 launch(grid, _device.stream(index), *pointers, n, *self.trailing)
                 return True
+        if self.as_bytes is not None:
+            tensors = (self.as_bytes(tensors[0]), *tensors[1:])
         try:
             elsewhere = device.type == "cuda" and device.index != _device.current()
             with _device.cuda.device(device) if elsewhere else nullcontext():
@@ -258,7 +268,7 @@ def launcher(torch: Any, key: tuple[Any, ...], on_cpu: bool = False) -> Callable
 
 def hardware_rounding(torch: Any) -> bool:
     """Whether the encode kernels round float8_e4m3fn and float8_e5m2 with the GPU's own conversion
-    (``cvt.rn.satfinite``; the specials stay the rule's): on GPUs with float8 conversions in hardware
+    (Triton's float8 ``.to``, to nearest even; the specials stay the rule's): on GPUs with float8 conversions in hardware
     (compute capability 8.9 and later), with the Triton whose bits were checked on one (3.6, every
     float16 pattern and 2**20 float32 patterns: benchmarks/gpu_check_fused.py). Set
     :data:`use_hardware_rounding` to False for the integer rule everywhere (the bits are the same)."""
@@ -296,12 +306,13 @@ def _decode_launcher(torch: Any, f: Format, stored: bool, on_cpu: bool) -> Calla
     key = ("decode", f.name, stored, on_cpu)
     launches: dict[Any, _Launch] = {}  # the values' torch dtype -> its launch
 
+    as_bytes = (lambda codes: codes.view(uint8)) if stored else None
+
     def launch(table: Any, codes: Any) -> Any:
         run = launches.get(table.dtype)
         if run is None:
-            run = launches[table.dtype] = _Launch(kernels, "decode", (*key, str(table.dtype)[6:]), dict(CODE_MASK=mask))
-        if stored:
-            codes = codes.view(uint8)
+            run = launches[table.dtype] = _Launch(kernels, "decode", (*key, str(table.dtype)[6:]), dict(CODE_MASK=mask),
+                                                  as_bytes)
         out = torch.empty_like(codes, dtype=table.dtype)
         n = codes.numel()
         return out if not n or run(n, codes, table, out) else None
