@@ -80,3 +80,28 @@ def test_a_cpu_key_draws_on_the_gpu_and_drops_out_gpu_arrays(gpu_backend: str) -
 
 def _values(x: object) -> np.ndarray:
     return np.asarray(al.to_backend(al.to_device(x, "cpu"), "numpy"))
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2"])
+def test_float8_casts_inside_torch_compile_keep_ml_dtypes_bits(name: str) -> None:
+    # found on an H200 with torch 2.11: inside torch.compile, Inductor's GPU code converts to float8
+    # with a saturating conversion (e5m2 overflow gave the largest value, not inf), so the rule's
+    # fix-ups of torch's eager cast no longer held; there the encoder takes the portable rule.
+    # (The fnuz types cannot be compiled on an NVIDIA GPU at all: docs/low_precision.rst.)
+    if not _has_gpu("torch"):
+        pytest.skip("torch sees no GPU on this machine")
+    import ml_dtypes
+    import torch
+
+    from tests.lowp_support import float32_inputs
+
+    values = float32_inputs(name)
+    with al.use_backend("torch"):
+        encode = torch.compile(lambda x: al.astype(x, name))
+        decode = torch.compile(lambda c: al.astype(c, "float32"))
+        codes = encode(torch.from_numpy(values).cuda())
+        back = decode(codes).cpu().numpy()
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = values.astype(getattr(ml_dtypes, name))
+    assert (codes.view(torch.uint8).cpu().numpy() == want.view(np.uint8)).all()
+    assert (back.view(np.uint32) == want.astype(np.float32).view(np.uint32)).all()  # NaNs keep their sign

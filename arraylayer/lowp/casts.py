@@ -111,8 +111,8 @@ def _encode_float(ops: Any, x: Any, f: Format, saturate: bool, native: bool) -> 
     source = ops.dtype_name(x)
     wide, x = x, _float32(ops, x, source)
     mode = NATIVE_ENCODE.get((ops.name, f.name)) if native else None
-    if source != "float32" and ops.traced(x):  # XLA folds the widening into the float8 conversion,
-        mode = None  # which then keeps a float16 NaN's payload: float8_e5m2 NaNs other than ml_dtypes'
+    if mode is not None and ops.own_cast_unlike_eager(x, source):  # a compiler's own conversion
+        mode = None
     if mode not in (None, "cast") and not (saturate and ops.name == "jax"):  # XLA's clip flushes subnormals
         codes = _encode_native(ops, x, f, saturate, mode)
     else:
@@ -216,7 +216,9 @@ def _encode_native(ops: Any, x: Any, f: Format, saturate: bool, mode: str) -> An
         if (high < bound and low > -bound) if inclusive else (high <= bound and low >= -bound):  # NaN: False
             return codes
     beyond = torch.abs(x) >= bound if inclusive else torch.abs(x) > bound
-    return codes | beyond.view(torch.uint8)
+    # a cast, not a bool -> uint8 view: Inductor (torch 2.11, CUDA) fails to lower that view inside
+    # a user's torch.compile ("torch.bool is not supported by torch.iinfo"; benchmarks/gpu_compile_casts.py)
+    return codes | beyond.to(torch.uint8)
 
 
 def _encode_int(ops: Any, x: Any, source: str, f: Format, saturate: bool) -> Any:
@@ -371,7 +373,7 @@ def cast(x: Any, format: str | Format, *, saturate: bool = False) -> Any:
     source = ops.dtype_name(x)
     if not wrapped:
         mode = NATIVE_ENCODE.get((ops.name, f.name))
-        if mode is not None and source == "float32":
+        if mode is not None and source == "float32" and not ops.own_cast_unlike_eager(x, source):
             if mode in ("direct", "cast") and not saturate:  # the framework's own cast: ml_dtypes' bits
                 fused = compiled(ops, x, ("cast", f.name), lambda: partial(ops.astype, name=f.name))
                 return fused(x) if fused else ops.astype(x, f.name)
