@@ -165,10 +165,11 @@ def test_a_kernel_triton_cannot_build_is_declined_and_remembered():
     signature = ("encode", "test", False, not GPU, "complex64")
     constants = dict(SOURCE_BITS=32, IS_BFLOAT16=False, BITS=8, MANTISSA=3, BIAS=7, MAX_CODE=126, NAN_CODE=127, BIG=127, KIND=1,
                      HARDWARE=0, BOUND_BITS=0, INCLUSIVE=False)
+    launch = triton_casts._Launch(triton_casts._KERNELS[not GPU], "encode", signature, constants)
     try:
-        assert not triton_casts._launched("encode", signature, 4, x, out, **constants)
+        assert not launch(4, x, out)
         assert "complex64" in triton_casts.failed[signature]
-        assert not triton_casts._launched("encode", signature, 4, on_device(np.zeros(4, np.float32)), out, **constants)
+        assert not launch(4, on_device(np.zeros(4, np.float32)), out)
     finally:
         triton_casts.failed.pop(signature, None)
 

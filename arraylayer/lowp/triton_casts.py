@@ -245,11 +245,6 @@ _device = _Device()
 _INT32_MAX = 2**31 - 1
 
 
-def _launched(kernel_name: str, signature: tuple[Any, ...], n: int, *tensors: Any, **constants: Any) -> bool:
-    """Whether the kernel ``kernel_name`` ran once over ``n`` values (see :class:`_Launch`)."""
-    return _Launch(_KERNELS[signature[3]], kernel_name, signature, constants)(n, *tensors)
-
-
 def launcher(torch: Any, key: tuple[Any, ...], on_cpu: bool = False) -> Callable[..., Any] | None:
     """The launcher for one_kernel's ``key``, made once: for ``("encode", format, saturate)``,
     ``x -> codes`` (uint8, ``x``'s shape) for a contiguous float16, bfloat16, float32 or float64
