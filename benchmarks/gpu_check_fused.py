@@ -61,12 +61,6 @@ def _expected_codes(values: np.ndarray, name: str, saturate: bool) -> np.ndarray
         return wide.astype(getattr(ml_dtypes, name)).view(np.uint8) & np.uint8((1 << f.bits) - 1)
 
 
-def torch_module() -> Any:
-    import torch
-
-    return torch
-
-
 def run_backend(backend: str, device: str) -> None:
     al.set_backend(backend)
     wait = synchronizer(backend)
@@ -112,9 +106,11 @@ def run_backend(backend: str, device: str) -> None:
     @check(f"{backend}: which casts ran compiled")
     def paths() -> dict[str, Any]:
         if backend == "torch":
+            import torch
+
             return {"triton": sorted("/".join(map(str, (*k, on_cpu))) for k, on_cpu in triton_casts._LAUNCHERS),
                     "triton_unavailable": triton_casts.unavailable,
-                    "hardware_rounding": triton_casts.hardware_rounding(torch_module()) if device != "cpu" else False}
+                    "hardware_rounding": triton_casts.hardware_rounding(torch) if device != "cpu" else False}
         return {"compiled": sorted("/".join(map(str, k)) for k in one_kernel._COMPILED if k[0] == backend)}
 
     @check(f"{backend}: float8 casts compiled vs the framework's own (2**16, 2**20, 2**24 values)")

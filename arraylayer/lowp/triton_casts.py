@@ -212,7 +212,7 @@ def _direct(compiled: Any) -> Callable[..., Any]:
     torch's tensors); with another Triton, the compiled kernel's public launcher."""
     runner = compiled.run
     c_launch = getattr(runner, "launch", None)
-    if (_triton_version().startswith("3.6.") and c_launch is not None
+    if (_triton_checked() and c_launch is not None
             and not runner.global_scratch_size and not runner.profile_scratch_size):
         head = (compiled.function, runner.launch_cooperative_grid, runner.launch_pdl, None, None,
                 compiled.packed_metadata, None, None, None)
@@ -221,10 +221,11 @@ def _direct(compiled: Any) -> Callable[..., Any]:
     return lambda grid, stream, *arguments: runner(grid, 1, 1, stream, *head, *arguments)
 
 
-def _triton_version() -> str:
+def _triton_checked() -> bool:
+    """Whether this is the Triton whose launcher layout and float8 rounding were checked on a GPU (3.6)."""
     import triton  # loaded: a kernel was compiled
 
-    return triton.__version__
+    return triton.__version__.startswith("3.6.")
 
 
 class _Device:
@@ -256,8 +257,9 @@ def launcher(torch: Any, key: tuple[Any, ...], on_cpu: bool = False) -> Callable
     if found is None:
         if not available(on_cpu):
             return None
-        make = _encode_launcher if key[0] == "encode" else _decode_launcher
-        found = _LAUNCHERS[(key, on_cpu)] = make(torch, get_format(key[1]), key[-1], on_cpu)
+        f = get_format(key[1])
+        found = _LAUNCHERS[(key, on_cpu)] = (_encode_launcher(torch, f, key[2], on_cpu) if key[0] == "encode"
+                                             else _decode_launcher(torch, f, key[2], key[3], on_cpu))
     return found
 
 
@@ -269,7 +271,7 @@ def hardware_rounding(torch: Any) -> bool:
     :data:`use_hardware_rounding` to False for the integer rule everywhere (the bits are the same)."""
     if not use_hardware_rounding:
         return False
-    return _triton_version().startswith("3.6.") and torch.cuda.get_device_capability() >= (8, 9)
+    return _triton_checked() and torch.cuda.get_device_capability() >= (8, 9)
 
 
 def _encode_launcher(torch: Any, f: Format, saturate: bool, on_cpu: bool) -> Callable[[Any], Any]:
@@ -296,21 +298,14 @@ def _encode_launcher(torch: Any, f: Format, saturate: bool, on_cpu: bool) -> Cal
     return launch
 
 
-def _decode_launcher(torch: Any, f: Format, stored: bool, on_cpu: bool) -> Callable[[Any, Any], Any]:
-    kernels, uint8, mask = _KERNELS[on_cpu], torch.uint8, (1 << f.bits) - 1
-    key = ("decode", f.name, stored, on_cpu)
-    launches: dict[Any, _Launch] = {}  # the values' torch dtype -> its launch
+def _decode_launcher(torch: Any, f: Format, dtype: str, stored: bool, on_cpu: bool) -> Callable[[Any, Any], Any]:
+    as_bytes = (lambda codes: codes.view(torch.uint8)) if stored else None
+    run = _Launch(_KERNELS[on_cpu], "decode", ("decode", f.name, stored, on_cpu, dtype), dict(CODE_MASK=(1 << f.bits) - 1),
+                  as_bytes)
 
-    as_bytes = (lambda codes: codes.view(uint8)) if stored else None
-
-    def launch(table: Any, codes: Any) -> Any:
-        run = launches.get(table.dtype)
-        if run is None:
-            run = launches[table.dtype] = _Launch(kernels, "decode", (*key, str(table.dtype)[6:]), dict(CODE_MASK=mask),
-                                                  as_bytes)
+    def launch(table: Any, codes: Any) -> Any:  # table: the format's values as ``dtype``, on codes' device
         out = torch.empty_like(codes, dtype=table.dtype)
         n = codes.numel()
         return out if not n or run(n, codes, table, out) else None
 
-    launch.launches = launches  # type: ignore[attr-defined]  # (for the tests: what ran, per dtype)
     return launch
