@@ -2,8 +2,8 @@
 arraylayer._threefry and arraylayer._codes.
 
 A compiler error never fails the install: the extension is left out with one line saying so,
-and arraylayer runs its pure-Python dispatch (arraylayer/compiled_dispatch.py), computes its
-dropout masks with NumPy (arraylayer/dropout_masks.py) or fixes torch's float8 codes with torch's
+and arraylayer runs its pure-Python dispatch (arraylayer/runtime/compiled_dispatch.py), computes its
+dropout masks with NumPy (arraylayer/models/dropout_masks.py) or fixes torch's float8 codes with torch's
 own ops (arraylayer/lowp/cpu_codes.py)."""
 
 import sys

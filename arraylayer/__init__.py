@@ -11,13 +11,13 @@ from __future__ import annotations
 import sys as _sys
 from typing import Any
 
-from . import errors
-from .api import CATEGORIES as _CATEGORIES
-from .api import fft, linalg
-from .api.info import __array_namespace_info__
-from .array import Array
-from .autodiff import grad, value_and_grad
-from .context import (
+from arraylayer import errors
+from arraylayer.api import CATEGORIES as _CATEGORIES
+from arraylayer.api import fft, linalg
+from arraylayer.api.info import __array_namespace_info__
+from arraylayer.array import Array
+from arraylayer.models.autodiff import grad, value_and_grad
+from arraylayer.context import (
     checked_scalars,
     narrow_64bit,
     set_checked_scalars,
@@ -25,7 +25,7 @@ from .context import (
     use_checked_scalars,
     use_narrow_64bit,
 )
-from .defaults import (
+from arraylayer.dtypes.defaults import (
     default_complex_dtype,
     default_float_dtype,
     default_int_dtype,
@@ -40,8 +40,8 @@ from .defaults import (
     use_default_int_dtype,
     use_default_uint_dtype,
 )
-from .devices import default_device, set_default_device, use_device
-from .dtypes import (
+from arraylayer.runtime.devices import default_device, set_default_device, use_device
+from arraylayer.dtypes import (
     Dtype,
     FInfo,
     IInfo,
@@ -67,7 +67,7 @@ from .dtypes import (
     is_uint_dtype,
     register_dtype_alias,
 )
-from .errors import (
+from arraylayer.errors import (
     ArrayLayerError,
     AxisError,
     BackendMismatchError,
@@ -86,11 +86,11 @@ from .errors import (
     UnsupportedDtypeError,
     UnsupportedOperationError,
 )
-from .guard_filter import torch_guard_filter
-from .inference import infer_dtype
-from .interchange import dev, to_backend, to_device
-from .native import as_arraylayer_dtype, as_native_dtype, default_dtype, promote_types_of_inputs
-from .promotion import (
+from arraylayer.runtime.guard_filter import torch_guard_filter
+from arraylayer.dtypes.inference import infer_dtype
+from arraylayer.api.interchange import dev, to_backend, to_device
+from arraylayer.runtime.native import as_arraylayer_dtype, as_native_dtype, default_dtype, promote_types_of_inputs
+from arraylayer.dtypes.promotion import (
     can_cast,
     dtype_promotion,
     get_dtype_promotion,
@@ -100,7 +100,7 @@ from .promotion import (
     result_type,
     set_dtype_promotion,
 )
-from .registry import (
+from arraylayer.runtime.registry import (
     available_backends,
     backend_of,
     current_backend,
@@ -110,8 +110,8 @@ from .registry import (
     set_backend,
     use_backend,
 )
-from .support import UnverifiedVersionWarning, function_supported_dtypes, function_unsupported_dtypes
-from .version import __array_api_version__, __version__  # noqa: F401 - public attributes
+from arraylayer.support import UnverifiedVersionWarning, function_supported_dtypes, function_unsupported_dtypes
+from arraylayer.version import __array_api_version__, __version__  # noqa: F401 - public attributes
 
 # The Array API functions: every public name of each category module (arraylayer/api/<category>.py).
 _FUNCTIONS: dict[str, Any] = {name: getattr(module, name) for module in _CATEGORIES for name in module.__all__}
@@ -120,8 +120,14 @@ globals().update(_FUNCTIONS)
 # (optimizers over parameter trees), initializers, schedules and transforms (learning rates, gradient
 # transformations), checkpoint (safetensors files), layers (init/apply pairs) and mixed_precision (dtype
 # policies, loss scaling). None of them imports a framework.
-from . import checkpoint, initializers, layers, mixed_precision, nn, optim, random, schedules, transforms  # noqa: E402, F401
-from .tree import tree_leaves, tree_map, tree_map_with_path, tree_paths  # noqa: E402
+from arraylayer.models import checkpoint, initializers, layers, mixed_precision, nn, optim, random, schedules, transforms  # noqa: E402, F401
+from arraylayer.models.tree import tree_leaves, tree_map, tree_map_with_path, tree_paths  # noqa: E402
+
+# The toolkit's modules live in models/ and keep their public import paths: ``import arraylayer.optim``
+# and ``from arraylayer.checkpoint import save`` find the same module objects as ``al.optim``.
+for _module in (checkpoint, initializers, layers, mixed_precision, nn, optim, random, schedules, transforms):
+    _sys.modules.setdefault(f"{__name__}.{_module.__name__.rpartition('.')[2]}", _module)
+del _module
 
 # The dtypes every backend holds are plain attributes. The others (int64, uint16, uint32,
 # uint64, float64, complex128) are looked up through __getattr__ below, so that, as seed 004
@@ -152,7 +158,7 @@ _KIND_TUPLES = {
 
 def _narrowing_backend() -> Any:
     """The chosen backend if it may narrow the dtype set, loaded; else None."""
-    from .registry import chosen_backend
+    from arraylayer.runtime.registry import chosen_backend
 
     backend = chosen_backend()
     if backend is None or not backend.narrows:
@@ -187,7 +193,7 @@ class DtypeGroup(tuple):  # type: ignore[type-arg]
     name: str
 
     def __call__(self, backend: str) -> tuple[Dtype, ...]:
-        from .registry import use_backend
+        from arraylayer.runtime.registry import use_backend
 
         with use_backend(backend):
             return tuple(__getattr__(self.name))
@@ -210,7 +216,7 @@ def __getattr__(name: str) -> Any:
         valid = _valid(name[8:])
         return _named_group(name, tuple(d for d in _KIND_TUPLES[name[8:]] if d not in valid))
     if name == "NativeDtype" or (name.startswith("native_") and name[7:] in (*all_dtypes, *all_low_precision_dtypes)):
-        from .registry import chosen_backend
+        from arraylayer.runtime.registry import chosen_backend
 
         backend = chosen_backend()
         if backend is None:  # before any backend, native dtypes are arraylayer's own (seed 004)
@@ -254,12 +260,12 @@ __all__ = [
 ]
 
 # The public namespaces, by name, for the dtype-support queries (function_supported_dtypes(al.add)).
-from .support.names import register_namespace as _register_namespace  # noqa: E402
+from arraylayer.support.names import register_namespace as _register_namespace  # noqa: E402
 
 for _prefix, _namespace in (("", _sys.modules[__name__]), ("linalg.", linalg), ("fft.", fft)):
     _register_namespace(_prefix, _namespace)
 del _prefix, _namespace
 
-from .backends import first_use as _first_use  # noqa: E402  (prepares tf.function/torch.compile; imports nothing)
+from arraylayer.backends import first_use as _first_use  # noqa: E402  (prepares tf.function/torch.compile; imports nothing)
 
 _first_use.install()

@@ -7,7 +7,7 @@
  */
 #include "_dispatch.h"
 
-static PyObject *policy_var;     /* ContextVar of the policy in force (arraylayer.promotion) */
+static PyObject *policy_var;     /* ContextVar of the policy in force (arraylayer.dtypes.promotion) */
 static PyObject *policy_setting; /* its Setting: .process when the variable is unset */
 static PyObject *s_dtype, *s_weak_type, *s_name, *s_process;
 

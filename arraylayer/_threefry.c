@@ -1,4 +1,4 @@
-/* threefry-2x32 (20 rounds) blocks for arraylayer/dropout_masks.py: an optional C extension.
+/* threefry-2x32 (20 rounds) blocks for arraylayer/models/dropout_masks.py: an optional C extension.
  *
  * It holds no rule of arraylayer's. dropout_masks.py decides which key, counters and threshold
  * a mask or a split needs, and its NumPy path computes the same bits where this is not built.
@@ -90,7 +90,7 @@ static PyMethodDef METHODS[] = {
 
 static struct PyModuleDef MODULE = {
     PyModuleDef_HEAD_INIT, "arraylayer._threefry",
-    "threefry-2x32 blocks for arraylayer/dropout_masks.py (optional; NumPy computes the same bits).", -1, METHODS,
+    "threefry-2x32 blocks for arraylayer/models/dropout_masks.py (optional; NumPy computes the same bits).", -1, METHODS,
 };
 
 PyMODINIT_FUNC PyInit__threefry(void) { return PyModule_Create(&MODULE); }

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 import arraylayer as al
-from arraylayer.logs import quiet_framework_logs
+from arraylayer.runtime.logs import quiet_framework_logs
 
 RESULTS = Path(__file__).resolve().parent / "results" / "model.json"
 BATCH = 64
@@ -67,7 +67,7 @@ def arraylayer_step(layout: str) -> Callable[..., Any]:
 
 # -- the same model, native ----------------------------------------------------------------------------------------
 def _adam(ops: Any, params: dict[str, Any], grads: dict[str, Any], state: dict[str, Any]) -> tuple[Any, Any]:
-    """The Adam of arraylayer.optim, in a framework's operations (``ops``: sqrt and the count cast)."""
+    """The Adam of arraylayer.models.optim, in a framework's operations (``ops``: sqrt and the count cast)."""
     count = state["count"] + 1
     t = ops.to_float(count)
     first, second = 1.0 - B1 ** t, 1.0 - B2 ** t

@@ -372,7 +372,7 @@ def result_file(rows: list[Row], quick: bool, backends: list[str]) -> dict[str, 
                         "arraylayer_value": r.arraylayer})
         details.append({"backend": r.backend, "case": r.case,
                         **{k: v for k, v in r.details.items() if k != "traceback"}})
-    from arraylayer.compiled_dispatch import ACTIVE
+    from arraylayer.runtime.compiled_dispatch import ACTIVE
 
     return {"date": time.strftime("%Y-%m-%d %H:%M"), "commit": _commit(), "quick": quick,
             "dispatch": "compiled" if ACTIVE else "pure Python", "clock": CLOCK["timer"].__name__,
@@ -414,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
         backend_cases(name, s, rows)
 
     from arraylayer import __file__ as al_file
-    from arraylayer.compiled_dispatch import ACTIVE
+    from arraylayer.runtime.compiled_dispatch import ACTIVE
 
     print(table(rows))
     errors = [r for r in rows if "error" in r.details]

@@ -1,4 +1,4 @@
-"""1e7 float32 uniforms: arraylayer.random.uniform against each framework's own generator.
+"""1e7 float32 uniforms: arraylayer.models.random.uniform against each framework's own generator.
 
 Each backend's pair is measured interleaved (ours, native, ours, native, ...) after one warm-up
 call of each (jax.jit and tf.function compile there), and the best of each is kept, so a noisy

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 import arraylayer as al
-from arraylayer.logs import quiet_framework_logs
+from arraylayer.runtime.logs import quiet_framework_logs
 
 RESULTS = Path(__file__).resolve().parent / "results" / "transformer.json"
 LR, B1, B2, EPS = 1e-3, 0.9, 0.999, 1e-8

@@ -16,7 +16,8 @@ import ml_dtypes
 import numpy as np
 
 import arraylayer as al
-from arraylayer import layers, lowp
+from arraylayer.models import layers
+from arraylayer import lowp
 
 # Each: arraylayer's call on the array (and the device), NumPy's on the codes.
 MOVES: dict[str, tuple[Callable[[Any, str], Any], Callable[[np.ndarray], np.ndarray]]] = {

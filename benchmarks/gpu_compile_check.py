@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import arraylayer as al  # noqa: E402
-from arraylayer import layers  # noqa: E402
+from arraylayer.models import layers  # noqa: E402
 
 IN, HIDDEN, CLASSES, BATCH = 64, 256, 10, 128
 

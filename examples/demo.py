@@ -6,8 +6,8 @@ Run: python examples/demo.py  (the tables alone: python -m arraylayer table --po
 from __future__ import annotations
 
 import arraylayer as al
-from arraylayer.logs import quiet_framework_logs
-from arraylayer.promotion_table import promotion_table, render_text
+from arraylayer.runtime.logs import quiet_framework_logs
+from arraylayer.cli.promotion_table import promotion_table, render_text
 
 
 def main() -> None:

@@ -3,9 +3,9 @@
 The data are scikit-learn's handwritten digits (8x8 images, 1,797 samples, shipped with
 scikit-learn: no download), scaled to [0, 1] and split once (1,437 to train, 360 to test). The
 model (conv 3x3 -> relu -> max pool -> conv 3x3 -> relu -> max pool -> dense), its loss
-(``arraylayer.nn.cross_entropy``) and its training step (``arraylayer.value_and_grad`` and
-``arraylayer.optim.adam``) are written once below with arraylayer. The weights come from one
-seed through ``arraylayer.random`` and ``arraylayer.initializers``, so every backend starts from
+(``arraylayer.models.nn.cross_entropy``) and its training step (``arraylayer.value_and_grad`` and
+``arraylayer.models.optim.adam``) are written once below with arraylayer. The weights come from one
+seed through ``arraylayer.models.random`` and ``arraylayer.models.initializers``, so every backend starts from
 the same numbers; each backend trains under its own compiler (``jax.jit``, ``tf.function``,
 ``torch.compile``) on the same mini-batches in the same order. NumPy has no autodiff: it runs the
 network's inference with the weights trained on the first backend, and must give that backend's
@@ -13,7 +13,7 @@ test accuracy.
 
 While a backend trains, a progress bar shows its steps and loss on a terminal; where standard error
 is not a terminal (a log, CI), one plain line per epoch says the same. The frameworks' own log
-lines stay hidden meanwhile (``arraylayer.logs``: progress is written to the terminal's descriptor
+lines stay hidden meanwhile (``arraylayer.runtime.logs``: progress is written to the terminal's descriptor
 saved before standard error is redirected). At the end the script prints the test
 accuracy per backend, checks that the backends' losses agree, saves a plot of the loss curves
 (``--plot``, default ``cnn_losses.png``), and exits with status 1 if anything disagrees.
@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 import arraylayer as al
-from arraylayer.logs import progress_stream, quiet_framework_logs
+from arraylayer.runtime.logs import progress_stream, quiet_framework_logs
 
 TRAINED = ("jax", "torch", "tensorflow")
 BATCH = 64
@@ -128,7 +128,7 @@ def load_data() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 def batches(count: int, epochs: int) -> list[list[np.ndarray]]:
-    """Per epoch, the index batches of one shuffle (drawn with arraylayer.random on NumPy, shared
+    """Per epoch, the index batches of one shuffle (drawn with arraylayer.models.random on NumPy, shared
     by every backend); the last incomplete batch is dropped so that every step has one shape."""
     out = []
     with al.use_backend("numpy"):
@@ -195,7 +195,7 @@ def infer_on_numpy(trained: Run, data: tuple[np.ndarray, ...]) -> Run:
 class Progress:
     """One backend's training as a person sees it: a tqdm bar where standard error is a terminal,
     else one plain line per epoch (a log), or nothing (``show=False``: ``--no-progress``, tests).
-    Both go to :func:`arraylayer.logs.progress_stream`, which stays on the terminal while the
+    Both go to :func:`arraylayer.runtime.logs.progress_stream`, which stays on the terminal while the
     frameworks' log lines are hidden."""
 
     def __init__(self, backend: str, steps: int, epochs: int, show: bool) -> None:

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 import arraylayer as al
-from arraylayer.logs import quiet_framework_logs
+from arraylayer.runtime.logs import quiet_framework_logs
 
 BACKENDS = ("numpy", "jax", "torch", "tensorflow", "dask")
 DIFFERENTIABLE = ("jax", "torch", "tensorflow")

@@ -3,16 +3,16 @@ torch and tensorflow, and moved between them mid-run through a checkpoint.
 
 The corpus is generated here (nothing downloaded): sentences of a small grammar, "the old cat
 sees a red ball.", drawn with a fixed seed, about 20,000 characters. The model (a character and a
-position embedding, two pre-norm transformer blocks from ``arraylayer.layers``, a final layer norm
+position embedding, two pre-norm transformer blocks from ``arraylayer.models.layers``, a final layer norm
 and a dense head), its loss (``nn.cross_entropy``) and its training step are written once below.
-The optimizer is a chain of ``arraylayer.transforms``: clip by global norm, Adam's scaling, weight
+The optimizer is a chain of ``arraylayer.models.transforms``: clip by global norm, Adam's scaling, weight
 decay on the matrices only (a predicate on the parameter's path), and a learning rate from
 ``schedules.warmup_cosine_decay``; the step count lives in the optimizer state, so each compiled
 step is traced once.
 
 Every backend starts from the same weights (one key) and sees the same batches in the same order.
 Each run trains ``--steps`` steps on two backends: the first half on one, then
-``arraylayer.checkpoint`` saves the parameters and optimizer state (a safetensors file), the next
+``arraylayer.models.checkpoint`` saves the parameters and optimizer state (a safetensors file), the next
 backend loads them and finishes. With ``--backends jax,torch,tensorflow`` the runs are
 jax -> torch, torch -> tensorflow and tensorflow -> jax: every backend trains twice, once from the
 start and once from another backend's checkpoint, and every compiled step is compiled once. jax
@@ -36,7 +36,7 @@ more than 1e-3).
 
 Progress is shown as train_cnn.py does: a tqdm bar per run on a terminal (also under nox, which
 hands the terminal on), a plain line at each leg's start and end in a log, the frameworks' own log
-lines hidden (``arraylayer.logs``).
+lines hidden (``arraylayer.runtime.logs``).
 
 Usage::
 
@@ -61,8 +61,8 @@ from typing import Any
 import numpy as np
 
 import arraylayer as al
-from arraylayer import layers
-from arraylayer.logs import progress_stream, quiet_framework_logs
+from arraylayer.models import layers
+from arraylayer.runtime.logs import progress_stream, quiet_framework_logs
 
 TRAINED = ("jax", "torch", "tensorflow")
 SEED = 0
@@ -220,7 +220,7 @@ def encode(text: str) -> tuple[str, np.ndarray]:
 
 def batches(ids: np.ndarray, config: Config) -> tuple[np.ndarray, np.ndarray]:
     """Inputs and targets (steps, batch, length) of every step: windows at start positions drawn
-    with arraylayer.random on NumPy, shared by every backend."""
+    with arraylayer.models.random on NumPy, shared by every backend."""
     with al.use_backend("numpy"):
         starts = np.asarray(al.random.randint(al.random.key(SEED + 1), (config.steps, config.batch), 0,
                                               len(ids) - config.length - 1))

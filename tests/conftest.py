@@ -50,8 +50,8 @@ def _restore_process_settings():
     """Every test starts and ends with arraylayer's out-of-the-box process-wide settings."""
     import arraylayer as al
     from arraylayer.context import CHECKED_SCALARS, NARROW_64BIT
-    from arraylayer.defaults import DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INT, DEFAULT_UINT
-    from arraylayer.promotion import POLICY
+    from arraylayer.dtypes.defaults import DEFAULT_COMPLEX, DEFAULT_FLOAT, DEFAULT_INT, DEFAULT_UINT
+    from arraylayer.dtypes.promotion import POLICY
 
     settings = (POLICY, DEFAULT_INT, DEFAULT_UINT, DEFAULT_FLOAT, DEFAULT_COMPLEX, NARROW_64BIT, CHECKED_SCALARS)
     saved = [s.process for s in settings]

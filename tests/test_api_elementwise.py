@@ -269,8 +269,8 @@ def test_planned_calls_follow_the_policy_and_defaults_in_force(backend):
 
 def planned(function) -> bool:
     """Whether a plan is stored for ``function``: in its plan cache (the Python function's, behind
-    a compiled one) or in its compiled dispatcher (arraylayer.compiled_dispatch)."""
-    from arraylayer.compiled_dispatch import python_function
+    a compiled one) or in its compiled dispatcher (arraylayer.runtime.compiled_dispatch)."""
+    from arraylayer.runtime.compiled_dispatch import python_function
 
     python = python_function(function)
     return any(python.plans.values()) or (python is not function and function.__self__.size() > 0)
@@ -303,7 +303,7 @@ def test_clear_plans_empties_every_cache_and_changes_no_result(backend):
 def test_registering_a_backend_or_clearing_support_forgets_the_plans(backend):
     """The invalidation rule is wired: ``register_backend`` and ``support.clear_caches`` (what a
     change of declarations calls) empty the plan caches, and the next call plans again."""
-    from arraylayer.registry import _REGISTERED, register_backend
+    from arraylayer.runtime.registry import _REGISTERED, register_backend
     from arraylayer.support import clear_caches
 
     f32 = make_array(backend, "float32", X1)

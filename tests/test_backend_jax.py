@@ -14,7 +14,7 @@ jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
 import arraylayer as al  # noqa: E402
-from arraylayer.registry import get_backend  # noqa: E402
+from arraylayer.runtime.registry import get_backend  # noqa: E402
 
 X64_ONLY = ("int64", "uint64", "float64", "complex128")
 
@@ -206,7 +206,7 @@ def test_x64_off_in_a_fresh_process():
     """With the flag untouched (off by default), the valid set lacks the 64-bit dtypes."""
     code = textwrap.dedent("""
         import arraylayer as al
-        from arraylayer.registry import get_backend
+        from arraylayer.runtime.registry import get_backend
         b = get_backend("jax")
         print(",".join(str(d) for d in al.all_dtypes if d not in b.valid_dtypes()))
     """)

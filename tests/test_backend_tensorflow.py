@@ -14,7 +14,7 @@ import numpy as np  # noqa: E402
 
 import arraylayer as al  # noqa: E402
 from arraylayer.backends.tensorflow import TensorflowBackend  # noqa: E402
-from arraylayer.registry import backend_of, get_backend  # noqa: E402
+from arraylayer.runtime.registry import backend_of, get_backend  # noqa: E402
 
 DTYPES = [str(d) for d in al.all_dtypes]
 
@@ -53,13 +53,13 @@ def test_class_attributes_and_registry(b):
 
 
 def test_adapter_module_does_not_import_tensorflow():
-    code = ("import sys, arraylayer.backends.tensorflow, arraylayer.registry as r; "
+    code = ("import sys, arraylayer.backends.tensorflow, arraylayer.runtime.registry as r; "
             "r._instance('tensorflow'); assert 'tensorflow' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_load_leaves_tf_config_open():
-    code = ("import arraylayer.registry as r; r.get_backend('tensorflow'); import tensorflow as tf; "
+    code = ("import arraylayer.runtime.registry as r; r.get_backend('tensorflow'); import tensorflow as tf; "
             "cpu = tf.config.list_physical_devices('CPU')[0]; "
             "tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -15,7 +15,7 @@ import numpy as np  # noqa: E402
 
 import arraylayer as al  # noqa: E402
 from arraylayer.backends import torch as torch_adapter  # noqa: E402
-from arraylayer.registry import backend_of, get_backend  # noqa: E402
+from arraylayer.runtime.registry import backend_of, get_backend  # noqa: E402
 
 PROBED = ("uint16", "uint32", "uint64")
 

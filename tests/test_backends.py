@@ -12,7 +12,7 @@ import pytest
 from conftest import selected_backends
 
 import arraylayer as al
-from arraylayer.registry import BACKEND
+from arraylayer.runtime.registry import BACKEND
 
 
 @pytest.fixture(autouse=True)
@@ -48,7 +48,7 @@ def test_backend_whose_framework_is_missing_names_the_pip_extra():
             al.set_backend("missing")
         assert "missing" not in al.installed_backends()
     finally:
-        from arraylayer import registry
+        from arraylayer.runtime import registry
 
         registry._REGISTERED.pop("missing")
         registry._INSTANCES.pop("missing", None)
@@ -67,7 +67,7 @@ def test_third_party_backend_through_an_entry_point(tmp_path, monkeypatch):
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fifth-backend\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text("[arraylayer.backends]\nfifth = fifth_backend:FifthBackend\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    from arraylayer import registry
+    from arraylayer.runtime import registry
 
     monkeypatch.setattr(registry, "_entry_points_read", False)
     try:

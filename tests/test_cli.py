@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 
 import arraylayer as al
-from arraylayer import cli, registry
+from arraylayer import cli
+from arraylayer.runtime import registry
 from arraylayer.backends.numpy import NumpyBackend
-from arraylayer.lattice import CODES, LOW_PRECISION_CODES
+from arraylayer.dtypes.lattice import CODES, LOW_PRECISION_CODES
 
 ROOT = Path(__file__).resolve().parents[1]
 ORDER = [c for c in CODES if c not in LOW_PRECISION_CODES]  # the table leaves the low-precision family out

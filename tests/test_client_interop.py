@@ -60,7 +60,7 @@ def test_operators_on_0d_arrays_give_0d_arrays(backend, name):
     a = al.Array(make_array(backend, "float32", 2.0))
     vector = al.Array(make_array(backend, "float32", [1.0, 2.0]))
     result = OPERATORS[name](a, vector if name == "v @ v" else al.Array(make_array(backend, "float32", 3.0)))
-    native_backend = al.registry.get_backend(backend)
+    native_backend = al.runtime.registry.get_backend(backend)
     assert isinstance(result.native, native_backend.array_types) and not isinstance(result.native, np.generic)
     assert tuple(result.shape) == ()
     expected = OPERATORS[name](np.float32(2.0), np.array([1.0, 2.0], np.float32) if name == "v @ v" else np.float32(3.0))
@@ -82,7 +82,7 @@ def test_diff_with_prepend_and_append(backend, where):
     expected = np.diff(np.array([1, 4, 9, 16], np.int32), **{k: np.array(v, np.int32) for k, v in edges.items()
                                                               if where in (k, "both")})
     result = al.diff(x, **options)
-    assert np.asarray(result).tolist() == expected.tolist() and str(al.registry.backend_of(result).dtype_of(result)) == "int32"
+    assert np.asarray(result).tolist() == expected.tolist() and str(al.runtime.registry.backend_of(result).dtype_of(result)) == "int32"
     with pytest.raises(al.InvalidArgumentError, match="must match x's shape"):
         al.diff(x, append=make_array(backend, "int32", [[1, 2]]))
 

@@ -26,7 +26,7 @@ import torch
 import arraylayer as al
 from torch._dynamo.eval_frame import _debug_get_cache_entry_list
 from torch._dynamo.utils import counters
-from arraylayer.guard_filter import _OWN_NAMESPACES as OWN_NAMESPACES
+from arraylayer.runtime.guard_filter import _OWN_NAMESPACES as OWN_NAMESPACES
 
 B1, B2, LR, EPS = 0.9, 0.999, 0.01, 1e-8
 OPT = al.optim.adam(LR, B1, B2, EPS)

@@ -212,7 +212,7 @@ _LABELS = ("A", "int32", [2, 0])
 _IMAGES = ("A", "float32", np.random.default_rng(3).standard_normal((3, 5, 4, 2)).round(2).tolist())
 _HWIO = ("A", "float32", np.random.default_rng(4).standard_normal((3, 2, 2, 3)).round(2).tolist())
 _QKV = ("A", "float32", np.random.default_rng(5).standard_normal((2, 3, 2, 2)).round(2).tolist())
-#: arraylayer.random, arraylayer.nn and the tree and interchange functions on dask inputs: name -> call.
+#: arraylayer.models.random, arraylayer.models.nn and the tree and interchange functions on dask inputs: name -> call.
 MODULE_CALLS: Final[dict[str, Callable[[], Any]]] = {
     "random.key": _key,
     "random.split": lambda: al.random.split(_key(), 3),
@@ -256,7 +256,7 @@ UNSUPPORTED_ON_DASK: Final[dict[str, Callable[[], Any]]] = {
 
 @pytest.mark.parametrize("name", sorted({**ARRAY_CALLS, **MODULE_CALLS}))
 def test_array_operators_indexing_random_nn_and_tree_compute_nothing(name):
-    """The Array operators and keys, arraylayer.random, arraylayer.nn and the tree and interchange
+    """The Array operators and keys, arraylayer.models.random, arraylayer.models.nn and the tree and interchange
     functions on dask inputs: nothing computed, NumPy's dtypes and values."""
     call = ARRAY_CALLS.get(name) or MODULE_CALLS[name]
 
@@ -372,7 +372,7 @@ NOT_COUNTED: Final = frozenset({
 
 
 def _public_callables() -> set[str]:
-    """Every public function of arraylayer, arraylayer.random and arraylayer.nn (linalg and fft
+    """Every public function of arraylayer, arraylayer.models.random and arraylayer.models.nn (linalg and fft
     are in FUNCTIONS), by name."""
     names = {n for n in al.__all__ if callable(getattr(al, n)) and not isinstance(getattr(al, n), type)}
     for module in ("random", "nn"):

@@ -25,10 +25,10 @@ import pytest
 from conftest import make_array
 
 import arraylayer as al
-from arraylayer import compiled_dispatch
+from arraylayer.runtime import compiled_dispatch
 from arraylayer.api import elementwise
 from arraylayer.api.elementwise import BINARY, UNARY, clear_plans
-from arraylayer.array_operators import OPERATORS
+from arraylayer.array.operators import OPERATORS
 from arraylayer.backends.first_use import PREPARE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,7 +118,7 @@ def test_a_dtype_holder_holds_the_arrays_dtype_and_weak_type(backend):
     """Where a backend names a ``dtype_holder`` (JAX's ``aval``), the compiled dispatch reads
     ``x.<holder>.dtype`` and ``.weak_type`` for ``x.dtype`` and ``x.weak_type``: on concrete arrays
     and on the tracers of jit, grad and vmap they must be the same objects and flags."""
-    holder = al.registry.get_backend(backend).dtype_holder
+    holder = al.runtime.registry.get_backend(backend).dtype_holder
     if not holder:
         pytest.skip(f"{backend} names no dtype holder (its arrays' own dtype is read)")
     import jax

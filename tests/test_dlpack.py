@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import arraylayer as al
-from arraylayer.registry import available_backends
+from arraylayer.runtime.registry import available_backends
 
 SOURCE = np.arange(6, dtype=np.float32).reshape(2, 3)
 CPU = (1, 0)  # DLPack's (kDLCPU, 0)
@@ -26,7 +26,7 @@ def test_round_trip_between_backends(backend, producer, wrapped):
     with al.use_backend(backend):
         result = al.from_dlpack(source if wrapped else source._native)
         native = result._native if isinstance(result, al.Array) else result
-        assert al.registry.backend_of(native).name == backend
+        assert al.runtime.registry.backend_of(native).name == backend
         np.testing.assert_array_equal(np.asarray(result), SOURCE)
 
 

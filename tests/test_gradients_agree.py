@@ -390,7 +390,7 @@ EIG_CASES = {
 CASES.update(FFT_CASES)
 CASES.update(EIG_CASES)
 
-# arraylayer.nn: oracles are tests/test_nn.py's float64 formulas and loops
+# arraylayer.models.nn: oracles are tests/test_nn.py's float64 formulas and loops
 IMAGES, KERNEL = _random((2, 5, 4, 2), key=7), _random((3, 2, 2, 3), key=8)
 QKV = tuple(_random((1, 3, 2, 4), key=k) for k in (10, 11, 12))  # (batch, sequence, heads, head_dim)
 _SQRT2 = math.sqrt(2.0)

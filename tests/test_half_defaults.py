@@ -1,5 +1,5 @@
 """bfloat16 and float16 as the default float dtype (or passed as ``dtype``) throughout
-``arraylayer.random`` and ``arraylayer.initializers``: every sampler and initialiser returns the
+``arraylayer.models.random`` and ``arraylayer.models.initializers``: every sampler and initialiser returns the
 half dtype, with the same bits on every backend. Oracle: the float32 draw (itself checked
 against jax.random in tests/test_random.py), computed on NumPy, rounded to the half dtype by
 ml_dtypes/NumPy."""

@@ -22,11 +22,11 @@ from typing import Final
 ROOT: Final = pathlib.Path(__file__).resolve().parent.parent / "arraylayer"
 
 #: The dtype core: the dtype catalogue, the lattices, the promotion policies and rules, the defaults.
-DTYPE_CORE: Final = ("arraylayer.dtypes", "arraylayer.dtype_catalogue", "arraylayer.lattice", "arraylayer.policies",
-                     "arraylayer.promotion", "arraylayer.defaults", "arraylayer.inference")
+DTYPE_CORE: Final = ("arraylayer.dtypes", "arraylayer.dtypes.catalogue", "arraylayer.dtypes.lattice", "arraylayer.dtypes.policies",
+                     "arraylayer.dtypes.promotion", "arraylayer.dtypes.defaults", "arraylayer.dtypes.inference")
 
 #: Modules that know backends; the dtype core must reach none of them.
-BACKEND_KNOWING: Final = ("arraylayer.native", "arraylayer.registry", "arraylayer.backend",
+BACKEND_KNOWING: Final = ("arraylayer.runtime.native", "arraylayer.runtime.registry", "arraylayer.runtime.backend",
                           "arraylayer.backends", "arraylayer.kernels")
 
 #: Circles still open: (importer, imported, the reason, when it goes). None is left: the last one,
@@ -158,10 +158,10 @@ def _knows_backends(module: str) -> bool:
 
 def test_the_graph_is_read():
     # the parser finds what is known to be there (an empty graph would pass everything below)
-    assert {"arraylayer.dtypes", "arraylayer.defaults", "arraylayer.api.dispatch"} <= set(MODULES)
-    assert "arraylayer.policies" in GRAPH["arraylayer.promotion"]
-    assert "arraylayer.registry" in GRAPH["arraylayer.native"]
-    assert GRAPH["arraylayer.dtypes"] == {"arraylayer.errors", "arraylayer.dtype_catalogue", "arraylayer.lowp.formats"}
+    assert {"arraylayer.dtypes", "arraylayer.dtypes.defaults", "arraylayer.api.dispatch"} <= set(MODULES)
+    assert "arraylayer.dtypes.policies" in GRAPH["arraylayer.dtypes.promotion"]
+    assert "arraylayer.runtime.registry" in GRAPH["arraylayer.runtime.native"]
+    assert GRAPH["arraylayer.dtypes"] == {"arraylayer.errors", "arraylayer.dtypes.catalogue", "arraylayer.lowp.formats"}
 
 
 def test_the_dtype_core_knows_no_backend():
@@ -175,8 +175,8 @@ def test_the_dtype_core_knows_no_backend():
 def test_dtypes_imports_nothing_of_arraylayer_but_its_errors():
     # and plain data: its catalogue (names, categories, widths) and the low-precision encodings,
     # which import nothing but those encodings and the errors either
-    assert GRAPH["arraylayer.dtypes"] <= {"arraylayer.errors", "arraylayer.dtype_catalogue", "arraylayer.lowp.formats"}
-    assert GRAPH["arraylayer.dtype_catalogue"] <= {"arraylayer.lowp.formats"}
+    assert GRAPH["arraylayer.dtypes"] <= {"arraylayer.errors", "arraylayer.dtypes.catalogue", "arraylayer.lowp.formats"}
+    assert GRAPH["arraylayer.dtypes.catalogue"] <= {"arraylayer.lowp.formats"}
     assert GRAPH["arraylayer.lowp.formats"] <= {"arraylayer.errors"}
 
 

@@ -24,7 +24,7 @@ from oracles import standard_floor_divide  # noqa: E402
 
 from arraylayer.kernels.names import ALL_KERNEL_NAMES, KERNEL_NAMES  # noqa: E402
 from arraylayer.kernels.torch import KERNELS, UNSUPPORTED  # noqa: E402
-from arraylayer.registry import get_backend  # noqa: E402
+from arraylayer.runtime.registry import get_backend  # noqa: E402
 
 B = get_backend("torch").load()
 BF16 = np.dtype(ml_dtypes.bfloat16)

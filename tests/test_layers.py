@@ -1,4 +1,4 @@
-"""arraylayer.layers: the same initial weights on every backend, apply against float64 NumPy
+"""arraylayer.models.layers: the same initial weights on every backend, apply against float64 NumPy
 formulas written here, policies, bad input, the compilers and gradients across backends."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from test_nn import host, ref_layer_norm
 from test_nn_attention import ref_attention
 
 import arraylayer as al
-from arraylayer import layers
-from arraylayer import mixed_precision as mp
+from arraylayer.models import layers
+from arraylayer.models import mixed_precision as mp
 
 F, HEADS, HIDDEN = 8, 2, 12
 X = np.random.default_rng(3).standard_normal((2, 5, F))

@@ -26,7 +26,7 @@ from test_array_indexing import matches_numpy
 
 import arraylayer as al
 from arraylayer.errors import UnsupportedDtypeError
-from arraylayer.registry import available_backends, get_backend
+from arraylayer.runtime.registry import available_backends, get_backend
 
 DTYPES = ("bool", "int8", "uint8", "int16", "int32", "int64", "float16", "float32", "float64", "complex64")
 SWAPPED = {"<": ">", ">": "<", "=": ">" if sys.byteorder == "little" else "<", "|": "|"}
@@ -107,7 +107,7 @@ def check_entry(backend: str, entry: str, a: np.ndarray) -> None:
     expected = a.copy()  # before: an entry point that wrote into a would show here
     result = entry_points(backend)[entry](a)
     wrapped = result if isinstance(result, al.Array) else al.Array(result)
-    assert al.registry.backend_of(wrapped._native).name == backend
+    assert al.runtime.registry.backend_of(wrapped._native).name == backend
     assert wrapped.dtype is al.Dtype(a.dtype)
     host = np.asarray(wrapped)
     assert host.shape == a.shape

@@ -18,7 +18,7 @@ import pytest
 import arraylayer as al
 from arraylayer import lowp
 from arraylayer.errors import ScalarOverflowError, TypePromotionError, UnsupportedDtypeError
-from arraylayer.function_rules import BINARY, UNARY
+from arraylayer.dtypes.function_rules import BINARY, UNARY
 from arraylayer.lowp import compute
 from tests import lowp_support
 from tests.lowp_support import EXHAUSTIVE, host
@@ -361,11 +361,11 @@ def test_the_rule_under_a_compiler_gives_the_eager_bits(compiler):
 
 
 def test_the_support_declaration_matches_every_call(backend):
-    """arraylayer.support.low_precision_support against calls (arraylayer.probe.probe_low_precision): every
+    """arraylayer.support.low_precision_support against calls (arraylayer.cli.probe.probe_low_precision): every
     probed function on a sample of low-precision dtypes (every one with AL_LOWP_EXHAUSTIVE=1) computes
     where the cell says "supported", raises UnsupportedDtypeError where it says "unsupported" or
     "undefined", and astype refuses the dtypes the backend cannot hold ("invalid")."""
-    from arraylayer.probe import probe_low_precision
+    from arraylayer.cli.probe import probe_low_precision
 
     dtypes = None if EXHAUSTIVE else ("float8_e4m3fn", "float8_e8m0fnu", "int4", "float6_e2m3fn")
     count, differences = probe_low_precision(backend, dtypes=dtypes)

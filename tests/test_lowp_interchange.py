@@ -82,7 +82,7 @@ def test_from_dlpack_moves_the_bits_between_every_pair(name, wrapped):
             with al.use_backend(target):
                 y = al.from_dlpack(x)
                 native = y._native if wrapped else y
-                assert al.registry.backend_of(native).name == target and al.Dtype(y.dtype) is al.Dtype(name)
+                assert al.runtime.registry.backend_of(native).name == target and al.Dtype(y.dtype) is al.Dtype(name)
             back = np.asarray(al.to_backend(native, "numpy"))
             assert back.tobytes() == host.tobytes(), (source, target)
 

@@ -1,4 +1,4 @@
-"""arraylayer.mixed_precision: policies, and dynamic loss scaling's decisions on every backend (a
+"""arraylayer.models.mixed_precision: policies, and dynamic loss scaling's decisions on every backend (a
 forced inf gradient skips the step and halves the scale; a run of finite steps doubles it), eager
 and under the compilers. Oracle: the rules written out here as a Python loop."""
 
@@ -11,7 +11,7 @@ import pytest
 from test_nn import host
 
 import arraylayer as al
-from arraylayer import mixed_precision as mp
+from arraylayer.models import mixed_precision as mp
 
 
 def test_policy_from_a_string():

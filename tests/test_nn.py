@@ -1,4 +1,4 @@
-"""arraylayer.nn against NumPy references written here (float64 formulas, naive loops for
+"""arraylayer.models.nn against NumPy references written here (float64 formulas, naive loops for
 convolution and pooling), on every backend: values, dtypes, stability, bad input, dropout keys,
 and the compilers. Gradients are in tests/test_gradients_agree.py (the ``nn.`` cases)."""
 

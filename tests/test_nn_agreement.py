@@ -1,4 +1,4 @@
-"""arraylayer.nn against SciPy and float64 formulas (complementing tests/test_nn.py): every
+"""arraylayer.models.nn against SciPy and float64 formulas (complementing tests/test_nn.py): every
 activation and the softmax family at random and at extreme logits (+-100) in float16, bfloat16,
 float32 and float64; conv2d and the pools with asymmetric padding, dilation and unequal strides
 against naive loops; the gradient of every nn function against finite differences on jax, torch and
@@ -378,7 +378,7 @@ def test_dropout_and_one_hot_inside_the_compilers(ad_backend):
     def f(key: Any, x: Any, labels: Any) -> Any:
         return al.add(nn.dropout(key, x, 0.5), nn.one_hot(labels, 6, dtype="float32"))
 
-    with al.use_backend(ad_backend):  # arraylayer.random draws on the active backend
+    with al.use_backend(ad_backend):  # arraylayer.models.random draws on the active backend
         fast = compiled(ad_backend, f)(k, x, labels)
     np.testing.assert_array_equal(to_np(fast), to_np(f(k, x, labels)))
 

@@ -44,7 +44,7 @@ def test_attention_matches_the_formula(backend, name):
         kw["mask"] = on(backend, kw["mask"], "bool")
     out = al.nn.dot_product_attention(*args, **kw)
     assert str(al.Dtype(out.dtype)) == "float32" and tuple(out.shape) == (B, T, N, H)
-    # the stated tolerance of the fused kernels against the composed form (arraylayer/attention.py)
+    # the stated tolerance of the fused kernels against the composed form (arraylayer/models/attention.py)
     np.testing.assert_allclose(host(out), ref_attention(Q, K, V, **CASES[name]), rtol=2e-6, atol=1e-6)
 
 

@@ -1,4 +1,4 @@
-"""nn's fused kernels (arraylayer/fused.py) and eager dropout masks (arraylayer/dropout_masks.py).
+"""nn's fused kernels (arraylayer/models/fused.py) and eager dropout masks (arraylayer/models/dropout_masks.py).
 
 softmax, log_softmax, gelu and layer_norm run the framework's own kernel for float32/float64 on
 jax, torch and tensorflow: the values must agree with NumPy's composed form within 1e-5

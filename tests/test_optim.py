@@ -117,7 +117,7 @@ def test_whole_column_updates_have_the_bits_of_leaf_by_leaf_ones(backend, make):
     """Where the backend has multi-tensor kernels (torch._foreach_*), an all-float32 tree is updated
     one call per column of leaves; one float16 leaf more sends every leaf down the leaf-by-leaf
     path. The float32 leaves must come out of both with the same bits."""
-    from arraylayer import leafwise
+    from arraylayer.models import leafwise
 
     if "float16" not in al.valid_dtypes(backend):
         pytest.skip(f"{backend} has no float16 leaf to add")

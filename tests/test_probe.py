@@ -1,4 +1,4 @@
-"""The probe (arraylayer/probe/): every kernel on every dtype it may receive, compared with the
+"""The probe (arraylayer/cli/probe/): every kernel on every dtype it may receive, compared with the
 declarations of every installed backend; planted errors are caught; `arraylayer probe` and
 `arraylayer support` on the command line."""
 
@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 import arraylayer as al
-from arraylayer import cli, probe, support
+from arraylayer import cli, support
+from arraylayer.cli import probe
 from arraylayer.backends.numpy import NumpyBackend
 from arraylayer.kernels.names import ALL_KERNEL_NAMES
 

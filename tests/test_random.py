@@ -1,4 +1,4 @@
-"""arraylayer.random: threefry keys and samplers, bit-identical to jax.random (the oracle) for
+"""arraylayer.models.random: threefry keys and samplers, bit-identical to jax.random (the oracle) for
 key/split/fold_in/bits/uniform on every backend; statistics of the other samplers; errors; and
 the generator under jax.jit, tf.function and torch.compile."""
 
@@ -285,8 +285,8 @@ def test_scaled_uniform_under_jax_jit_is_within_one_ulp():
     np.testing.assert_allclose(jitted, eager, rtol=0, atol=2.0**-21)
 # -- evaluation: tiles (NumPy, PyTorch), chunks (dask), int32 words (PyTorch) ----------------
 
-from arraylayer.random import evaluation as al_random  # noqa: E402  (its evaluation tables)
-from arraylayer.random import threefry  # noqa: E402  (its words and rounds)
+from arraylayer.models.random import evaluation as al_random  # noqa: E402  (its evaluation tables)
+from arraylayer.models.random import threefry  # noqa: E402  (its words and rounds)
 
 
 def _all_samplers(k, shape):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import arraylayer as al
-from arraylayer.random import evaluation, threefry
+from arraylayer.models.random import evaluation, threefry
 
 jax = pytest.importorskip("jax")
 

@@ -7,7 +7,7 @@ import pytest
 from conftest import make_array
 
 import arraylayer as al
-from arraylayer.backend import Backend
+from arraylayer.runtime.backend import Backend
 
 
 # -- dtype aliases ---------------------------------------------------------------------------------
@@ -57,7 +57,7 @@ def test_malformed_registrations_are_refused(name, where_to, match):
 
 
 def test_a_well_formed_registration_is_kept():
-    from arraylayer import registry
+    from arraylayer.runtime import registry
 
     class Mine(Backend):  # abstract: never instantiated here
         pass

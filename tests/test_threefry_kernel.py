@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import arraylayer as al
-from arraylayer import dropout_masks
+from arraylayer.models import dropout_masks
 
 dropout_masks._load_numpy()
 kernel = dropout_masks._kernel
@@ -85,7 +85,7 @@ def test_dropout_and_split_are_jax_random_on_every_backend(backend, x64_off):
 
 
 def test_pure_python_switch_leaves_the_numpy_path():
-    code = "import arraylayer.dropout_masks as d; print(d.COMPILED)"
+    code = "import arraylayer.models.dropout_masks as d; print(d.COMPILED)"
     env = dict(os.environ, ARRAYLAYER_PURE_PYTHON="1", PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

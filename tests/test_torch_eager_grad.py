@@ -1,5 +1,5 @@
 """arraylayer.value_and_grad's eager torch path (``torch.autograd.grad`` on detached leaves,
-arraylayer/autodiff.py) against the path it replaces in plain eager code, ``torch.func``'s
+arraylayer/models/autodiff.py) against the path it replaces in plain eager code, ``torch.func``'s
 ``grad_and_value``, and against analytic NumPy gradients: plain calls, aux, unused inputs,
 ``torch.no_grad`` around the call, a gradient of a gradient, ``vmap``, a gradient penalty
 (tensors requiring grad closed over by the function), and ``torch.compile``.
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import arraylayer as al
-from arraylayer import autodiff
+from arraylayer.models import autodiff
 
 torch = pytest.importorskip("torch")
 

@@ -150,5 +150,5 @@ def test_tree_paths_follow_the_leaf_order():
     assert al.tree_paths(tree) == [("a", "w"), ("a", "b", "q"), ("z", 0), ("z", 2, 0)]
     sizes = al.tree_map_with_path(lambda path, leaf: (path, leaf.size), tree)
     assert sizes["a"].b["q"] == (("a", "b", "q"), 3) and sizes["z"][1] is None
-    assert al.tree.path_name(("layers", 0, "w")) == "layers/0/w"
+    assert al.models.tree.path_name(("layers", 0, "w")) == "layers/0/w"
     assert [leaf.size for leaf in al.tree_leaves(tree)] == [1, 3, 1, 2]

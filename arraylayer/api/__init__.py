@@ -6,7 +6,7 @@ the backend's kernel (see ``arraylayer/kernels``). ``linalg`` and ``fft`` are th
 
 from __future__ import annotations
 
-from . import (
+from arraylayer.api import (
     creation,
     data_types,
     elementwise,
@@ -23,7 +23,7 @@ from . import (
     statistical,
     utility,
 )
-from .dispatch import accepting_wrapped
+from arraylayer.api.dispatch import accepting_wrapped
 
 #: The category modules whose ``__all__`` make up the main namespace; ``extensions`` (last: its
 #: ``round`` takes ``decimals`` and replaces the standard's) holds what is beyond the standard.

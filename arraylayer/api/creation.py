@@ -9,15 +9,15 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from ..devices import canonical_device, default_device
-from ..dtypes import Dtype, DtypeLike, as_dtype
-from ..errors import InvalidArgumentError, InvalidArgumentTypeError, TypePromotionError, UnsupportedDtypeError
-from ..inference import infer_dtype_unchecked
-from ..interchange import from_dlpack_or_bits, to_backend
-from ..promotion import check_ints_fit, result_type
-from ..registry import backend_of, chosen_backend
-from . import arguments
-from .dispatch import array_input, as_array, kernel, native_device, native_dtype
+from arraylayer.runtime.devices import canonical_device, default_device
+from arraylayer.dtypes import Dtype, DtypeLike, as_dtype
+from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError, TypePromotionError, UnsupportedDtypeError
+from arraylayer.dtypes.inference import infer_dtype_unchecked
+from arraylayer.api.interchange import from_dlpack_or_bits, to_backend
+from arraylayer.dtypes.promotion import check_ints_fit, result_type
+from arraylayer.runtime.registry import backend_of, chosen_backend
+from arraylayer import arguments
+from arraylayer.api.dispatch import array_input, as_array, kernel, native_device, native_dtype
 
 Array = Any
 Shape = int | Sequence[int]
@@ -91,7 +91,7 @@ def asarray(
 def _low_precision_asarray(obj: Any, dtype: Dtype, device: str | None, chunks: Any) -> Array:
     """``obj`` as a low-precision array: made in float32 (int32; a low-precision array stays itself) and
     cast by ml_dtypes' rule, as ml_dtypes casts a float64 (through float32)."""
-    from .data_types import astype
+    from arraylayer.api.data_types import astype
 
     own = getattr(obj, "dtype", None)
     low = own is not None and as_dtype(own).is_low_precision
@@ -140,7 +140,7 @@ def _shape(shape: Shape) -> tuple[int, ...]:
 
 def _low_precision(backend: Any, make: Callable[[Dtype], Array], dtype: Dtype) -> Array:
     """An array of a low-precision ``dtype``: made in float32 (int32) and cast by ml_dtypes' rule."""
-    from ..lowp.convert import convert
+    from arraylayer.lowp.convert import convert
 
     wide = as_dtype("float32" if dtype.is_floating else "int32")
     return convert(backend, make(wide), wide, backend.check_valid(dtype))
@@ -306,7 +306,7 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DtypeLi
     backend = backend_of()
     resolved = infer_dtype_unchecked(dtype)
     if resolved.is_low_precision:  # in float32 (int32), then one cast; a format without zero has no eye
-        from ..lowp.moving import has_zero, zero_refusal
+        from arraylayer.lowp.moving import has_zero, zero_refusal
 
         if not has_zero(backend.check_valid(resolved).name):
             raise UnsupportedDtypeError(zero_refusal("eye", resolved.name))
@@ -364,7 +364,7 @@ def from_dlpack(x: Any, /, *, device: str | None = None, copy: bool | None = Non
     ``copy=True`` always copies; ``device`` moves the result (a copy when it moves). DLPack has no
     code for the low-precision dtypes: NumPy and torch then share the bytes (a uint8 view), and
     other pairs, like a dask array (no memory until computed), copy the bits exactly."""
-    from ..registry import _active
+    from arraylayer.runtime.registry import _active
 
     backend = _active()
     if not hasattr(x, "__dlpack__") and not isinstance(x, backend_of(x).array_types):

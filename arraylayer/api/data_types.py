@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ..dtypes import Dtype, DtypeLike, as_dtype, finfo, iinfo
-from ..errors import InvalidDtypeError, TypePromotionError
-from ..lowp.convert import convert
-from ..promotion import can_cast, result_type
-from . import arguments
-from .dispatch import array_input
+from arraylayer.dtypes import Dtype, DtypeLike, as_dtype, finfo, iinfo
+from arraylayer.errors import InvalidDtypeError, TypePromotionError
+from arraylayer.lowp.convert import convert
+from arraylayer.dtypes.promotion import can_cast, result_type
+from arraylayer import arguments
+from arraylayer.api.dispatch import array_input
 
 Array = Any
 

@@ -21,17 +21,17 @@ import inspect
 from collections.abc import Callable
 from typing import Any, Final
 
-from ..backend import Backend
-from ..context import replaying
-from ..defaults import default_int_dtype
-from ..dtypes import Dtype, as_dtype
-from ..errors import UnsupportedDtypeError
-from ..guard_filter import own_namespace
-from ..inference import infer_dtype_unchecked
-from ..promotion import result_type
-from ..registry import backend_of
-from ..support import kernel_unsupported_dtypes, stored_only_dtypes
-from .scalars import scalar_converter
+from arraylayer.runtime.backend import Backend
+from arraylayer.context import replaying
+from arraylayer.dtypes.defaults import default_int_dtype
+from arraylayer.dtypes import Dtype, as_dtype
+from arraylayer.errors import UnsupportedDtypeError
+from arraylayer.runtime.guard_filter import own_namespace
+from arraylayer.dtypes.inference import infer_dtype_unchecked
+from arraylayer.dtypes.promotion import result_type
+from arraylayer.runtime.registry import backend_of
+from arraylayer.support import kernel_unsupported_dtypes, stored_only_dtypes
+from arraylayer.api.scalars import scalar_converter
 
 __all__ = [
     "kernel", "unsupported_error", "not_defined", "operand", "as_array", "index_dtype", "index_result",
@@ -80,10 +80,10 @@ def low_precision_kernel(backend: Backend, name: str, dtype: Dtype) -> Callable[
     key = (backend.name, name, dtype)
     found = _RULE_KERNELS.get(key)
     if found is None:
-        from ..lowp.compute import FUNCTIONS, rule_kernel, wide_name
-        from ..lowp.exact import refusal
-        from ..lowp.formats import FORMATS
-        from ..lowp.moving import MOVING, ZERO_FILLING, has_zero, moving_kernel, zero_refusal
+        from arraylayer.lowp.compute import FUNCTIONS, rule_kernel, wide_name
+        from arraylayer.lowp.exact import refusal
+        from arraylayer.lowp.formats import FORMATS
+        from arraylayer.lowp.moving import MOVING, ZERO_FILLING, has_zero, moving_kernel, zero_refusal
 
         if name in MOVING:  # no value is made: the elements' bits move
             if name in ZERO_FILLING and not has_zero(dtype.name):

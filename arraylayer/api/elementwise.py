@@ -1,7 +1,7 @@
 """The Array API's elementwise functions, built from one table.
 
 The table, :data:`UNARY` / :data:`BINARY` (which dtype kinds each function takes and which
-rule gives its computation dtype), lives in :mod:`arraylayer.function_rules`, where the
+rule gives its computation dtype), lives in :mod:`arraylayer.dtypes.function_rules`, where the
 support declarations read it too.
 
 The per-call path: when a call with inputs of these classes and dtypes (or an array and a
@@ -11,7 +11,7 @@ its plan cache and the kernel call (with a cast for mixed dtypes). First calls g
 stores the plan; :func:`clear_plans` says what a plan depends on and when the caches empty.
 
 Each plan is also stored, as data, in the function's compiled dispatcher when the C extension
-is active (:mod:`arraylayer.compiled_dispatch`): the public function is then the compiled one,
+is active (:mod:`arraylayer.runtime.compiled_dispatch`): the public function is then the compiled one,
 which replays the stored plans and calls the Python function below for everything else.
 """
 
@@ -21,16 +21,16 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import Any, Final
 
-from .. import compiled_dispatch
-from ..context import replaying
-from ..defaults import default_float_dtype
-from ..dtypes import Dtype, as_dtype, iinfo
-from ..errors import TypePromotionError
-from ..function_rules import BINARY, KIND_LETTER, KIND_WORDS, UNARY, Spec
-from ..promotion import current_policy, get_dtype_promotion, result_type
-from ..registry import backend_of, on_registry_change
-from .arguments import broadcast_shapes
-from .dispatch import (
+from arraylayer.runtime import compiled_dispatch
+from arraylayer.context import replaying
+from arraylayer.dtypes.defaults import default_float_dtype
+from arraylayer.dtypes import Dtype, as_dtype, iinfo
+from arraylayer.errors import TypePromotionError
+from arraylayer.dtypes.function_rules import BINARY, KIND_LETTER, KIND_WORDS, UNARY, Spec
+from arraylayer.dtypes.promotion import current_policy, get_dtype_promotion, result_type
+from arraylayer.runtime.registry import backend_of, on_registry_change
+from arraylayer.arguments import broadcast_shapes
+from arraylayer.api.dispatch import (
     PYTHON_SCALARS,
     SCALAR_CLASSES,
     WRAPPERS,
@@ -40,7 +40,7 @@ from .dispatch import (
     not_defined,
     operand,
 )
-from .scalars import scalar_converter
+from arraylayer.api.scalars import scalar_converter
 
 Array = Any
 

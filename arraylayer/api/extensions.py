@@ -30,10 +30,11 @@ from __future__ import annotations
 import math
 from typing import Any, Final
 
-from ..dtypes import Dtype, DtypeLike, as_dtype, iinfo
-from ..errors import InvalidArgumentError, TypePromotionError, UnsupportedDtypeError
-from . import arguments, creation, data_types, elementwise, searching, statistical, utility
-from .dispatch import array_input, kernel
+from arraylayer.dtypes import Dtype, DtypeLike, as_dtype, iinfo
+from arraylayer.errors import InvalidArgumentError, TypePromotionError, UnsupportedDtypeError
+from arraylayer import arguments
+from arraylayer.api import creation, data_types, elementwise, searching, statistical, utility
+from arraylayer.api.dispatch import array_input, kernel
 
 Array = Any
 Axis = int | tuple[int, ...] | None
@@ -243,8 +244,8 @@ def pad(x: Array, pad_width: int | tuple[Any, ...], mode: str = "constant", *,
         raise InvalidArgumentError(f"pad mode={mode!r} is not one of {', '.join(map(repr, _PAD_MODES))}.")
     widths = _pad_widths(pad_width, len(x.shape))
     device = backend.device_of(x)
-    from ..registry import use_backend
-    from .manipulation import concat
+    from arraylayer.runtime.registry import use_backend
+    from arraylayer.api.manipulation import concat
 
     for axis, (before, after) in enumerate(widths):
         if not before and not after:
@@ -291,8 +292,8 @@ def sliding_window_view(x: Array, window_shape: int | tuple[int, ...], axis: int
     (no strided view: not every backend has one); lazy on dask."""
     import numpy as np
 
-    from ..registry import use_backend
-    from .manipulation import moveaxis, reshape
+    from arraylayer.runtime.registry import use_backend
+    from arraylayer.api.manipulation import moveaxis, reshape
 
     backend, x, dtype = array_input(x)
     device = backend.device_of(x)
@@ -379,9 +380,9 @@ def _lerp(a: Array, b: Array, t: Array) -> Array:
 
 
 def _quantile(name: str, x: Array, q: Any, axis: Axis, keepdims: bool, method: str, skip_nan: bool) -> Array:
-    from .indexing import take_along_axis
-    from .manipulation import permute_dims, reshape
-    from .sorting import sort
+    from arraylayer.api.indexing import take_along_axis
+    from arraylayer.api.manipulation import permute_dims, reshape
+    from arraylayer.api.sorting import sort
 
     backend, x, dtype = statistical._floating(name, x, complex_ok=False)
     if dtype.is_low_precision:  # its interpolation would round every step in the format, and mix it with float32
@@ -420,7 +421,7 @@ def _quantile(name: str, x: Array, q: Any, axis: Axis, keepdims: bool, method: s
         at = backend.astype(elementwise.maximum(at, 0), index)  # an all-NaN row: -1, its value replaced below
         if not skip_nan:
             at = reshape(at, (1,) * len(kept) + (len(levels),))
-        from .manipulation import broadcast_to
+        from arraylayer.api.manipulation import broadcast_to
         return take_along_axis(ordered, broadcast_to(at, full), axis=-1)
 
     missing = elementwise.less_equal(count, 0) if skip_nan else utility.any(nan, axis=-1, keepdims=True)

@@ -18,13 +18,13 @@ import math
 from collections.abc import Sequence
 from typing import Any, Final, Literal
 
-from ..defaults import default_float_dtype
-from ..dtypes import Dtype, DtypeLike, as_dtype
-from ..errors import AxisError, InvalidArgumentError, InvalidArgumentTypeError
-from . import arguments
-from .creation import asarray
-from .dispatch import array_input, kernel, not_defined
-from .manipulation import roll
+from arraylayer.dtypes.defaults import default_float_dtype
+from arraylayer.dtypes import Dtype, DtypeLike, as_dtype
+from arraylayer.errors import AxisError, InvalidArgumentError, InvalidArgumentTypeError
+from arraylayer import arguments
+from arraylayer.api.creation import asarray
+from arraylayer.api.dispatch import array_input, kernel, not_defined
+from arraylayer.api.manipulation import roll
 
 Array = Any
 Norm = Literal["backward", "ortho", "forward"]

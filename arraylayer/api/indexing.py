@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InvalidArgumentError
-from ..registry import backend_of
-from . import arguments
-from .dispatch import array_input, as_array, kernel, not_defined
+from arraylayer.errors import InvalidArgumentError
+from arraylayer.runtime.registry import backend_of
+from arraylayer import arguments
+from arraylayer.api.dispatch import array_input, as_array, kernel, not_defined
 
 Array = Any
 
@@ -18,7 +18,7 @@ def _indices(name: str, x: Array, indices: Any) -> tuple[Any, Array, Any, Array]
     backend = backend_of(x, indices)
     _, x, dtype = array_input(x)
     if not isinstance(indices, backend.array_types):
-        from ..inference import infer_dtype_unchecked
+        from arraylayer.dtypes.inference import infer_dtype_unchecked
 
         indices = as_array(backend, indices, infer_dtype_unchecked(None, indices))
     kind = backend.dtype_of(indices).category

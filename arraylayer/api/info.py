@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ..defaults import default_complex_dtype, default_float_dtype
-from ..devices import canonical_device, default_device
-from ..dtypes import Dtype
-from ..registry import get_backend
-from .data_types import isdtype
-from .dispatch import index_dtype
+from arraylayer.dtypes.defaults import default_complex_dtype, default_float_dtype
+from arraylayer.runtime.devices import canonical_device, default_device
+from arraylayer.dtypes import Dtype
+from arraylayer.runtime.registry import get_backend
+from arraylayer.api.data_types import isdtype
+from arraylayer.api.dispatch import index_dtype
 
 __all__ = ["Info", "__array_namespace_info__"]
 
@@ -64,6 +64,6 @@ class Info:
 
 def __array_namespace_info__() -> Info:  # noqa: N807 - the Array API's name
     """The Array API inspection object for the backend active here."""
-    from ..registry import current_backend
+    from arraylayer.runtime.registry import current_backend
 
     return Info(current_backend())

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from typing import Any, Final, Literal, NamedTuple
 
-from ..defaults import default_float_dtype
-from ..dtypes import Dtype, DtypeLike
-from ..errors import InvalidArgumentError
-from . import arguments
-from .dispatch import array_input, index_result, kernel, native_dtype, not_defined, promoted_inputs
-from .linear_algebra import matmul, matrix_transpose, numeric_pair, tensordot, vecdot
-from .statistical import accumulator_dtype, accumulator_native
+from arraylayer.dtypes.defaults import default_float_dtype
+from arraylayer.dtypes import Dtype, DtypeLike
+from arraylayer.errors import InvalidArgumentError
+from arraylayer import arguments
+from arraylayer.api.dispatch import array_input, index_result, kernel, native_dtype, not_defined, promoted_inputs
+from arraylayer.api.linear_algebra import matmul, matrix_transpose, numeric_pair, tensordot, vecdot
+from arraylayer.api.statistical import accumulator_dtype, accumulator_native
 
 Array = Any
 

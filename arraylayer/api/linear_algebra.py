@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ..dtypes import Dtype
-from ..errors import InvalidArgumentError
-from . import arguments
-from .dispatch import array_input, kernel, not_defined, promoted_inputs
+from arraylayer.dtypes import Dtype
+from arraylayer.errors import InvalidArgumentError
+from arraylayer import arguments
+from arraylayer.api.dispatch import array_input, kernel, not_defined, promoted_inputs
 
 Array = Any
 

@@ -9,11 +9,11 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-from ..defaults import default_int_dtype
-from ..errors import InvalidArgumentError
-from ..registry import backend_of
-from . import arguments
-from .dispatch import array_input, kernel, promoted_inputs
+from arraylayer.dtypes.defaults import default_int_dtype
+from arraylayer.errors import InvalidArgumentError
+from arraylayer.runtime.registry import backend_of
+from arraylayer import arguments
+from arraylayer.api.dispatch import array_input, kernel, promoted_inputs
 
 Array = Any
 

@@ -15,7 +15,7 @@ import struct
 from collections.abc import Callable
 from typing import Any, Final
 
-from ..dtypes import Dtype
+from arraylayer.dtypes import Dtype
 
 __all__ = ["PYTHON_TYPE_OF_KIND", "scalar_converter"]
 

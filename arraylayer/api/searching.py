@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..dtypes import Dtype
-from ..errors import InvalidArgumentError
-from ..promotion import result_type
-from ..registry import backend_of
-from . import arguments
-from .dispatch import array_input, as_array, index_result, kernel, not_defined, operand, promoted_inputs
+from arraylayer.dtypes import Dtype
+from arraylayer.errors import InvalidArgumentError
+from arraylayer.dtypes.promotion import result_type
+from arraylayer.runtime.registry import backend_of
+from arraylayer import arguments
+from arraylayer.api.dispatch import array_input, as_array, index_result, kernel, not_defined, operand, promoted_inputs
 
 Array = Any
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..dtypes import Dtype
-from ..errors import InvalidArgumentError
-from .dispatch import array_input, index_result, kernel
+from arraylayer.dtypes import Dtype
+from arraylayer.errors import InvalidArgumentError
+from arraylayer.api.dispatch import array_input, index_result, kernel
 
 Array = Any
 
@@ -102,7 +102,7 @@ def unique_values(x: Array, /) -> Array:
 def isin(x1: Array | int, x2: Array | int, /, *, invert: bool = False) -> Array:
     """For each element of x1, whether it equals some element of x2 (``equal``'s promotion and
     comparison: NaN is in nothing); the shape of x1 (0-d for a scalar x1), bool."""
-    from .dispatch import promoted_inputs
+    from arraylayer.api.dispatch import promoted_inputs
 
     backend, dtype, (a1, a2) = promoted_inputs(x1, x2)
     flat = backend.kernels["reshape"](a2, (-1,), copy=None)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import arguments
-from .dispatch import index_result, kernel
-from .searching import _real
+from arraylayer import arguments
+from arraylayer.api.dispatch import index_result, kernel
+from arraylayer.api.searching import _real
 
 Array = Any
 

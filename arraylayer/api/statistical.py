@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ..defaults import default_float_dtype
-from ..dtypes import Dtype, DtypeLike
-from ..errors import InvalidArgumentError, UnsupportedDtypeError
-from ..function_rules import accumulator_dtype
-from ..support import stored_only_dtypes
-from . import arguments
-from .dispatch import array_input, kernel, native_dtype, not_defined
+from arraylayer.dtypes.defaults import default_float_dtype
+from arraylayer.dtypes import Dtype, DtypeLike
+from arraylayer.errors import InvalidArgumentError, UnsupportedDtypeError
+from arraylayer.dtypes.function_rules import accumulator_dtype
+from arraylayer.support import stored_only_dtypes
+from arraylayer import arguments
+from arraylayer.api.dispatch import array_input, kernel, native_dtype, not_defined
 
 Array = Any
 Axis = int | tuple[int, ...] | None

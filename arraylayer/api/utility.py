@@ -5,10 +5,10 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from ..dtypes import as_dtype
-from ..errors import InvalidArgumentError
-from . import arguments
-from .dispatch import array_input, as_array, kernel, promoted_inputs
+from arraylayer.dtypes import as_dtype
+from arraylayer.errors import InvalidArgumentError
+from arraylayer import arguments
+from arraylayer.api.dispatch import array_input, as_array, kernel, promoted_inputs
 
 Array = Any
 Axis = int | tuple[int, ...] | None
@@ -59,9 +59,9 @@ def _low_precision_diff(backend: Any, x: Array, axis: int, n: int, prepend: Arra
                         append: Array | None) -> Array:
     """diff of a low-precision format: n passes of the rule's ``subtract`` of x's later and earlier
     elements (moved exactly by ``take``), each rounded to the format, as ``subtract`` rounds."""
-    from .elementwise import subtract
-    from .indexing import take
-    from .manipulation import concat
+    from arraylayer.api.elementwise import subtract
+    from arraylayer.api.indexing import take
+    from arraylayer.api.manipulation import concat
 
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ..devices import canonical_device
-from ..dtypes import Dtype
-from ..errors import DeviceError
-from ..layouts import shareable
-from .numpy import NumpyBackend
+from arraylayer.runtime.devices import canonical_device
+from arraylayer.dtypes import Dtype
+from arraylayer.errors import DeviceError
+from arraylayer.runtime.layouts import shareable
+from arraylayer.backends.numpy import NumpyBackend
 
 #: dask's own default: chunks of about ``array.chunk-size`` (128 MiB), shaped by dask
 DEFAULT_CHUNKS = "auto"

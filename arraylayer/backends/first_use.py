@@ -45,7 +45,7 @@ from typing import Any, Final
 def _leave_arraylayer_to_autograph() -> None:
     from tensorflow.python.autograph.core import config
 
-    from ..errors import ArrayLayerError
+    from arraylayer.errors import ArrayLayerError
 
     if not any(getattr(rule, "name", None) == "arraylayer" for rule in config.CONVERSION_RULES):
         config.CONVERSION_RULES = (config.DoNotConvert("arraylayer"), *config.CONVERSION_RULES)
@@ -69,12 +69,12 @@ def _load_torch_for_dynamo() -> None:
     from torch._dynamo.utils import common_constant_types
     from torch._dynamo.variables.user_defined import UserDefinedClassVariable
 
-    from .. import fused, leafwise
-    from ..compiled_dispatch import prepare_for_dynamo
-    from ..context import SETTING_READERS, TABLE_READERS, TRACED_TWINS, at_trace_end, epoch_reading
-    from ..dtypes import Dtype, all_dtypes, all_low_precision_dtypes
-    from ..guard_filter import install_as_default
-    from ..registry import prepare_for_tracing
+    from arraylayer.models import fused, leafwise
+    from arraylayer.runtime.compiled_dispatch import prepare_for_dynamo
+    from arraylayer.context import SETTING_READERS, TABLE_READERS, TRACED_TWINS, at_trace_end, epoch_reading
+    from arraylayer.dtypes import Dtype, all_dtypes, all_low_precision_dtypes
+    from arraylayer.runtime.guard_filter import install_as_default
+    from arraylayer.runtime.registry import prepare_for_tracing
 
     common_constant_types.add(Dtype)  # immutable, one instance per dtype: Dynamo's own advice for such types
     UserDefinedClassVariable._constant_fold_classes().add(Dtype)  # Dtype("int32") is a constant

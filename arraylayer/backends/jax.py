@@ -16,12 +16,12 @@ import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
-from ..backend import Backend
-from ..context import narrow_64bit
-from ..devices import DEVICE_KINDS, canonical_device
-from ..dtypes import Dtype, all_dtypes, as_dtype
-from ..errors import DeviceError
-from ..layouts import C_OR_F, shareable
+from arraylayer.runtime.backend import Backend
+from arraylayer.context import narrow_64bit
+from arraylayer.runtime.devices import DEVICE_KINDS, canonical_device
+from arraylayer.dtypes import Dtype, all_dtypes, as_dtype
+from arraylayer.errors import DeviceError
+from arraylayer.runtime.layouts import C_OR_F, shareable
 
 _X64_ONLY: Final = frozenset(("int64", "uint64", "float64", "complex128"))
 #: the dtype a 64-bit request is narrowed to under narrow_64bit (same kind, 32 bits)
@@ -123,7 +123,7 @@ class JaxBackend(Backend):
                 # device_put; jnp.asarray(device=) refuses to take it to another platform
                 obj = jax.device_put(obj, target)
             return jnp.asarray(obj, dtype=native)
-        from ..api.arguments import convertible
+        from arraylayer.arguments import convertible
 
         convertible(obj, dtype)
         return jnp.asarray(obj, dtype=native, device=target)

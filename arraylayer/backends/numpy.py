@@ -6,11 +6,11 @@ import operator
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from ..backend import Backend
-from ..devices import canonical_device
-from ..dtypes import Dtype, all_dtypes
-from ..errors import DeviceError
-from ..layouts import shareable
+from arraylayer.runtime.backend import Backend
+from arraylayer.runtime.devices import canonical_device
+from arraylayer.dtypes import Dtype, all_dtypes
+from arraylayer.errors import DeviceError
+from arraylayer.runtime.layouts import shareable
 
 
 class NumpyBackend(Backend):
@@ -50,7 +50,7 @@ class NumpyBackend(Backend):
         native = self.as_native_dtype(dtype)
         if isinstance(obj, np.ndarray):
             return obj if obj.dtype == native else obj.astype(native)
-        from ..api.arguments import convertible
+        from arraylayer.arguments import convertible
 
         convertible(obj, dtype)
         return np.asarray(obj, dtype=native)

@@ -15,11 +15,11 @@ import os
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
-from ..backend import Backend
-from ..devices import canonical_device
-from ..dtypes import Dtype, all_dtypes, as_dtype
-from ..errors import DeviceError
-from ..layouts import C, shareable
+from arraylayer.runtime.backend import Backend
+from arraylayer.runtime.devices import canonical_device
+from arraylayer.dtypes import Dtype, all_dtypes, as_dtype
+from arraylayer.errors import DeviceError
+from arraylayer.runtime.layouts import C, shareable
 
 # TensorFlow's own device types -> arraylayer's device kinds (others are not arrays' homes).
 _KINDS: Final = {"CPU": "cpu", "GPU": "gpu", "TPU": "tpu", "XLA_CPU": "cpu", "XLA_GPU": "gpu"}
@@ -163,7 +163,7 @@ class TensorflowBackend(Backend):
                 return obj if same else tf.cast(obj, native)
             with tf.device(self.native_device(device)):
                 return tf.identity(obj) if same else tf.cast(obj, native)
-        from ..api.arguments import convertible
+        from arraylayer.arguments import convertible
 
         convertible(obj, dtype)
         if device is None:

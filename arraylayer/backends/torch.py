@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
-from ..backend import Backend
-from ..devices import parse_device
-from ..dtypes import Dtype, all_dtypes, as_dtype
-from ..errors import DeviceError
-from ..layouts import shareable
+from arraylayer.runtime.backend import Backend
+from arraylayer.runtime.devices import parse_device
+from arraylayer.dtypes import Dtype, all_dtypes, as_dtype
+from arraylayer.errors import DeviceError
+from arraylayer.runtime.layouts import shareable
 
 # The dtypes torch may hold but not compute with, and the wider dtype to use instead.
 _PROBED: Final = {"uint16": "int32", "uint32": "int64", "uint64": "int64 (for values below 2**63)"}
@@ -86,7 +86,7 @@ class TorchBackend(Backend):
         ``torch.compile``), so an eager first use never pays for importing it."""
         if self.module is None:
             super().load()
-            from ..context import watch_replay
+            from arraylayer.context import watch_replay
 
             watch_replay(self.module.compiler.is_compiling)
         return self
@@ -130,7 +130,7 @@ class TorchBackend(Backend):
         if isinstance(obj, (np.ndarray, np.generic)):
             tensor = self._from_numpy(np.asarray(obj).astype(self._numpy_dtypes[dtype], copy=False))
             return tensor if target is None else tensor.to(target)
-        from ..api.arguments import convertible
+        from arraylayer.arguments import convertible
 
         convertible(obj, dtype)
         return torch.as_tensor(obj, dtype=native, device=target)

@@ -3,7 +3,7 @@
 One package per backend (``kernels/numpy``, ``kernels/jax``, ``kernels/torch``,
 ``kernels/tensorflow``, ``kernels/dask``), one module per Array API category inside it (or a
 shared one: ``names.CATEGORY_MODULES`` says where each category is looked for), plus ``nn.py``
-for arraylayer.nn. The package's ``__init__`` gathers every category's functions into
+for arraylayer.models.nn. The package's ``__init__`` gathers every category's functions into
 ``KERNELS`` (name -> callable, ``names.collect_kernels``) and the dtype declarations into
 ``SUPPORTED`` / ``UNSUPPORTED``. The public functions in
 ``arraylayer/api/`` do everything that must be the same on every backend (promotion,

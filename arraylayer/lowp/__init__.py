@@ -10,7 +10,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from .formats import FLOAT_FORMATS, FORMATS, INT_FORMATS, NATIVE, STATUS, Format, get_format
+from arraylayer.lowp.formats import FLOAT_FORMATS, FORMATS, INT_FORMATS, NATIVE, STATUS, Format, get_format
 
 # name -> the submodule defining it, imported on first access (NumPy is not imported with arraylayer).
 _LAZY = {

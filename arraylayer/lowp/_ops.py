@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ..context import replaying
-from ..errors import InvalidArgumentTypeError
+from arraylayer.context import replaying
+from arraylayer.errors import InvalidArgumentTypeError
 
 _INT_OF_FLOAT = {"float16": "int16", "bfloat16": "int16", "float32": "int32", "float64": "int64"}
 
@@ -154,7 +154,7 @@ class JaxOps(NumpyOps):
 
     def native_dtype(self, name: str) -> Any:
         if name.endswith("64") and not self._jax.config.jax_enable_x64:
-            from ..errors import UnsupportedDtypeError
+            from arraylayer.errors import UnsupportedDtypeError
 
             raise UnsupportedDtypeError(
                 f"{name} on jax needs jax_enable_x64 (jax.config.update('jax_enable_x64', True)); without it "

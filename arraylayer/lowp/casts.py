@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from ..context import replaying
-from ..errors import InvalidArgumentError, UnsupportedDtypeError
-from ._ops import ops_of
-from .cpu_codes import ENCODE, decoded, encoded, usable
-from .formats import FORMATS, STATUS, Format, get_format
-from .one_kernel import compiled
+from arraylayer.context import replaying
+from arraylayer.errors import InvalidArgumentError, UnsupportedDtypeError
+from arraylayer.lowp._ops import ops_of
+from arraylayer.lowp.cpu_codes import ENCODE, decoded, encoded, usable
+from arraylayer.lowp.formats import FORMATS, STATUS, Format, get_format
+from arraylayer.lowp.one_kernel import compiled
 
 __all__ = ["encode", "decode", "cast", "to_native", "format_of", "NATIVE_ENCODE", "NATIVE_DECODE"]
 

@@ -40,12 +40,12 @@ from typing import Any, Final
 
 import numpy as np
 
-from ..errors import ScalarOverflowError
-from ..function_rules import BINARY, UNARY
-from ._ops import ops_of
-from .casts import cast, decode, decode_table, format_of, native_codes, to_native
-from .exact import EXACT, INDEX_VALUED, ZERO_TESTS
-from .formats import FORMATS, Format, get_format
+from arraylayer.errors import ScalarOverflowError
+from arraylayer.dtypes.function_rules import BINARY, UNARY
+from arraylayer.lowp._ops import ops_of
+from arraylayer.lowp.casts import cast, decode, decode_table, format_of, native_codes, to_native
+from arraylayer.lowp.exact import EXACT, INDEX_VALUED, ZERO_TESTS
+from arraylayer.lowp.formats import FORMATS, Format, get_format
 
 __all__ = ["rule_kernel", "wide_name", "FUNCTIONS", "ACCUMULATING"]
 
@@ -120,7 +120,7 @@ def _table(fn: str, format: str, arity: int) -> tuple[np.ndarray, bool]:
     the result codes (uint8) where the result is in the format, else the result values; and which."""
     import ml_dtypes
 
-    from ..registry import get_backend
+    from arraylayer.runtime.registry import get_backend
 
     f = FORMATS[format]
     count = 1 << f.bits

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..dtypes import Dtype, as_dtype
-from .formats import FORMATS
+from arraylayer.dtypes import Dtype, as_dtype
+from arraylayer.lowp.formats import FORMATS
 
 __all__ = ["convert"]
 
@@ -19,7 +19,7 @@ _CASTS: tuple[Any, Any] | None = None  # (casts.cast, casts.decode) once loaded:
 
 def _load_casts() -> tuple[Any, Any]:
     global _CASTS
-    from .casts import cast, decode
+    from arraylayer.lowp.casts import cast, decode
 
     _CASTS = (cast, decode)
     return _CASTS

@@ -19,9 +19,9 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from ..c_extensions import optional_extension
-from ..context import replaying
-from .formats import FORMATS
+from arraylayer.runtime.c_extensions import optional_extension
+from arraylayer.context import replaying
+from arraylayer.lowp.formats import FORMATS
 
 __all__ = ["ENCODE", "decoded", "encoded", "usable"]
 

@@ -205,7 +205,7 @@ def get_format(name: str | Format) -> Format:
     try:
         return FORMATS[name]
     except (KeyError, TypeError):
-        from ..errors import InvalidDtypeError
+        from arraylayer.errors import InvalidDtypeError
 
         raise InvalidDtypeError(
             f"format={name!r} is not a low-precision format of arraylayer.lowp; use one of "

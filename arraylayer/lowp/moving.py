@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from ..dtypes import as_dtype
-from .formats import FORMATS
+from arraylayer.dtypes import as_dtype
+from arraylayer.lowp.formats import FORMATS
 
 __all__ = ["MOVING", "ZERO_FILLING", "HOW", "CARRIER", "TENSORFLOW_NATIVE", "moving_kernel", "zero_refusal", "has_zero"]
 
@@ -110,8 +110,8 @@ def _through_carrier(run: Callable[..., Any], native: Any, carrier: Any) -> Call
 def _through_codes(run: Callable[..., Any], native: Any, f: Any) -> Callable[..., Any]:
     """``run`` on the uint8 codes of the arrays of ``native`` (in lists too: a view where the framework
     has one); its uint8 results converted back (lowp.casts.native_codes and to_native)."""
-    from ._ops import ops_of
-    from .casts import native_codes, to_native
+    from arraylayer.lowp._ops import ops_of
+    from arraylayer.lowp.casts import native_codes, to_native
 
     is_native = _of(native)
 

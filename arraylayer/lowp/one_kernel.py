@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from . import triton_casts
+from arraylayer.lowp import triton_casts
 
 __all__ = ["compiled", "everywhere"]
 

@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
-from ._ops import ops_of
-from .casts import _unwrap, _wrap, cast, decode
-from .formats import Format, get_format
+from arraylayer.errors import InvalidArgumentError
+from arraylayer.lowp._ops import ops_of
+from arraylayer.lowp.casts import _unwrap, _wrap, cast, decode
+from arraylayer.lowp.formats import Format, get_format
 
 __all__ = ["amax_scale", "quantize", "dequantize", "scaled_matmul"]
 

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
 
-from .formats import Format, get_format
+from arraylayer.lowp.formats import Format, get_format
 
 __all__ = ["launcher", "available", "interpreted", "unavailable", "failed"]
 

@@ -9,7 +9,7 @@ is the one import path:
   version: the declarations, and the stored-but-not-computable rule on top of them;
 * :mod:`~arraylayer.support.table`: per public function, the kernels it calls and the rule
   that gives their dtype (:data:`FUNCTIONS`; element-wise rows from
-  :mod:`arraylayer.function_rules`, the table the api layer reads too);
+  :mod:`arraylayer.dtypes.function_rules`, the table the api layer reads too);
 * :mod:`~arraylayer.support.names`: public functions by qualified name (the namespaces
   ``arraylayer`` registers when it is imported);
 * :mod:`~arraylayer.support.queries`: :func:`function_supported_dtypes` /
@@ -20,14 +20,14 @@ is the one import path:
 * :mod:`~arraylayer.support.matrix`: the function x dtype matrix of a backend and its text,
   Markdown and HTML forms (``python -m arraylayer support``).
 
-:mod:`arraylayer.probe` checks the declarations against the installed frameworks. Nothing
+:mod:`arraylayer.cli.probe` checks the declarations against the installed frameworks. Nothing
 here imports the api layer: the api layer and this package both read
-:mod:`arraylayer.function_rules`.
+:mod:`arraylayer.dtypes.function_rules`.
 """
 
 from __future__ import annotations
 
-from .declarations import (
+from arraylayer.support.declarations import (
     GROUPS,
     UnverifiedVersionWarning,
     check_declarations,
@@ -36,12 +36,12 @@ from .declarations import (
     expand_dtypes,
     version_matches,
 )
-from .kernels import computes_stored, declaration_status, kernel_unsupported_dtypes, stored_only_dtypes
-from .lowp import low_precision_support
-from .matrix import CELL_MARKS, MATRIX_FORMATS, SupportMatrix, matrix_functions, render_matrix, support_matrix
-from .names import function_name, function_uses, public_functions
-from .queries import Cell, clear_caches, dtype_support, function_supported_dtypes, function_unsupported_dtypes
-from .table import FUNCTIONS, INDEPENDENT, RULES, Uses, function_table, kernel_domain, kernel_dtype
+from arraylayer.support.kernels import computes_stored, declaration_status, kernel_unsupported_dtypes, stored_only_dtypes
+from arraylayer.support.lowp import low_precision_support
+from arraylayer.support.matrix import CELL_MARKS, MATRIX_FORMATS, SupportMatrix, matrix_functions, render_matrix, support_matrix
+from arraylayer.support.names import function_name, function_uses, public_functions
+from arraylayer.support.queries import Cell, clear_caches, dtype_support, function_supported_dtypes, function_unsupported_dtypes
+from arraylayer.support.table import FUNCTIONS, INDEPENDENT, RULES, Uses, function_table, kernel_domain, kernel_dtype
 
 __all__ = [
     "GROUPS", "UnverifiedVersionWarning", "expand_dtypes", "version_matches", "kernel_unsupported_dtypes",

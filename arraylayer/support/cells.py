@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
-    from ..backend import Backend
+    from arraylayer.runtime.backend import Backend
 
 __all__ = ["Cell", "resolve_backend"]
 
@@ -31,8 +31,8 @@ class Cell(NamedTuple):
 
 def resolve_backend(backend: Any) -> Backend:
     """``backend`` (a name, a Backend, or None for the active one) as a loaded Backend."""
-    from ..backend import Backend
-    from ..registry import get_backend
+    from arraylayer.runtime.backend import Backend
+    from arraylayer.runtime.registry import get_backend
 
     if isinstance(backend, Backend):
         return backend.load()

@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
-from ..dtypes import Dtype, all_complex_dtypes, all_dtypes, all_float_dtypes, all_int_dtypes, all_uint_dtypes
+from arraylayer.dtypes import Dtype, all_complex_dtypes, all_dtypes, all_float_dtypes, all_int_dtypes, all_uint_dtypes
 
 __all__ = [
     "Declarations", "GROUPS", "UnverifiedVersionWarning", "expand_dtypes", "version_matches", "covering_range",
@@ -137,7 +137,7 @@ def check_declarations(
     range parses, that no two ranges of one kernel overlap at their boundaries, and that every
     dtype or group name exists."""
     if kernel_names is None:
-        from ..kernels.names import ALL_KERNEL_NAMES
+        from arraylayer.kernels.names import ALL_KERNEL_NAMES
 
         kernel_names = ALL_KERNEL_NAMES
     known = set(kernel_names)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from ..context import reads_tables, replaying
-from ..dtypes import Dtype
-from .declarations import covering_range, declared_entry, declared_unsupported
+from arraylayer.context import reads_tables, replaying
+from arraylayer.dtypes import Dtype
+from arraylayer.support.declarations import covering_range, declared_entry, declared_unsupported
 
 if TYPE_CHECKING:
-    from ..backend import Backend
+    from arraylayer.runtime.backend import Backend
 
 __all__ = ["kernel_unsupported_dtypes", "computes_stored", "stored_only_dtypes", "declaration_status"]
 

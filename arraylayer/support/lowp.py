@@ -16,7 +16,7 @@ rule runs, moves elements or only makes or converts arrays, and whether the stan
 - "unverified": the backend holds the dtype at the framework versions the storage was measured at
   (:data:`MEASURED`), and the installed version is outside them: run ``arraylayer probe``.
 
-:func:`arraylayer.probe.probe_low_precision` calls a sample of the cells (all of them with
+:func:`arraylayer.cli.probe.probe_low_precision` calls a sample of the cells (all of them with
 ``AL_LOWP_EXHAUSTIVE=1``) and reports every cell whose call does not do what it says.
 """
 
@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ..dtypes import Dtype, all_low_precision_dtypes
-from ..function_rules import KIND_LETTER, KIND_WORDS
-from .cells import Cell, resolve_backend
-from .declarations import covering_range
-from .names import function_name
-from .table import function_table
+from arraylayer.dtypes import Dtype, all_low_precision_dtypes
+from arraylayer.dtypes.function_rules import KIND_LETTER, KIND_WORDS
+from arraylayer.support.cells import Cell, resolve_backend
+from arraylayer.support.declarations import covering_range
+from arraylayer.support.names import function_name
+from arraylayer.support.table import function_table
 
 __all__ = ["low_precision_support", "COMPOSED", "CONVERTED", "MEASURED", "NEEDS_ZERO", "REFUSED_KINDS"]
 
@@ -63,9 +63,9 @@ MEASURED: Final[dict[str, str]] = {"numpy": ">=1.26", "dask": ">=2024.1", "jax":
 def _computed(name: str) -> tuple[str, str] | None:
     """(kinds, how) where the rule computes ``name``, or moves its elements, or does either in every
     kernel it calls (``isin`` is ``equal``; ``pad`` is ``full``, ``concat`` and ``take``), else None."""
-    from ..lowp.compute import FUNCTIONS, STATISTICAL
-    from ..lowp.exact import EXACT, ZERO_TESTS
-    from ..lowp.moving import MOVING
+    from arraylayer.lowp.compute import FUNCTIONS, STATISTICAL
+    from arraylayer.lowp.exact import EXACT, ZERO_TESTS
+    from arraylayer.lowp.moving import MOVING
 
     kinds = FUNCTIONS.get(name)
     if kinds is None:
@@ -95,8 +95,8 @@ def low_precision_support(fn: Any, backend: Any = None) -> dict[Dtype, Cell]:
     held = set(resolved.low_precision_dtypes())
     spec = MEASURED.get(resolved.name)
     measured = spec is not None and covering_range({spec: ()}, resolved.version) is not None
-    from ..lowp.exact import refusal
-    from ..lowp.moving import has_zero, zero_refusal
+    from arraylayer.lowp.exact import refusal
+    from arraylayer.lowp.moving import has_zero, zero_refusal
 
     computed = _computed(name)
     made = name in CONVERTED or uses.rule in ("none", "independent")

@@ -7,12 +7,12 @@ import warnings
 from collections.abc import Iterable
 from typing import Any, Final, NamedTuple
 
-from ..dtypes import Dtype, all_dtypes, all_low_precision_dtypes
-from .declarations import UnverifiedVersionWarning
-from .lowp import low_precision_support
-from .names import function_name
-from .queries import Cell, dtype_support, resolve_backend
-from .table import function_table
+from arraylayer.dtypes import Dtype, all_dtypes, all_low_precision_dtypes
+from arraylayer.support.declarations import UnverifiedVersionWarning
+from arraylayer.support.lowp import low_precision_support
+from arraylayer.support.names import function_name
+from arraylayer.support.queries import Cell, dtype_support, resolve_backend
+from arraylayer.support.table import function_table
 
 __all__ = ["CELL_MARKS", "MATRIX_FORMATS", "SupportMatrix", "matrix_functions", "support_matrix", "render_matrix"]
 
@@ -74,7 +74,7 @@ _LOW_PRECISION_SHORT: Final = (("float8_", ""), ("float6_", "f6"), ("float4_", "
 
 
 def _short(dtype: Dtype) -> str:
-    from ..lattice import CODES
+    from arraylayer.dtypes.lattice import CODES
 
     if dtype.is_low_precision:
         name = dtype.name

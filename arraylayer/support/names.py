@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .table import Uses, function_table
+from arraylayer.support.table import Uses, function_table
 
 __all__ = ["register_namespace", "public_functions", "function_name", "function_uses"]
 

@@ -12,17 +12,17 @@ import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from ..dtypes import Dtype, all_dtypes
-from ..function_rules import KIND_LETTER, KIND_WORDS
-from .cells import Cell, resolve_backend
-from .declarations import UnverifiedVersionWarning
-from .kernels import declaration_status, kernel_unsupported_dtypes, stored_only_dtypes
-from .lowp import low_precision_support
-from .names import function_name
-from .table import function_table, kernel_dtype
+from arraylayer.dtypes import Dtype, all_dtypes
+from arraylayer.dtypes.function_rules import KIND_LETTER, KIND_WORDS
+from arraylayer.support.cells import Cell, resolve_backend
+from arraylayer.support.declarations import UnverifiedVersionWarning
+from arraylayer.support.kernels import declaration_status, kernel_unsupported_dtypes, stored_only_dtypes
+from arraylayer.support.lowp import low_precision_support
+from arraylayer.support.names import function_name
+from arraylayer.support.table import function_table, kernel_dtype
 
 if TYPE_CHECKING:
-    from ..backend import Backend
+    from arraylayer.runtime.backend import Backend
 
 __all__ = ["Cell", "resolve_backend", "dtype_support", "function_supported_dtypes", "function_unsupported_dtypes",
            "clear_caches"]
@@ -90,7 +90,7 @@ _ANSWERS: dict[tuple[Any, ...], tuple[tuple[Dtype, ...], tuple[Dtype, ...]]] = {
 
 
 def _answer(fn: Any, backend: Any) -> tuple[tuple[Dtype, ...], tuple[Dtype, ...]]:
-    from ..defaults import default_float_dtype, default_int_dtype, default_uint_dtype
+    from arraylayer.dtypes.defaults import default_float_dtype, default_int_dtype, default_uint_dtype
 
     name = fn if isinstance(fn, str) and fn in function_table() else function_name(fn)
     resolved = resolve_backend(backend)
@@ -139,7 +139,7 @@ def _low_precision(fn: Any, backend: Any, supported: bool) -> tuple[Dtype, ...]:
 
 def clear_caches() -> None:
     """Forget every computed answer (after changing a backend's declarations at run time)."""
-    from ..registry import backend_instances, registry_changed
+    from arraylayer.runtime.registry import backend_instances, registry_changed
 
     _ANSWERS.clear()
     for backend in backend_instances():

@@ -4,7 +4,7 @@
 api layer refuses with ``not_defined``), the kernels it calls, and the rule that gives the
 dtype those kernels run in (:data:`RULES`; ``inexact``: integers and bool run in the default
 float dtype, so ``sqrt(int8)`` is supported exactly when the default-float ``sqrt`` kernel
-is). Element-wise rows come from the element-wise table of :mod:`arraylayer.function_rules`,
+is). Element-wise rows come from the element-wise table of :mod:`arraylayer.dtypes.function_rules`,
 which the api layer reads too.
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
-from ..defaults import default_float_dtype
-from ..dtypes import Dtype, all_dtypes, all_float_dtypes
-from ..function_rules import BINARY, KIND_LETTER, UNARY, accumulator_dtype
+from arraylayer.dtypes.defaults import default_float_dtype
+from arraylayer.dtypes import Dtype, all_dtypes, all_float_dtypes
+from arraylayer.dtypes.function_rules import BINARY, KIND_LETTER, UNARY, accumulator_dtype
 
 __all__ = ["Uses", "RULES", "FUNCTIONS", "INDEPENDENT", "function_table", "kernel_dtype", "kernel_domain"]
 

@@ -28,7 +28,7 @@ _CONSTANTS: Final = {"e": math.e, "inf": math.inf, "nan": math.nan, "pi": math.p
 
 
 def _bound(function: Callable[..., Any], backend: str) -> Callable[..., Any]:
-    from ..registry import use_backend
+    from arraylayer.runtime.registry import use_backend
 
     @functools.wraps(function)
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -41,8 +41,8 @@ def _bound(function: Callable[..., Any], backend: str) -> Callable[..., Any]:
 def _asarray_into(asarray: Callable[..., Any], backend: str) -> Callable[..., Any]:
     """The namespace's asarray: arrays of another backend are moved to this one first (the
     standard expects the namespace's own array type back)."""
-    from ..interchange import to_backend
-    from ..registry import backend_of, use_backend
+    from arraylayer.api.interchange import to_backend
+    from arraylayer.runtime.registry import backend_of, use_backend
 
     @functools.wraps(asarray)
     def call(obj: Any, /, **kwargs: Any) -> Any:
@@ -68,8 +68,8 @@ def populate(namespace: dict[str, Any], backend: str) -> None:
     """Fill a module's globals with the Array API namespace of ``backend`` (imports its framework)."""
     import arraylayer
 
-    from ..api import CATEGORIES, fft, linalg
-    from ..registry import get_backend
+    from arraylayer.api import CATEGORIES, fft, linalg
+    from arraylayer.runtime.registry import get_backend
 
     native = get_backend(backend).load()
     names = {name: getattr(module, name) for module in CATEGORIES for name in module.__all__}

@@ -1,5 +1,5 @@
 """The Array API namespace of arraylayer on the torch backend (see arraylayer/xp/__init__.py)."""
 
-from . import populate
+from arraylayer.xp import populate
 
 populate(globals(), "torch")

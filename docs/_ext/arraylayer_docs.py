@@ -10,7 +10,7 @@ what changed):
 ``promotion_tables.rst.inc``    each policy's promotion table (``arraylayer.cli``'s renderer)
 ``policy_comparison.rst.inc``   a few pairs under every policy, side by side
 ``lattice_standard.svg``,
-``lattice_strict.svg``          the lattices of ``arraylayer.lattice``, drawn with networkx
+``lattice_strict.svg``          the lattices of ``arraylayer.dtypes.lattice``, drawn with networkx
                                 and matplotlib
 ``cli_help.rst.inc``            ``arraylayer --help`` and each command's help
 ``support.rst.inc``             the kernel support matrix, from ``arraylayer.support`` if
@@ -86,13 +86,13 @@ def indented(text: str, prefix: str = "   ") -> list[str]:
 # titled after their name; arraylayer.api.<category> gets "Array API: <category>".
 API_SECTIONS = {
     "arraylayer.dtypes": "Dtypes",
-    "arraylayer.promotion": "Type promotion",
-    "arraylayer.defaults": "Default dtypes",
-    "arraylayer.inference": "Dtype inference",
-    "arraylayer.registry": "Backends",
-    "arraylayer.native": "Native dtypes",
-    "arraylayer.devices": "Devices",
-    "arraylayer.interchange": "Arrays across backends and devices",
+    "arraylayer.dtypes.promotion": "Type promotion",
+    "arraylayer.dtypes.defaults": "Default dtypes",
+    "arraylayer.dtypes.inference": "Dtype inference",
+    "arraylayer.runtime.registry": "Backends",
+    "arraylayer.runtime.native": "Native dtypes",
+    "arraylayer.runtime.devices": "Devices",
+    "arraylayer.api.interchange": "Arrays across backends and devices",
 }
 API_LAST = {"arraylayer.errors": "Errors"}
 ARRAY_API_CATEGORIES = {
@@ -277,7 +277,7 @@ def api_reference() -> str:
 # ---------------------------------------------------------------------------------------------
 def promotion_tables() -> str:
     import arraylayer as al
-    from arraylayer.promotion_table import TABLE_CSS, promotion_table, render_html, render_text
+    from arraylayer.cli.promotion_table import TABLE_CSS, promotion_table, render_html, render_text
 
     lines = [".. raw:: html", ""] + indented(f"<style>\n{TABLE_CSS}\n</style>") + [""]
     for policy in al.promotion_policies():
@@ -335,7 +335,7 @@ WEAK_LANES = {"i*": 1.0, "f*": 1.0, "c*": 2.0}
 
 def _kind(code: str) -> str:
     from arraylayer.dtypes import Dtype
-    from arraylayer.lattice import CODES
+    from arraylayer.dtypes.lattice import CODES
 
     target = CODES[code]
     return "weak" if isinstance(target, type) else Dtype(target).category
@@ -417,7 +417,7 @@ def draw_lattice(lattice: dict[str, tuple[str, ...]], positions: dict[str, tuple
 
 
 def lattices() -> None:
-    from arraylayer.lattice import STANDARD_LATTICE, STRICT_LATTICE
+    from arraylayer.dtypes.lattice import STANDARD_LATTICE, STRICT_LATTICE
 
     positions = lattice_positions(STANDARD_LATTICE)  # the same places in both, for comparison
     draw_lattice(STANDARD_LATTICE, positions, GENERATED / "lattice_standard.svg")
@@ -464,7 +464,7 @@ def _columns(width: int):
 def _loaded_backends() -> list[Any]:
     import arraylayer as al
 
-    from arraylayer.logs import quiet_framework_logs
+    from arraylayer.runtime.logs import quiet_framework_logs
 
     backends = []
     for name in al.installed_backends():

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..names import collect_kernels, half_precision_decompositions_unsupported
-from ._lazy import needs_known_lengths
+from arraylayer.kernels.names import collect_kernels, half_precision_decompositions_unsupported
+from arraylayer.kernels.dask._lazy import needs_known_lengths
 
 KERNELS: dict[str, Callable[..., Any]] = collect_kernels(__name__)
 

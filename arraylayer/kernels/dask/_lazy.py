@@ -23,9 +23,9 @@ import dask
 import dask.array as da
 from dask.array.core import elemwise
 
-from ...errors import unknown_lengths_error
-from ..numpy import KERNELS as NUMPY
-from ..numpy._common import F32, is_half
+from arraylayer.errors import unknown_lengths_error
+from arraylayer.kernels.numpy import KERNELS as NUMPY
+from arraylayer.kernels.numpy._common import F32, is_half
 
 
 def chunkwise(name: str, numpy_kernel: Callable[..., Any] | None = None) -> Callable[..., Any]:

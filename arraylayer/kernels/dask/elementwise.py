@@ -8,7 +8,7 @@ one task per chunk that ``dask.array``'s own ufuncs add to the graph.
 
 from __future__ import annotations
 
-from ..names import KERNEL_NAMES
-from ._lazy import chunkwise
+from arraylayer.kernels.names import KERNEL_NAMES
+from arraylayer.kernels.dask._lazy import chunkwise
 
 globals().update({name: chunkwise(name) for name in KERNEL_NAMES["elementwise"]})

@@ -13,9 +13,9 @@ from typing import Any
 
 import dask.array as da
 
-from ..names import KERNEL_NAMES
-from ..numpy_fft import fft_kernels
-from ._lazy import is_half, whole_axes
+from arraylayer.kernels.names import KERNEL_NAMES
+from arraylayer.kernels.numpy_fft import fft_kernels
+from arraylayer.kernels.dask._lazy import is_half, whole_axes
 
 
 def _on_whole_axes(name: str) -> Callable[..., Any]:

@@ -17,7 +17,7 @@ import dask.array as da
 import numpy as np
 from dask.array.core import elemwise
 
-from ._lazy import F32, NUMPY, in_float32, is_half
+from arraylayer.kernels.dask._lazy import F32, NUMPY, in_float32, is_half
 
 #: kernel -> signature over the matrix axes (NumPy's generalised-ufunc notation)
 _WHOLE_MATRICES: Final = {

@@ -14,8 +14,8 @@ import dask.array as da
 import numpy as np
 from dask.array.core import elemwise
 
-from ...errors import InvalidArgumentError, unknown_lengths_error
-from ._lazy import gathered, known, unknown, whole_axes
+from arraylayer.errors import InvalidArgumentError, unknown_lengths_error
+from arraylayer.kernels.dask._lazy import gathered, known, unknown, whole_axes
 
 broadcast_to = da.broadcast_to
 flip = da.flip

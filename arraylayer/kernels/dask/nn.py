@@ -1,4 +1,4 @@
-"""Neural-network kernels of the dask backend (see arraylayer/nn.py): the NumPy backend's nn
+"""Neural-network kernels of the dask backend (see arraylayer/models/nn.py): the NumPy backend's nn
 kernels, laid out lazily, so that values and dtypes are NumPy's and nothing is computed.
 
 * ``sigmoid``, ``relu``, ``erf`` are element-wise: NumPy's kernels chunk by chunk
@@ -7,7 +7,7 @@ kernels, laid out lazily, so that values and dtypes are NumPy's and nothing is c
   become one chunk each (rechunked lazily), the batch axis keeps its chunks, and NumPy's kernel
   runs once per block of images, with a convolution kernel gathered whole into every task.
 * ``concrete`` is None (values are known only once computed); :func:`checked` is how
-  arraylayer.nn checks label and id values instead: per chunk, when the graph runs.
+  arraylayer.models.nn checks label and id values instead: per chunk, when the graph runs.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from ..numpy import nn as numpy_nn
-from ._lazy import chunkwise, whole_axes
+from arraylayer.kernels.numpy import nn as numpy_nn
+from arraylayer.kernels.dask._lazy import chunkwise, whole_axes
 
 sigmoid = chunkwise("sigmoid", numpy_nn.sigmoid)
 relu = chunkwise("relu", numpy_nn.relu)

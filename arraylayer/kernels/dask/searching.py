@@ -13,8 +13,8 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from ..numpy._common import BF16 as NUMPY_BF16
-from ._lazy import NUMPY, along, chunkwise, gathered, unknown
+from arraylayer.kernels.numpy._common import BF16 as NUMPY_BF16
+from arraylayer.kernels.dask._lazy import NUMPY, along, chunkwise, gathered, unknown
 
 argmax = da.argmax
 argmin = da.argmin

@@ -11,7 +11,7 @@ from typing import Any
 
 import dask.array as da
 
-from ._lazy import F32, in_float32, is_half
+from arraylayer.kernels.dask._lazy import F32, in_float32, is_half
 
 all = da.all
 any = da.any

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..names import collect_kernels, half_precision_decompositions_unsupported
+from arraylayer.kernels.names import collect_kernels, half_precision_decompositions_unsupported
 
 KERNELS: dict[str, Callable[..., Any]] = collect_kernels(__name__)
 

@@ -31,8 +31,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from . import _complex
-from ._common import COMPLEX, FLOATS, as_operand, is_big_int, operand_dtype, true_divide
+from arraylayer.kernels.jax import _complex
+from arraylayer.kernels.jax._common import COMPLEX, FLOATS, as_operand, is_big_int, operand_dtype, true_divide
 
 
 def _weak(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:

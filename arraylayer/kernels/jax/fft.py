@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from ..numpy_fft import fft_kernels
-from ._common import HALF
+from arraylayer.kernels.numpy_fft import fft_kernels
+from arraylayer.kernels.jax._common import HALF
 
 _KERNELS = fft_kernels(jnp.fft, HALF.__contains__, "jnp.fft")
 fft, ifft, rfft, irfft, hfft, ihfft = (_KERNELS[n] for n in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"))

@@ -23,9 +23,9 @@ from typing import Any, Final
 import jax
 import jax.numpy as jnp
 
-from ...errors import linalg_error
-from ._common import F32, HALF
-from .statistical import root, static_axis
+from arraylayer.errors import linalg_error
+from arraylayer.kernels.jax._common import F32, HALF
+from arraylayer.kernels.jax.statistical import root, static_axis
 
 cross = jnp.linalg.cross
 diagonal = jnp.linalg.diagonal

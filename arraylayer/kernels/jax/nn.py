@@ -1,4 +1,4 @@
-"""Neural-network kernels of the JAX backend (see arraylayer/nn.py): XLA's own convolution and
+"""Neural-network kernels of the JAX backend (see arraylayer/models/nn.py): XLA's own convolution and
 windowed reductions (``jax.lax``), which JAX differentiates. Padding arrives as explicit pairs."""
 
 from __future__ import annotations

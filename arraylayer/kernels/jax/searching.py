@@ -12,7 +12,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-from ._common import as_operand
+from arraylayer.kernels.jax._common import as_operand
 
 argmax = jnp.argmax
 argmin = jnp.argmin

@@ -22,7 +22,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from ._common import F32, FLOATS, HALF, true_divide
+from arraylayer.kernels.jax._common import F32, FLOATS, HALF, true_divide
 
 
 def _truth(x: Any) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..names import collect_kernels, half_precision_decompositions_unsupported
+from arraylayer.kernels.names import collect_kernels, half_precision_decompositions_unsupported
 
 KERNELS: dict[str, Callable[..., Any]] = collect_kernels(__name__)
 

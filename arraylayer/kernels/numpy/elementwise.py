@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ._common import BF16, PY_REAL, bf16_scalar
+from arraylayer.kernels.numpy._common import BF16, PY_REAL, bf16_scalar
 
 
 def _weak(ufunc: np.ufunc) -> Callable[[Any, Any], Any]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..numpy_fft import fft_kernels
-from ._common import is_half
+from arraylayer.kernels.numpy_fft import fft_kernels
+from arraylayer.kernels.numpy._common import is_half
 
 _KERNELS = fft_kernels(np.fft, is_half, "np.fft")
 fft, ifft, rfft, irfft, hfft, ihfft = (_KERNELS[n] for n in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"))

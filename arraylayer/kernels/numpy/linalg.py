@@ -22,8 +22,8 @@ from typing import Any, Final
 
 import numpy as np
 
-from ...errors import linalg_error
-from ._common import BF16, F32, is_half
+from arraylayer.errors import linalg_error
+from arraylayer.kernels.numpy._common import BF16, F32, is_half
 
 cross = np.linalg.cross
 diagonal = np.linalg.diagonal

@@ -1,4 +1,4 @@
-"""Neural-network kernels of the NumPy backend (see arraylayer/nn.py): convolution and pooling
+"""Neural-network kernels of the NumPy backend (see arraylayer/models/nn.py): convolution and pooling
 with sliding windows, erf. Padding arrives as explicit ((top, bottom), (left, right)) pairs."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ._common import is_half
+from arraylayer.kernels.numpy._common import is_half
 
 _ERF: Any = None  # erf in float64, see _erf_float64
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ._common import BF16, F32, PY_REAL, bf16_scalar
+from arraylayer.kernels.numpy._common import BF16, F32, PY_REAL, bf16_scalar
 
 argmax = np.argmax
 argmin = np.argmin

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ._common import F32, is_half
+from arraylayer.kernels.numpy._common import F32, is_half
 
 all = np.all
 any = np.any

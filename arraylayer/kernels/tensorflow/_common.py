@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from ._high_rank import select
+from arraylayer.kernels.tensorflow._high_rank import select
 
 BOOL: Any = tf.bool
 UINT16: Any = tf.uint16

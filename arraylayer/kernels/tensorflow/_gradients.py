@@ -18,7 +18,7 @@ from typing import Any
 
 import tensorflow as tf
 
-from ._high_rank import select
+from arraylayer.kernels.tensorflow._high_rank import select
 
 try:  # TF's own "is any tape recording" test; without it, every call takes the custom path
     from tensorflow.python.eager.record import could_possibly_record as _tape_may_record

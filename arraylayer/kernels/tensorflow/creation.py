@@ -12,8 +12,8 @@ from typing import Any
 
 import tensorflow as tf
 
-from ._common import BOOL, placed, scalar
-from ._high_rank import select
+from arraylayer.kernels.tensorflow._common import BOOL, placed, scalar
+from arraylayer.kernels.tensorflow._high_rank import select
 
 _INT64 = tf.int64
 _FLOAT64 = tf.float64

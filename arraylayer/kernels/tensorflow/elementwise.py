@@ -17,8 +17,8 @@ from typing import Any
 
 import tensorflow as tf
 
-from ._common import BOOL, FLOAT32, SAME_WIDTH_INT, is_half, pair, raw_binary, same
-from ._gradients import (
+from arraylayer.kernels.tensorflow._common import BOOL, FLOAT32, SAME_WIDTH_INT, is_half, pair, raw_binary, same
+from arraylayer.kernels.tensorflow._gradients import (
     atan2_rule,
     hypot_rule,
     logaddexp_rule,
@@ -29,7 +29,7 @@ from ._gradients import (
     remainder_rule,
     with_gradient,
 )
-from ._high_rank import select
+from arraylayer.kernels.tensorflow._high_rank import select
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)

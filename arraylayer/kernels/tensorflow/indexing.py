@@ -7,8 +7,8 @@ from typing import Any
 
 import tensorflow as tf
 
-from ._common import broadcast_batch, positive_axis
-from ._high_rank import select
+from arraylayer.kernels.tensorflow._common import broadcast_batch, positive_axis
+from arraylayer.kernels.tensorflow._high_rank import select
 
 _INT32 = tf.int32
 _INT64 = tf.int64

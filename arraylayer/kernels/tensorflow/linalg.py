@@ -21,13 +21,13 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from ...errors import linalg_error
-from . import statistical
-from ._common import BOOL, FLOAT32, broadcast_batch, is_half, positive_axis, via_int16
-from ._high_rank import select
-from .elementwise import multiply
-from .manipulation import broadcast_arrays
-from .statistical import root
+from arraylayer.errors import linalg_error
+from arraylayer.kernels.tensorflow import statistical
+from arraylayer.kernels.tensorflow._common import BOOL, FLOAT32, broadcast_batch, is_half, positive_axis, via_int16
+from arraylayer.kernels.tensorflow._high_rank import select
+from arraylayer.kernels.tensorflow.elementwise import multiply
+from arraylayer.kernels.tensorflow.manipulation import broadcast_arrays
+from arraylayer.kernels.tensorflow.statistical import root
 
 _INT32 = tf.int32
 _INT64 = tf.int64

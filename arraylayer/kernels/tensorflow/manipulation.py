@@ -6,8 +6,8 @@ from typing import Any
 
 import tensorflow as tf
 
-from ._common import positive_axis, same, via_int16
-from ._high_rank import reverse
+from arraylayer.kernels.tensorflow._common import positive_axis, same, via_int16
+from arraylayer.kernels.tensorflow._high_rank import reverse
 
 broadcast_to = tf.broadcast_to  # (input, shape): the Array API's (x, /, shape)
 stack = tf.stack  # (values, axis=0): the Array API's (arrays, /, *, axis=0)

@@ -1,4 +1,4 @@
-"""Neural-network kernels of the TensorFlow backend (see arraylayer/nn.py): tf.nn's convolution
+"""Neural-network kernels of the TensorFlow backend (see arraylayer/models/nn.py): tf.nn's convolution
 and pooling (channels last, as TensorFlow computes them on every device; channels-first input is
 transposed around them), with explicit padding."""
 

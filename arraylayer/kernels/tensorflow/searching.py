@@ -7,10 +7,10 @@ from typing import Any
 
 import tensorflow as tf
 
-from ._common import BOOL, SCALARS, order_key, pair, scalar, sortable
-from ._high_rank import along_axis, select
-from ._high_rank import coordinates as high_rank_coordinates
-from .indexing import take
+from arraylayer.kernels.tensorflow._common import BOOL, SCALARS, order_key, pair, scalar, sortable
+from arraylayer.kernels.tensorflow._high_rank import along_axis, select
+from arraylayer.kernels.tensorflow._high_rank import coordinates as high_rank_coordinates
+from arraylayer.kernels.tensorflow.indexing import take
 
 
 def argmax(x: Any, /, *, axis: int | None = None, keepdims: bool = False) -> Any:

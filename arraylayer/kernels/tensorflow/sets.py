@@ -7,9 +7,9 @@ from typing import Any
 
 import tensorflow as tf
 
-from ._common import is_half
-from ._high_rank import select
-from .sorting import argsort
+from arraylayer.kernels.tensorflow._common import is_half
+from arraylayer.kernels.tensorflow._high_rank import select
+from arraylayer.kernels.tensorflow.sorting import argsort
 
 
 def unique_values(x: Any, /) -> Any:

@@ -13,8 +13,8 @@ from typing import Any
 
 import tensorflow as tf
 
-from ._common import BOOL, sortable
-from .indexing import gather_along
+from arraylayer.kernels.tensorflow._common import BOOL, sortable
+from arraylayer.kernels.tensorflow.indexing import gather_along
 
 _DIRECTIONS = {False: "ASCENDING", True: "DESCENDING"}
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import tensorflow as tf
 
-from ._common import BOOL, FLOAT32, is_half, positive_axis
-from ._gradients import cumprod_gradient, may_differentiate, norm_sqrt_rule, with_gradient
+from arraylayer.kernels.tensorflow._common import BOOL, FLOAT32, is_half, positive_axis
+from arraylayer.kernels.tensorflow._gradients import cumprod_gradient, may_differentiate, norm_sqrt_rule, with_gradient
 
 _INT64 = tf.int64
 

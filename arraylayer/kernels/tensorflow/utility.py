@@ -7,8 +7,8 @@ from typing import Any
 
 import tensorflow as tf
 
-from ._common import BOOL, SCALARS, positive_axis, scalar
-from ._high_rank import axis_slice
+from arraylayer.kernels.tensorflow._common import BOOL, SCALARS, positive_axis, scalar
+from arraylayer.kernels.tensorflow._high_rank import axis_slice
 
 
 def all(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:

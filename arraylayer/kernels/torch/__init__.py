@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from ..names import collect_kernels, half_precision_decompositions_unsupported
-from .elementwise import mixed_plain  # noqa: F401  (the kernel contract's mixed-dtype callables)
+from arraylayer.kernels.names import collect_kernels, half_precision_decompositions_unsupported
+from arraylayer.kernels.torch.elementwise import mixed_plain  # noqa: F401  (the kernel contract's mixed-dtype callables)
 
 KERNELS: dict[str, Callable[..., Any]] = collect_kernels(__name__)
 

@@ -16,9 +16,9 @@ from typing import Any, Final
 
 import torch
 
-from . import _gradients
-from ._gradients import is_compiling, may_differentiate
-from ._scalars import Tensor, both, like
+from arraylayer.kernels.torch import _gradients
+from arraylayer.kernels.torch._gradients import is_compiling, may_differentiate
+from arraylayer.kernels.torch._scalars import Tensor, both, like
 
 # -- unary, as torch has them --------------------------------------------------------------
 abs = torch.abs

@@ -21,8 +21,8 @@ from typing import Any
 import torch
 from torch.compiler import is_compiling
 
-from ...errors import linalg_error
-from .statistical import sum as _sum
+from arraylayer.errors import linalg_error
+from arraylayer.kernels.torch.statistical import sum as _sum
 
 det = torch.linalg.det
 outer = torch.outer  # bool: logical and, as numpy

@@ -1,4 +1,4 @@
-"""Neural-network kernels of the PyTorch backend (see arraylayer/nn.py): torch.nn.functional's
+"""Neural-network kernels of the PyTorch backend (see arraylayer/models/nn.py): torch.nn.functional's
 convolution and pooling (channels first, as torch computes them; channels-last input is
 permuted around them), with explicit padding through ``F.pad`` (torch's own is symmetric)."""
 

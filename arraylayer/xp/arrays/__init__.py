@@ -22,14 +22,14 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Final
 
-from ...api.dispatch import SCALAR_CLASSES, array_role, source_signature
-from ...array import Array
-from ...compiled_dispatch import on_arrays
-from ...devices import canonical_device
-from ...dtypes import Dtype, as_dtype
-from ...registry import BACKEND, backend_of, get_backend
-from .. import lib_module
-from .info import ArrayInfo, namespace_dtypes, runtime_dtype_getter
+from arraylayer.api.dispatch import SCALAR_CLASSES, array_role, source_signature
+from arraylayer.array import Array
+from arraylayer.runtime.compiled_dispatch import on_arrays
+from arraylayer.runtime.devices import canonical_device
+from arraylayer.dtypes import Dtype, as_dtype
+from arraylayer.runtime.registry import BACKEND, backend_of, get_backend
+from arraylayer.xp import lib_module
+from arraylayer.xp.arrays.info import ArrayInfo, namespace_dtypes, runtime_dtype_getter
 
 __all__ = ["populate", "array_function"]
 
@@ -118,7 +118,7 @@ class _Wrapper:
         except Exception:  # noqa: BLE001 - not an array at all (an Info object, a Python value)
             return result
         if isinstance(result, source.array_types):
-            from ...interchange import to_backend
+            from arraylayer.api.interchange import to_backend
 
             return self.wrap(to_backend(result, self.backend.name))
         return result
@@ -224,7 +224,7 @@ def _already(array: Array, dtype: Any, device: Any) -> bool:
 def _asarray(asarray: Callable[..., Any], backend: Any, wrap: _Wrapper) -> Callable[..., Any]:
     """The namespace's asarray: Arrays unwrapped, arrays of another backend moved to this one
     (``to_backend``), then arraylayer's asarray with this backend active."""
-    from ...interchange import to_backend
+    from arraylayer.api.interchange import to_backend
 
     name = backend.name
 
@@ -271,7 +271,7 @@ def populate(namespace: dict[str, Any], backend_name: str) -> None:
 
     import arraylayer
 
-    from ... import api
+    from arraylayer import api
 
     backend = get_backend(backend_name)
     wrap = _Wrapper(backend)

@@ -1,5 +1,5 @@
 """The Array namespace of arraylayer.Array on the dask backend (see arraylayer/xp/arrays/__init__.py)."""
 
-from . import populate
+from arraylayer.xp.arrays import populate
 
 populate(globals(), "dask")

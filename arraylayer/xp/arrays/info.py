@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from ...api.info import Info
-from ...context import narrow_64bit
-from ...dtypes import Dtype
+from arraylayer.api.info import Info
+from arraylayer.context import narrow_64bit
+from arraylayer.dtypes import Dtype
 
 __all__ = ["ArrayInfo", "EXTENSION_DTYPES", "namespace_dtypes", "runtime_dtype_getter"]
 

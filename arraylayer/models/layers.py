@@ -1,0 +1,228 @@
+"""Layers as pure functions over plain parameter trees, built on ``arraylayer.models.nn``.
+
+Each layer is a :class:`Layer` pair: ``init(key, ...) -> params`` (a dict of native arrays on the
+key's backend, drawn by ``arraylayer.models.initializers``: the same key gives the same weights on every
+backend) and ``apply(params, x, ...) -> y``. There is no hidden state and no registry: a model is
+a dict of layer parameters and a function calling the applies. Every ``apply`` takes
+``policy=`` (``arraylayer.models.mixed_precision.Policy``): parameters and inputs are cast to its compute
+dtype and the result to its output dtype; ``init`` takes ``dtype=`` (the parameter dtype).
+
+Shapes: dense and the attention work on the last axis of ``(..., features)``; sequences are
+``(batch, sequence, features)``; conv2d is NHWC with HWIO kernels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from arraylayer.models import initializers, nn, random
+from arraylayer import arguments
+from arraylayer.api.elementwise import add, divide, multiply, sqrt, square
+from arraylayer.api.linear_algebra import matmul
+from arraylayer.api.manipulation import reshape
+from arraylayer.api.statistical import mean
+from arraylayer.errors import InvalidArgumentError
+from arraylayer.models.mixed_precision import Policy
+from arraylayer.models.nn.common import _floating
+
+__all__ = ["Layer", "dense", "embedding", "conv2d", "layer_norm", "rms_norm", "mlp", "attention",
+           "transformer_block"]
+
+
+class Layer(NamedTuple):
+    """``init(key, ...) -> params`` and ``apply(params, x, ...) -> y``."""
+
+    init: Callable[..., dict[str, Any]]
+    apply: Callable[..., Any]
+
+
+def _inputs(policy: Policy | None, params: Any, x: Any) -> tuple[Any, Any]:
+    return (params, x) if policy is None else (policy.cast_to_compute(params), policy.cast_to_compute(x))
+
+
+def _output(policy: Policy | None, y: Any) -> Any:
+    return y if policy is None else policy.cast_to_output(y)
+
+
+def _keys(key: Any, count: int) -> list[Any]:
+    keys = random.split(key, count)
+    return [keys[i] for i in range(count)]
+
+
+def _positive(value: Any, parameter: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise InvalidArgumentError(f"{parameter}={value!r}: pass a positive int.")
+    return value
+
+
+# -- dense -------------------------------------------------------------------------------------------------
+def _dense_init(key: Any, in_features: int, out_features: int, *, bias: bool = True, dtype: Any = None) -> dict[str, Any]:
+    """{"w": (in, out) Glorot-uniform, "b": (out,) zeros}."""
+    shape = (_positive(in_features, "in_features"), _positive(out_features, "out_features"))
+    params = {"w": initializers.glorot_uniform(key, shape, dtype)}
+    if bias:
+        params["b"] = initializers.zeros(key, (shape[1],), dtype)
+    return params
+
+
+def _dense(params: dict[str, Any], x: Any) -> Any:
+    y = matmul(x, params["w"])
+    return add(y, params["b"]) if "b" in params else y
+
+
+def _dense_apply(params: dict[str, Any], x: Any, *, policy: Policy | None = None) -> Any:
+    """x @ w + b over the last axis."""
+    params, x = _inputs(policy, params, x)
+    return _output(policy, _dense(params, x))
+
+
+dense = Layer(_dense_init, _dense_apply)
+
+
+# -- embedding ---------------------------------------------------------------------------------------------
+def _embedding_init(key: Any, vocabulary: int, features: int, *, stddev: float = 1.0, dtype: Any = None) -> dict[str, Any]:
+    """{"table": (vocabulary, features) normal with ``stddev``}."""
+    shape = (_positive(vocabulary, "vocabulary"), _positive(features, "features"))
+    return {"table": initializers.normal(key, shape, dtype, stddev)}
+
+
+def _embedding_apply(params: dict[str, Any], ids: Any, *, policy: Policy | None = None) -> Any:
+    """The table's rows at integer ``ids``: ids.shape + (features,)."""
+    table = params["table"] if policy is None else policy.cast_to_compute(params["table"])
+    return _output(policy, nn.embedding(table, ids))
+
+
+embedding = Layer(_embedding_init, _embedding_apply)
+
+
+# -- conv2d ------------------------------------------------------------------------------------------------
+def _conv2d_init(key: Any, in_channels: int, out_channels: int, kernel_size: Any = 3, *, bias: bool = True,
+                 dtype: Any = None) -> dict[str, Any]:
+    """{"w": HWIO He-normal, "b": (out_channels,) zeros}."""
+    size = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
+    shape = (*(_positive(s, "kernel_size") for s in size), _positive(in_channels, "in_channels"),
+             _positive(out_channels, "out_channels"))
+    params = {"w": initializers.he_normal(key, shape, dtype)}
+    if bias:
+        params["b"] = initializers.zeros(key, (shape[-1],), dtype)
+    return params
+
+
+def _conv2d_apply(params: dict[str, Any], x: Any, *, stride: Any = 1, padding: Any = "SAME", dilation: Any = 1,
+                  policy: Policy | None = None) -> Any:
+    """nn.conv2d of NHWC ``x`` with the kernel, plus the bias."""
+    params, x = _inputs(policy, params, x)
+    y = nn.conv2d(x, params["w"], stride, padding, dilation)
+    return _output(policy, add(y, params["b"]) if "b" in params else y)
+
+
+conv2d = Layer(_conv2d_init, _conv2d_apply)
+
+
+# -- normalisation -----------------------------------------------------------------------------------------
+def _layer_norm_init(key: Any, features: int, *, dtype: Any = None) -> dict[str, Any]:
+    """{"scale": ones, "offset": zeros} of (features,)."""
+    shape = (_positive(features, "features"),)
+    return {"scale": initializers.ones(key, shape, dtype), "offset": initializers.zeros(key, shape, dtype)}
+
+
+def _layer_norm_apply(params: dict[str, Any], x: Any, *, eps: float = 1e-5, policy: Policy | None = None) -> Any:
+    """nn.layer_norm over the last axis with the scale and offset."""
+    params, x = _inputs(policy, params, x)
+    return _output(policy, nn.layer_norm(x, params["scale"], params["offset"], eps=eps))
+
+
+layer_norm = Layer(_layer_norm_init, _layer_norm_apply)
+
+
+def _rms_norm_init(key: Any, features: int, *, dtype: Any = None) -> dict[str, Any]:
+    """{"scale": ones of (features,)}."""
+    return {"scale": initializers.ones(key, (_positive(features, "features"),), dtype)}
+
+
+def _rms_norm_apply(params: dict[str, Any], x: Any, *, eps: float = 1e-6, policy: Policy | None = None) -> Any:
+    """x / sqrt(mean(x**2) + eps) * scale over the last axis (Zhang and Sennrich)."""
+    params, x = _inputs(policy, params, x)
+    _floating(x, "rms_norm")
+    if not arguments.real_scalar(eps, "eps") >= 0:
+        raise InvalidArgumentError(f"rms_norm(eps={eps}): eps must be >= 0 (it keeps the division away from 0).")
+    mean_square = mean(square(x), axis=-1, keepdims=True)
+    return _output(policy, multiply(divide(x, sqrt(add(mean_square, eps))), params["scale"]))
+
+
+rms_norm = Layer(_rms_norm_init, _rms_norm_apply)
+
+
+# -- MLP ---------------------------------------------------------------------------------------------------
+def _mlp_init(key: Any, features: int, hidden: int, out_features: int | None = None, *, dtype: Any = None
+              ) -> dict[str, Any]:
+    """{"up": dense(features, hidden), "down": dense(hidden, out_features or features)}."""
+    up, down = _keys(key, 2)
+    return {"up": _dense_init(up, features, hidden, dtype=dtype),
+            "down": _dense_init(down, hidden, features if out_features is None else out_features, dtype=dtype)}
+
+
+def _mlp_apply(params: dict[str, Any], x: Any, *, activation: Callable[[Any], Any] = nn.gelu,
+               policy: Policy | None = None) -> Any:
+    """down(activation(up(x)))."""
+    params, x = _inputs(policy, params, x)
+    return _output(policy, _dense(params["down"], activation(_dense(params["up"], x))))
+
+
+mlp = Layer(_mlp_init, _mlp_apply)
+
+
+# -- attention ---------------------------------------------------------------------------------------------
+def _attention_init(key: Any, features: int, heads: int, *, dtype: Any = None) -> dict[str, Any]:
+    """Multi-head self-attention: {"q", "k", "v": dense(features, features), "out": dense(features,
+    features)}; ``heads`` must divide ``features`` and is given again to ``apply``."""
+    if _positive(features, "features") % _positive(heads, "heads"):
+        raise InvalidArgumentError(f"attention: heads={heads} must divide features={features}.")
+    return {name: _dense_init(k, features, features, dtype=dtype)
+            for name, k in zip(("q", "k", "v", "out"), _keys(key, 4), strict=True)}
+
+
+def _attention_apply(params: dict[str, Any], x: Any, *, heads: int, mask: Any = None, causal: bool = False,
+                     dropout_rate: float = 0.0, key: Any = None, policy: Policy | None = None) -> Any:
+    """Self-attention of ``x`` (batch, sequence, features) over ``heads`` heads, then the output
+    projection; ``mask``, ``causal``, ``dropout_rate`` and ``key`` as nn.dot_product_attention."""
+    params, x = _inputs(policy, params, x)
+    batch, length, features = (int(n) for n in x.shape)
+    if features % _positive(heads, "heads"):
+        raise InvalidArgumentError(f"attention: heads={heads} must divide the {features} features of x.")
+    split = (batch, length, heads, features // heads)
+    q, k, v = (reshape(_dense(params[n], x), split) for n in ("q", "k", "v"))
+    mixed = nn.dot_product_attention(q, k, v, mask=mask, causal=causal, dropout_rate=dropout_rate, key=key)
+    return _output(policy, _dense(params["out"], reshape(mixed, (batch, length, features))))
+
+
+attention = Layer(_attention_init, _attention_apply)
+
+
+# -- transformer block -------------------------------------------------------------------------------------
+def _block_init(key: Any, features: int, heads: int, hidden: int | None = None, *, dtype: Any = None
+                ) -> dict[str, Any]:
+    """Pre-norm block: {"norm1", "attention", "norm2", "mlp"} (hidden: 4 * features by default)."""
+    a, m = _keys(key, 2)
+    return {"norm1": _layer_norm_init(key, features, dtype=dtype),
+            "attention": _attention_init(a, features, heads, dtype=dtype),
+            "norm2": _layer_norm_init(key, features, dtype=dtype),
+            "mlp": _mlp_init(m, features, 4 * features if hidden is None else hidden, dtype=dtype)}
+
+
+def _block_apply(params: dict[str, Any], x: Any, *, heads: int, mask: Any = None, causal: bool = True,
+                 dropout_rate: float = 0.0, key: Any = None, policy: Policy | None = None) -> Any:
+    """x + attention(layer_norm(x)), then + mlp(layer_norm(.)); causal by default. With dropout,
+    ``key`` is split between the attention weights and the two residual branches."""
+    params, x = _inputs(policy, params, x)
+    keys = _keys(key, 3) if dropout_rate else [None] * 3
+    attended = _attention_apply(params["attention"], _layer_norm_apply(params["norm1"], x), heads=heads, mask=mask,
+                                causal=causal, dropout_rate=dropout_rate, key=keys[0])
+    x = add(x, nn.dropout(keys[1], attended, dropout_rate) if dropout_rate else attended)
+    hidden = _mlp_apply(params["mlp"], _layer_norm_apply(params["norm2"], x))
+    x = add(x, nn.dropout(keys[2], hidden, dropout_rate) if dropout_rate else hidden)
+    return _output(policy, x)
+
+
+transformer_block = Layer(_block_init, _block_apply)

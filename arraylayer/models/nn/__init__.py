@@ -1,0 +1,36 @@
+"""Functions models need beyond the Array API: activations, softmax and losses, normalisation,
+dropout, convolution, pooling and embeddings, with one dtype semantics on every backend.
+
+Everything but convolution, pooling and ``erf`` is composed of arraylayer's own functions, so
+promotion, weak Python scalars, errors and gradients are those of the rest of arraylayer
+(``al.grad`` differentiates them on JAX, PyTorch and TensorFlow). Convolution and pooling call
+each framework's own operation (``arraylayer/kernels/<backend>/nn.py``; dask runs NumPy's lazily,
+per block of whole images), after arraylayer has checked the arguments and resolved the padding
+to explicit pairs (TensorFlow's ``"SAME"`` arithmetic on every backend).
+
+Inputs are native arrays of any backend or ``arraylayer.Array``; results are of the same kind.
+Floating functions take floating inputs: an integer array raises ``InvalidDtypeError`` (no
+silent conversion to a float of the caller's choosing).
+
+One job per module: ``common`` (what they share), ``activations``, ``softmax_family``, ``losses``,
+``normalization``, ``regularization`` (dropout), ``lookup`` (embedding), ``convolution`` (and
+pooling); ``dot_product_attention`` lives in ``arraylayer/models/attention.py``, which imports these
+modules, not this face.
+"""
+
+from __future__ import annotations
+
+from arraylayer.models.attention import dot_product_attention
+from arraylayer.models.nn.activations import gelu, relu, sigmoid, silu, softplus
+from arraylayer.models.nn.convolution import avg_pool2d, conv2d, max_pool2d
+from arraylayer.models.nn.lookup import embedding
+from arraylayer.models.nn.losses import cross_entropy, mse
+from arraylayer.models.nn.normalization import layer_norm
+from arraylayer.models.nn.regularization import dropout
+from arraylayer.models.nn.softmax_family import log_softmax, logsumexp, one_hot, softmax
+
+__all__ = [
+    "relu", "gelu", "silu", "sigmoid", "softplus", "softmax", "log_softmax", "logsumexp", "one_hot",
+    "cross_entropy", "mse", "layer_norm", "dropout", "conv2d", "max_pool2d", "avg_pool2d", "embedding",
+    "dot_product_attention",
+]

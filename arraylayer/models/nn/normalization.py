@@ -1,0 +1,59 @@
+"""Normalisation: layer_norm (the framework's fused kernel where it has one)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arraylayer import arguments
+from arraylayer.api import statistical
+from arraylayer.api.elementwise import add, divide, multiply, sqrt, square, subtract
+from arraylayer.dtypes import Dtype, as_dtype
+from arraylayer.errors import InvalidArgumentError
+from arraylayer.runtime.registry import backend_of
+from arraylayer.models.nn.common import _floating, _fused, _native
+
+
+def layer_norm(x: Any, scale: Any = None, offset: Any = None, axis: int | tuple[int, ...] = -1,
+               eps: float = 1e-5) -> Any:
+    """(x - mean) / sqrt(var + eps) over ``axis``, then ``* scale + offset`` when given."""
+    dtype = _floating(x, "layer_norm")
+    if not arguments.real_scalar(eps, "eps") >= 0:
+        raise InvalidArgumentError(f"nn.layer_norm(eps={eps}): eps must be >= 0 (it keeps the division away from 0).")
+    native, rewrap = _native(x)
+    kernel = _fused(native, dtype, "layer_norm")
+    trailing = None if kernel is None else _trailing(axis, native.ndim)
+    if trailing is not None:
+        shape = tuple(native.shape[native.ndim - trailing:])
+        backend = backend_of(native)
+        if _fits(scale, backend, dtype, shape) and _fits(offset, backend, dtype, shape):
+            return rewrap(kernel(native, trailing, float(eps), _native(scale)[0], _native(offset)[0]))
+        y = rewrap(kernel(native, trailing, float(eps), None, None))
+        y = y if scale is None else multiply(y, scale)
+        return y if offset is None else add(y, offset)
+    mean = statistical.mean(x, axis=axis, keepdims=True)
+    centred = subtract(x, mean)
+    variance = statistical.mean(square(centred), axis=axis, keepdims=True)
+    y = divide(centred, sqrt(add(variance, eps)))
+    if scale is not None:
+        y = multiply(y, scale)
+    return y if offset is None else add(y, offset)
+
+
+def _trailing(axis: Any, ndim: int) -> int | None:
+    """k when ``axis`` names the last k axes (in any order), else None."""
+    axes = arguments.axes(axis, ndim)
+    axes = (axes,) if type(axes) is int else axes
+    return len(axes) if axes and sorted(axes) == list(range(ndim - len(axes), ndim)) else None
+
+
+def _fits(p: Any, backend: Any, dtype: Dtype, shape: tuple[int, ...]) -> bool:
+    """Whether layer_norm's ``scale``/``offset`` p can go into the fused kernel: None, or an array of
+    x's backend and dtype of exactly the normalised axes' shape (anything else is broadcast and
+    promoted by arraylayer after the kernel)."""
+    if p is None:
+        return True
+    native = _native(p)[0]
+    return (hasattr(native, "dtype") and tuple(getattr(native, "shape", ())) == shape
+            and backend_of(native) is backend and as_dtype(native.dtype) == dtype)
+
+

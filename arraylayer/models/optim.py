@@ -1,0 +1,91 @@
+"""Optimizers as pure functions over parameter trees: ``state = opt.init(params)``, then
+``params, state = opt.update(grads, state, params)`` each step.
+
+Each optimizer is a chain of gradient transformations (``arraylayer.models.transforms``) whose updates
+are added to the parameters. The state is one dict of arrays of the parameters' backend (Adam's:
+``{"count", "mu", "nu"}``), so a whole training step (loss, ``arraylayer.value_and_grad``,
+update) runs under ``jax.jit``, ``tf.function`` and ``torch.compile``. Python-float
+hyper-parameters are weak: float32 parameters stay float32. A hyper-parameter may also be a 0-d
+array, traced or not: it is cast to each parameter's dtype, so it too leaves the parameters'
+dtype alone. A learning rate may be a schedule (``arraylayer.models.schedules``): a function of the
+step count, kept in the state as ``"schedule_count"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from arraylayer.models import transforms as tx
+from arraylayer import arguments
+from arraylayer.models.transforms import GradientTransformation, Hyper, Mask, Schedule
+
+__all__ = ["Optimizer", "sgd", "adam", "adamw", "from_transforms"]
+
+
+class Optimizer(NamedTuple):
+    """An optimizer: ``init(params) -> state`` and ``update(grads, state, params) -> (params, state)``."""
+
+    init: Callable[[Any], Any]
+    update: Callable[[Any, Any, Any], tuple[Any, Any]]
+
+
+def from_transforms(*transforms: GradientTransformation) -> Optimizer:
+    """An optimizer that runs ``transforms`` in order on the gradients and adds the result to the
+    parameters. Its state is a tuple of the transformations' states (``transforms.chain``)."""
+    chained = tx.chain(*transforms)
+
+    def update(grads: Any, state: Any, params: Any) -> tuple[Any, Any]:
+        updates, state = chained.update(grads, state, params)
+        return tx.apply_updates(params, updates), state
+
+    return Optimizer(chained.init, update)
+
+
+def _merged(*transforms: GradientTransformation) -> Optimizer:
+    """An optimizer from transformations whose dict states have distinct keys: its state is one
+    dict (each transformation reads its own keys of it), as ``sgd`` and ``adam`` always had."""
+
+    def init(params: Any) -> Any:
+        state: dict[str, Any] = {}
+        for t in transforms:
+            state.update(t.init(params))
+        return state
+
+    def update(grads: Any, state: Any, params: Any) -> tuple[Any, Any]:
+        new: dict[str, Any] = {}
+        updates = grads
+        for t in transforms:
+            updates, own = t.update(updates, state, params)
+            new.update(own)
+        return tx.apply_updates(params, updates), new
+
+    return Optimizer(init, update)
+
+
+def sgd(learning_rate: Hyper | Schedule, momentum: Hyper = 0.0, nesterov: bool = False) -> Optimizer:
+    """Gradient descent, with heavy-ball ``momentum`` (v = momentum * v + g; p -= lr * v) or, with
+    ``nesterov``, the Nesterov form (p -= lr * (g + momentum * v)). Hyper-parameters: Python floats
+    or 0-d arrays (traced ones included); the learning rate may be a schedule."""
+    rate = tx.scale_by_learning_rate(learning_rate)
+    mu = tx.hyper(momentum, "momentum", high=1.0, open_low=False)
+    nesterov = arguments.flag(nesterov, "nesterov")
+    return _merged(rate) if tx.is_zero(mu) else _merged(tx.trace(mu, nesterov), rate)
+
+
+def adam(learning_rate: Hyper | Schedule = 1e-3, b1: Hyper = 0.9, b2: Hyper = 0.999, eps: Hyper = 1e-8) -> Optimizer:
+    """Adam (Kingma and Ba): bias-corrected first and second moment estimates. Hyper-parameters:
+    Python floats or 0-d arrays (traced ones included); the learning rate may be a schedule."""
+    return _merged(tx.scale_by_adam(b1, b2, eps), tx.scale_by_learning_rate(learning_rate))
+
+
+def adamw(learning_rate: Hyper | Schedule = 1e-3, b1: Hyper = 0.9, b2: Hyper = 0.999, eps: Hyper = 1e-8,
+          weight_decay: Hyper = 1e-2, mask: Mask = None) -> Optimizer:
+    """AdamW (Loshchilov and Hutter): Adam with decoupled weight decay, p -= lr * (adam + weight_decay * p),
+    on the parameters ``mask`` selects (all by default; a tree of bools or a predicate
+    ``f(path, leaf) -> bool``, e.g. ``lambda path, p: p.ndim > 1`` to spare biases and norm scales)."""
+    adam_scaling, rate = tx.scale_by_adam(b1, b2, eps), tx.scale_by_learning_rate(learning_rate)
+    decay = tx.hyper(weight_decay, "weight_decay", open_low=False)
+    if tx.is_zero(decay):
+        return _merged(adam_scaling, rate)
+    return _merged(adam_scaling, tx.add_decayed_weights(decay, mask), rate)
