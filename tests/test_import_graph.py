@@ -7,6 +7,10 @@ ones included (only imports under ``if TYPE_CHECKING:`` are left out, as they ne
     A listed circle is named by the import that closes it: without the listed imports the graph
     must have no circle, and each listed import must exist and still close one.
 (c) No module (Python or the C extension's) is over 500 lines.
+(d) A folder per part: each folder of ``arraylayer/`` says in its ``__init__`` docstring what it owns and,
+    in a paragraph ``May import: ...``, which folders it may import (besides the base modules); its
+    modules import nothing else, those rules form no circle, and at most 15 modules stand directly in
+    ``arraylayer/``.
 
 An import of ``package.module`` is an edge to that module; the package's ``__init__`` that Python
 runs first is not counted (every module would otherwise form a circle with ``arraylayer/__init__``).
@@ -206,3 +210,71 @@ def test_no_module_over_the_bound():
     sources = [*MODULES.values(), *sorted(ROOT.rglob("*.c"))]
     long = {str(p.relative_to(ROOT.parent)): n for p in sources if (n := len(p.read_text().splitlines())) > MOST_LINES}
     assert not long, f"modules over {MOST_LINES} lines (split them by job): {long}"
+
+
+# -- (d) the folders and what each may import ---------------------------------------------------------
+
+#: The base modules every folder may import: the exception types, settings, argument checks, the version.
+BASE: Final = ("arraylayer.errors", "arraylayer.context", "arraylayer.arguments", "arraylayer.version")
+#: What the base modules themselves import: ``arguments`` checks that a value converts to a dtype.
+BASE_IMPORTS: Final = {"arraylayer.errors", "arraylayer.dtypes", "arraylayer.dtypes.promotion"}
+FOLDERS: Final = sorted(p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file())
+#: At most this many modules (Python or C) directly in arraylayer/ (issue 38).
+MOST_TOP_LEVEL: Final = 15
+
+
+def may_import(folder: str) -> set[str]:
+    """The modules and folders ``folder``'s docstring allows, as dotted prefixes (``the face
+    ``arraylayer`````: the package's own ``__init__``)."""
+    doc = ast.get_docstring(ast.parse((ROOT / folder / "__init__.py").read_text())) or ""
+    paragraph = next((p for p in doc.split("\n\n") if p.startswith("May import:")), None)
+    assert paragraph is not None, f"arraylayer/{folder}/__init__.py's docstring has no 'May import:' paragraph"
+    import re
+
+    return {f"arraylayer.{name}" if name != "arraylayer" else name
+            for name in re.findall(r"``([\w.]+)``", paragraph)}
+
+
+def _allowed(target: str, rules: set[str]) -> bool:
+    return target in BASE or any(target == r or (r != "arraylayer" and target.startswith(r + ".")) for r in rules)
+
+
+def test_every_folder_imports_only_what_its_docstring_allows():
+    wrong = []
+    for folder in FOLDERS:
+        rules, own = may_import(folder), f"arraylayer.{folder}"
+        for module, targets in GRAPH.items():
+            if module == own or module.startswith(own + "."):
+                wrong += [f"{module} -> {t}" for t in sorted(targets)
+                          if not (t == own or t.startswith(own + ".")) and not _allowed(t, rules)]
+    assert not wrong, "imports a folder's docstring does not allow (move the code, or say why in 'May import:'):\n" + "\n".join(wrong)
+
+
+def test_the_base_modules_import_no_folder_but_the_dtypes():
+    wrong = [f"{m} -> {t}" for m in BASE for t in sorted(GRAPH[m]) if t not in BASE and t not in BASE_IMPORTS]
+    assert not wrong, wrong
+
+
+def test_the_folder_rules_are_layers():
+    """The rules themselves form no circle: each folder sits above the ones it may import. A module
+    named alone (``lowp.formats``: plain data that imports only the errors) is a leaf."""
+    folder_of = {f"arraylayer.{f}": f for f in FOLDERS}
+    edges = {f: {folder_of[r] for r in may_import(f) if r in folder_of} for f in FOLDERS}
+    done: set[str] = set()
+
+    def visit(folder: str, path: tuple[str, ...]) -> None:
+        assert folder not in path, "the folders' rules form a circle: " + " -> ".join((*path, folder))
+        if folder in done:
+            return
+        for target in sorted(edges.get(folder, ())):
+            visit(target, (*path, folder))
+        done.add(folder)
+
+    for folder in FOLDERS:
+        visit(folder, ())
+
+
+def test_the_top_level_is_small():
+    top = [p.name for p in ROOT.iterdir() if p.suffix in (".py", ".c")]
+    assert len(top) <= MOST_TOP_LEVEL, f"{len(top)} modules directly in arraylayer/ (give the new ones a folder): {sorted(top)}"
+    assert set(FOLDERS) >= {"api", "array", "backends", "cli", "dtypes", "kernels", "lowp", "models", "runtime", "support", "xp"}

@@ -2,6 +2,12 @@
 
 Each public function promotes and infers dtypes the same way on every backend, then calls
 the backend's kernel (see ``arraylayer/kernels``). ``linalg`` and ``fft`` are the extension namespaces.
+
+The folder ``arraylayer/api/`` owns the public functions, one module per category of the standard, the
+extensions beyond it, the interchange functions (``to_backend``, ``to_device``, ``dev``) and
+``dispatch.py``, what every function does between its arguments and a kernel.
+
+May import: the base modules, ``dtypes``, ``runtime``, ``lowp``, ``support``.
 """
 
 from __future__ import annotations

@@ -24,6 +24,11 @@ Limits, all the frameworks' own: with a native TensorFlow tensor on the left, co
 (arithmetic does, and gets arraylayer's result); torch 2.13's Dynamo does not trace ``@`` and
 ``~`` on objects of user classes, so inside ``torch.compile(fullgraph=True)`` call
 ``arraylayer.matmul`` / ``arraylayer.bitwise_invert`` instead.
+
+The folder ``arraylayer/array/`` owns ``arraylayer.Array`` (here), its operators, indexing (dask's
+lazily too) and in-place assignment.
+
+May import: the base modules, ``dtypes``, ``runtime``, ``lowp``, ``api``.
 """
 
 from __future__ import annotations

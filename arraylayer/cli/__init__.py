@@ -37,6 +37,12 @@ sees one line on stderr and the exit status is 2, never a traceback.
 
 This module is the command table, the parser and :func:`main`; each command lives in the
 module of its job.
+
+The folder ``arraylayer/cli/`` owns the command line: the command table and parser (here), ``info``, the
+promotion ``table`` and the ``probe``/``support`` commands with the prober (``probe/``).
+
+May import: the base modules, ``dtypes``, ``runtime``, ``kernels``, ``support``, ``api``, the face
+``arraylayer``.
 """
 
 from __future__ import annotations

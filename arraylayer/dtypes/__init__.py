@@ -15,6 +15,12 @@ here (NumPy only inside :attr:`Dtype.numpy_dtype`); an object is only inspected 
 caller already holds it. Nothing of arraylayer is imported but its errors and that data: the Python
 types ``int``, ``float`` and ``complex`` resolve through the resolver that
 :mod:`arraylayer.dtypes.defaults` installs (:func:`set_default_resolver`).
+
+The folder ``arraylayer/dtypes/`` owns the dtype core as data and rules: the Dtype objects (here), their
+catalogue, JAX's lattices, the four promotion policies, promotion and casting rules, the default dtypes,
+dtype inference, the public functions' dtype rules. It knows no backend.
+
+May import: the base modules, ``lowp.formats`` (the low-precision formats as data).
 """
 
 from __future__ import annotations

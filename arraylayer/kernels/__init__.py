@@ -52,4 +52,9 @@ Where the framework has no kernel for a valid dtype, the kernel computes in a wi
 and casts back when that is exact (TensorFlow ``bool`` add is a logical or); what is
 still impossible is declared in ``UNSUPPORTED`` and raises UnsupportedDtypeError in the
 api layer before the framework is called.
+
+The folder ``arraylayer/kernels/`` owns each framework's implementation of the kernels; pure computation
+on agreed inputs.
+
+May import: the base modules, nothing but the base modules.
 """

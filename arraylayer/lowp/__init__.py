@@ -3,6 +3,11 @@
 The catalogue (:mod:`arraylayer.dtypes`) reads :mod:`.formats` at import, so this package imports
 nothing else until a name is used: casts and scales (which need NumPy) load on first access.
 docs/low_precision.rst describes what stands.
+
+The folder ``arraylayer/lowp/`` owns the low-precision formats: their rules as data (``formats.py``),
+the casts with ml_dtypes' bits, the computation rule, the moves of their bits, scaled matmul.
+
+May import: the base modules, ``dtypes``, ``runtime``, ``kernels``.
 """
 
 from __future__ import annotations

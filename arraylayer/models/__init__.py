@@ -1,6 +1,6 @@
 """The model toolkit: what a backend-agnostic model is written with, over plain trees of arrays.
 
-Owns ``nn/`` (activations, losses, convolution, pooling, normalisation, dropout), ``random/``
+The folder ``arraylayer/models/`` owns ``nn/`` (activations, losses, convolution, pooling, normalisation, dropout), ``random/``
 (threefry keys: the same numbers on every backend), ``layers.py`` and ``attention.py``, the
 initialisers, optimisers and gradient transformations (``optim.py``, ``transforms.py``,
 ``leafwise.py``, ``schedules.py``), ``mixed_precision.py``, ``checkpoint.py`` (safetensors files),
@@ -10,5 +10,5 @@ frameworks' fused kernels (``fused.py``, ``dropout_masks.py``).
 Their public names are the package's: ``arraylayer.nn``, ``arraylayer.optim``, ``arraylayer.layers``,
 ``arraylayer.checkpoint``, ... (``import arraylayer.checkpoint`` keeps working).
 
-May import: the base modules, ``dtypes/``, ``runtime/``, ``lowp/``, ``api/`` and ``kernels/``.
+May import: the base modules, ``dtypes``, ``runtime``, ``kernels``, ``api``.
 """

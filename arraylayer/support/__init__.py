@@ -23,6 +23,11 @@ is the one import path:
 :mod:`arraylayer.cli.probe` checks the declarations against the installed frameworks. Nothing
 here imports the api layer: the api layer and this package both read
 :mod:`arraylayer.dtypes.function_rules`.
+
+The folder ``arraylayer/support/`` owns which dtypes each kernel supports per framework version, the
+support queries and matrix.
+
+May import: the base modules, ``dtypes``, ``runtime``, ``kernels``, ``lowp``.
 """
 
 from __future__ import annotations

@@ -9,6 +9,11 @@ make that framework's arrays, whatever backend is active. Point a conformance su
 These take and return *native* arrays (pass one as ``xp=`` to array-api-extra). The namespaces
 of :class:`arraylayer.Array`, whose functions take and return Arrays, are in
 ``arraylayer.xp.arrays`` (see its docstring).
+
+The folder ``arraylayer/xp/`` owns the Array API namespaces bound to one backend: native arrays
+(``xp/<backend>.py``) or ``arraylayer.Array`` (``xp/arrays/``) in and out.
+
+May import: the base modules, ``dtypes``, ``runtime``, ``api``, ``array``, the face ``arraylayer``.
 """
 
 from __future__ import annotations

@@ -39,6 +39,8 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+from architecture import architecture  # docs/_ext is on the path (conf.py)
+
 logger = logging.getLogger(__name__)
 
 DOCS = Path(__file__).resolve().parents[1]
@@ -672,6 +674,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "cli_help.rst.inc": cli_help,
     "support.rst.inc": support_matrix,
     "benchmarks.rst.inc": benchmark_tables,
+    "architecture.rst.inc": architecture,
 }
 
 
