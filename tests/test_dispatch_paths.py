@@ -229,7 +229,7 @@ def test_the_pure_python_path_is_chosen_at_import():
     """ARRAYLAYER_PURE_PYTHON=1: Python functions and methods, and the same results."""
     code = (
         "import types, numpy as np, arraylayer as al\n"
-        "from arraylayer import compiled_dispatch as c\n"
+        "from arraylayer.runtime import compiled_dispatch as c\n"
         "assert not c.ACTIVE and isinstance(al.add, types.FunctionType)\n"
         "assert isinstance(al.Array.__add__, types.FunctionType)\n"
         "x, i = np.array([1.5, 2.0], np.float32), np.array([3, 4], np.int32)\n"
@@ -265,7 +265,7 @@ def test_torch_compile_gets_the_python_operators():
 
 _OPERATOR_PROTOCOL = """
 import operator, numpy as np, arraylayer as al
-from arraylayer import compiled_dispatch as c
+from arraylayer.runtime import compiled_dispatch as c
 
 class Sub(al.Array):
     def __radd__(self, other):
