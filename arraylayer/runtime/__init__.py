@@ -5,7 +5,7 @@ Owns the backend contract (``backend.py``) and the registry that chooses one per
 layouts each framework can view (``layouts.py``); the dtype functions that need a backend
 (``native.py``); the compiled replay of dispatch plans and the loading of the C extensions
 (``compiled_dispatch.py``, ``c_extensions.py``); torch.compile's guard filter; the quieting of
-frameworks' log lines (``logs.py``).
+frameworks' log lines (``logs.py``); each framework's compiler by backend name, for scripts (``compilers.py``).
 
 May import: the base modules (``errors``, ``context``, ``arguments``, ``version``), ``dtypes/`` and the
 low-precision formats as data (``lowp.formats``). Never a framework at import.
