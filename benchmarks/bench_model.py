@@ -28,11 +28,12 @@ import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 import arraylayer as al
+from arraylayer.runtime.compilers import compiler
 from arraylayer.runtime.logs import quiet_framework_logs
 
 RESULTS = Path(__file__).resolve().parent / "results" / "model.json"
@@ -66,7 +67,18 @@ def arraylayer_step(layout: str) -> Callable[..., Any]:
 
 
 # -- the same model, native ----------------------------------------------------------------------------------------
-def _adam(ops: Any, params: dict[str, Any], grads: dict[str, Any], state: dict[str, Any]) -> tuple[Any, Any]:
+#: the (kernel, bias) of each convolution block
+BLOCKS = (("conv1", "bias1"), ("conv2", "bias2"))
+
+
+class _Ops(NamedTuple):
+    """The framework's operations the native Adam needs beside its arithmetic operators."""
+
+    sqrt: Callable[[Any], Any]
+    to_float: Callable[[Any], Any]  # the step count as float32
+
+
+def _adam(ops: _Ops, params: dict[str, Any], grads: dict[str, Any], state: dict[str, Any]) -> tuple[Any, Any]:
     """The Adam of arraylayer.models.optim, in a framework's operations (``ops``: sqrt and the count cast)."""
     count = state["count"] + 1
     t = ops.to_float(count)
@@ -82,12 +94,10 @@ def native_jax() -> tuple[Callable[..., Any], Any]:
     import jax.numpy as jnp
     from jax import lax
 
-    class Ops:
-        sqrt = staticmethod(jnp.sqrt)
-        to_float = staticmethod(lambda c: c.astype(jnp.float32))
+    ops = _Ops(jnp.sqrt, lambda c: c.astype(jnp.float32))
 
     def model(p: Any, x: Any) -> Any:
-        for kernel, bias in (("conv1", "bias1"), ("conv2", "bias2")):
+        for kernel, bias in BLOCKS:
             x = lax.conv_general_dilated(x, p[kernel], (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
             x = jax.nn.relu(x + p[bias])
             x = lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
@@ -99,7 +109,7 @@ def native_jax() -> tuple[Callable[..., Any], Any]:
             return -jnp.mean(jnp.take_along_axis(logp, y[:, None], axis=1))
 
         loss, grads = jax.value_and_grad(loss_fn)(p)
-        p, state = _adam(Ops, p, grads, state)
+        p, state = _adam(ops, p, grads, state)
         return p, state, loss
 
     return jax.jit(step), lambda out: out[2].block_until_ready()
@@ -109,12 +119,10 @@ def native_torch() -> tuple[Callable[..., Any], Any]:
     import torch
     import torch.nn.functional as F
 
-    class Ops:
-        sqrt = staticmethod(torch.sqrt)
-        to_float = staticmethod(lambda c: c.to(torch.float32))
+    ops = _Ops(torch.sqrt, lambda c: c.to(torch.float32))
 
     def model(p: Any, x: Any) -> Any:
-        for kernel, bias in (("conv1", "bias1"), ("conv2", "bias2")):
+        for kernel, bias in BLOCKS:
             x = F.conv2d(x, p[kernel], padding=1)
             x = F.max_pool2d(F.relu(x + p[bias].reshape(1, -1, 1, 1)), 2)
         return x.reshape(x.shape[0], 128) @ p["dense"] + p["bias3"]
@@ -124,7 +132,7 @@ def native_torch() -> tuple[Callable[..., Any], Any]:
             return F.cross_entropy(model(q, x), y.long())
 
         grads, loss = torch.func.grad_and_value(loss_fn)(p)
-        p, state = _adam(Ops, p, grads, state)
+        p, state = _adam(ops, p, grads, state)
         return p, state, loss
 
     return torch.compile(step), lambda out: out[2].item()
@@ -133,12 +141,10 @@ def native_torch() -> tuple[Callable[..., Any], Any]:
 def native_tensorflow() -> tuple[Callable[..., Any], Any]:
     import tensorflow as tf
 
-    class Ops:
-        sqrt = staticmethod(tf.sqrt)
-        to_float = staticmethod(lambda c: tf.cast(c, tf.float32))
+    ops = _Ops(tf.sqrt, lambda c: tf.cast(c, tf.float32))
 
     def model(p: Any, x: Any) -> Any:
-        for kernel, bias in (("conv1", "bias1"), ("conv2", "bias2")):
+        for kernel, bias in BLOCKS:
             x = tf.nn.conv2d(x, p[kernel], 1, "SAME")
             x = tf.nn.max_pool2d(tf.nn.relu(x + p[bias]), 2, 2, "VALID")
         return tf.reshape(x, (x.shape[0], 128)) @ p["dense"] + p["bias3"]
@@ -149,27 +155,13 @@ def native_tensorflow() -> tuple[Callable[..., Any], Any]:
             tape.watch(p)
             loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, model(p, x)))
         grads = tape.gradient(loss, p)
-        p, state = _adam(Ops, p, grads, state)
+        p, state = _adam(ops, p, grads, state)
         return p, state, loss
 
     return step, lambda out: out[2].numpy()
 
 
 NATIVE = {"jax": native_jax, "torch": native_torch, "tensorflow": native_tensorflow}
-
-
-def compiler(backend: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    if backend == "jax":
-        import jax
-
-        return jax.jit
-    if backend == "tensorflow":
-        import tensorflow as tf
-
-        return tf.function
-    import torch
-
-    return torch.compile
 
 
 # -- measurement -------------------------------------------------------------------------------------------------

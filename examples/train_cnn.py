@@ -42,13 +42,14 @@ import argparse
 import importlib.util
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 import arraylayer as al
+from arraylayer.runtime.compilers import compiler  # jax.jit, tf.function or torch.compile (TorchInductor)
 from arraylayer.runtime.logs import progress_stream, quiet_framework_logs
 
 TRAINED = ("jax", "torch", "tensorflow")
@@ -95,23 +96,6 @@ def train_step(params: dict[str, Any], state: Any, images: Any, labels: Any) -> 
 
 def accuracy(params: dict[str, Any], images: Any, labels: Any) -> float:
     return float(al.mean(al.equal(al.argmax(forward(params, images), axis=1), labels)))
-
-
-# -- each framework's compiler ------------------------------------------------------------------------------------
-def compiler(backend: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """jax.jit, tf.function, or torch.compile (TorchInductor: C++ code generated and compiled; graph
-    breaks allowed, so that a step traced after TensorFlow or JAX is loaded still compiles)."""
-    if backend == "jax":
-        import jax
-
-        return jax.jit
-    if backend == "tensorflow":
-        import tensorflow as tf
-
-        return tf.function
-    import torch
-
-    return torch.compile
 
 
 # -- data ------------------------------------------------------------------------------------------------------------

@@ -62,6 +62,7 @@ import numpy as np
 
 import arraylayer as al
 from arraylayer.models import layers
+from arraylayer.runtime.compilers import COMPILERS, compiler
 from arraylayer.runtime.logs import progress_stream, quiet_framework_logs
 
 TRAINED = ("jax", "torch", "tensorflow")
@@ -176,10 +177,7 @@ def sample(params: dict[str, Any], config: Config, chars: str, prompt: str = PRO
     return "".join(chars[i] for i in ids)
 
 
-# -- each framework's compiler ----------------------------------------------------------------------------------------
-COMPILERS = {"jax": "jax.jit", "torch": "torch.compile", "tensorflow": "tf.function"}
-
-
+# -- torch's threads ----------------------------------------------------------------------------------------------
 @contextmanager
 def torch_threads(count: int | None) -> Iterator[None]:
     """PyTorch's intra-op threads set to ``count`` within the block (unchanged with None)."""
@@ -194,21 +192,6 @@ def torch_threads(count: int | None) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(saved)
-
-
-def compiler(backend: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """jax.jit, tf.function, or torch.compile (as in train_cnn.py)."""
-    if backend == "jax":
-        import jax
-
-        return jax.jit
-    if backend == "tensorflow":
-        import tensorflow as tf
-
-        return tf.function
-    import torch
-
-    return torch.compile
 
 
 # -- data ---------------------------------------------------------------------------------------------------------------

@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 ALL_BACKENDS = ("numpy", "jax", "torch", "tensorflow", "dask")
+AUTODIFF = ("jax", "torch", "tensorflow")
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 # SciPy (and scikit-learn through it) reads this once, at SciPy's first import, which importing
@@ -39,6 +45,22 @@ def selected_backends(config: pytest.Config) -> list[str]:
     return list(chosen)
 
 
+def trained_backends(config: pytest.Config) -> list[str]:
+    """The selected backends with autodiff: those the examples and benchmarks train on."""
+    return [b for b in selected_backends(config) if b in AUTODIFF]
+
+
+def load_script(path: Path, name: str | None = None) -> ModuleType:
+    """The script at ``path`` (an example, a benchmark) run as a module named ``name`` (default: the
+    file's stem), registered in ``sys.modules`` first: dataclasses look their module up there while
+    the file runs."""
+    spec = importlib.util.spec_from_file_location(name or path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     for name in ("backend", "target"):  # "target": a second backend, for tests across pairs
         if name in metafunc.fixturenames:
@@ -60,9 +82,11 @@ def _restore_process_settings():
         setting.process = value
 
 
-def _jax_x64(on: bool):
-    """Fixture body: jax_enable_x64 set to ``on`` for one test, the previous value restored."""
-    jax = pytest.importorskip("jax")
+@contextmanager
+def jax_x64(on: bool) -> Iterator[None]:
+    """jax_enable_x64 set to ``on`` within the block, the previous value restored (jax installed)."""
+    import jax
+
     saved = jax.config.jax_enable_x64
     jax.config.update("jax_enable_x64", on)
     try:
@@ -73,12 +97,16 @@ def _jax_x64(on: bool):
 
 @pytest.fixture
 def x64_on():
-    yield from _jax_x64(True)
+    pytest.importorskip("jax")
+    with jax_x64(True):
+        yield
 
 
 @pytest.fixture
 def x64_off():
-    yield from _jax_x64(False)
+    pytest.importorskip("jax")
+    with jax_x64(False):
+        yield
 
 
 def make_array(backend: str, dtype: str, values=(1, 0, 1)):

@@ -200,19 +200,24 @@ def _alarm(*_: Any) -> None:
     raise _Hang
 
 
-def _computation_counter() -> Any:
-    """A dask callback that counts the graphs computed while it is active (``with counter:``)."""
+def computation_counter() -> Any:
+    """A dask callback that counts the graphs dask computes while it is active (``with
+    computation_counter() as counted:``, then ``counted.count``); dask is imported when called."""
     from dask.callbacks import Callback
 
-    class Counter(Callback):
+    class Computations(Callback):
         def __init__(self) -> None:
             super().__init__()
-            self.computed = 0
+            self.count = 0
 
         def _start(self, dsk: Any) -> None:
-            self.computed += 1
+            self.count += 1
 
-    return Counter()
+        def __enter__(self) -> Computations:
+            super().__enter__()
+            return self
+
+    return Computations()
 
 
 def outcome(backend: str, name: str, parameter: str, value: Any) -> tuple[str, str]:
@@ -232,12 +237,12 @@ def call_outcome(backend: str, name: str, f: Any, args: list[Any], kwargs: dict[
         args, kwargs = materialise(args), {k: materialise(v) for k, v in kwargs.items()}
         previous = signal.signal(signal.SIGALRM, _alarm)
         signal.alarm(HANG_SECONDS)
-        counter = _computation_counter() if backend == "dask" else contextlib.nullcontext()
+        counter = computation_counter() if backend == "dask" else contextlib.nullcontext()
         try:
             with counter:
                 result = f(*args, **kwargs)
-            if getattr(counter, "computed", 0):
-                return "computed", f"{counter.computed} graph(s) computed by {name}", None
+            if getattr(counter, "count", 0):
+                return "computed", f"{counter.count} graph(s) computed by {name}", None
             if backend == "dask":  # what the lazy result does when it runs: value checks happen then
                 import dask
 

@@ -8,7 +8,6 @@ the benchmark itself runs. No test here asserts a time.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import selected_backends
+from conftest import load_script, selected_backends
 
 import arraylayer as al
 
@@ -29,11 +28,7 @@ LARGE = 10**6
 @pytest.fixture(scope="module")
 def bench():
     """benchmarks/bench_ops.py as a module (its allocation counters and the MLP)."""
-    spec = importlib.util.spec_from_file_location("bench_ops", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the file runs
-    spec.loader.exec_module(module)
-    return module
+    return load_script(BENCH)
 
 
 @pytest.fixture

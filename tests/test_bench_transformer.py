@@ -4,13 +4,11 @@ loss, and a timed round comes back with positive times. No test here asserts a t
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import selected_backends
+from conftest import load_script, selected_backends
 
 import arraylayer as al
 
@@ -19,11 +17,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_transformer.
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_transformer", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the file runs
-    spec.loader.exec_module(module)
-    return module
+    return load_script(BENCH)
 
 
 # jax-jit compiles four step variants (minutes on 2 cores): `nox -s bench -- --quick` runs that case.

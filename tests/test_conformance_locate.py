@@ -5,12 +5,12 @@ repositories standing in for GitHub)."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -18,9 +18,7 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not 
 
 @pytest.fixture
 def run(monkeypatch, tmp_path):
-    spec = importlib.util.spec_from_file_location("conformance_run", ROOT / "tests" / "conformance" / "run.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(ROOT / "tests" / "conformance" / "run.py", "conformance_run")
     monkeypatch.delenv("ARRAY_API_TESTS_DIR", raising=False)
     monkeypatch.setattr(module, "BESIDE", tmp_path / "shared" / "array-api-tests")  # nothing beside the clone
     monkeypatch.setattr(module, "FETCHED", tmp_path / "clone" / ".cache" / "array-api-tests")

@@ -19,23 +19,7 @@ import arraylayer as al
 da = pytest.importorskip("dask.array")
 import dask  # noqa: E402
 from conftest import make_array  # noqa: E402
-from dask.callbacks import Callback  # noqa: E402
-from test_bad_input import FUNCTIONS, valid_arguments  # noqa: E402
-
-
-class Computations(Callback):
-    """Counts the graphs dask computes while active (``with Computations() as counted:``)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.count = 0
-
-    def _start(self, dsk: Any) -> None:
-        self.count += 1
-
-    def __enter__(self) -> Computations:
-        super().__enter__()
-        return self
+from test_bad_input import FUNCTIONS, computation_counter, valid_arguments  # noqa: E402
 
 
 def _leaves(result: Any) -> list[Any]:
@@ -116,7 +100,7 @@ def _outcome(make: Callable[[str], Any], backend: str) -> Any:
 
 def _assert_lazy_and_numpys(label: str, make: Callable[[str], Any]) -> None:
     """``make("dask")`` computes nothing and, once computed, equals ``make("numpy")``."""
-    with Computations() as counted:
+    with computation_counter() as counted:
         lazy = _outcome(make, "dask")
     assert counted.count == 0, f"{label} computed {counted.count} graph(s)"
     expected = _outcome(make, "numpy")
@@ -271,7 +255,7 @@ def test_array_operators_indexing_random_nn_and_tree_compute_nothing(name):
 
 @pytest.mark.parametrize("name", sorted(UNSUPPORTED_ON_DASK))
 def test_what_dask_cannot_do_is_refused_without_computing(name):
-    with Computations() as counted, al.use_backend("dask"), pytest.raises(al.UnsupportedOperationError):
+    with computation_counter() as counted, al.use_backend("dask"), pytest.raises(al.UnsupportedOperationError):
         UNSUPPORTED_ON_DASK[name]()
     assert counted.count == 0
 
@@ -310,7 +294,7 @@ def test_convolution_and_pooling_run_numpys_kernels_per_block_of_images(case, da
 
     with al.use_backend("numpy"):
         expected = call("numpy")
-    with Computations() as counted, al.use_backend("dask"):
+    with computation_counter() as counted, al.use_backend("dask"):
         lazy = call("dask", chunks=(2, 4, 4, 2))
     assert counted.count == 0
     assert isinstance(lazy, da.Array) and al.Dtype(lazy.dtype) is al.Dtype(expected.dtype) is al.Dtype(dtype)
@@ -324,7 +308,7 @@ def test_convolution_and_pooling_run_numpys_kernels_per_block_of_images(case, da
 def test_a_numpy_kernel_with_dask_images_is_gathered_into_every_task():
     images = da.from_array(np.arange(2 * 4 * 4 * 1, dtype=np.float32).reshape(2, 4, 4, 1), chunks=1)
     kernel = np.ones((2, 2, 1, 1), np.float32)
-    with Computations() as counted:
+    with computation_counter() as counted:
         lazy = al.nn.conv2d(images, kernel)
     assert counted.count == 0 and lazy.chunks == ((1, 1), (3,), (3,), (1,))
     np.testing.assert_array_equal(lazy.compute(), al.nn.conv2d(images.compute(), kernel))
@@ -338,7 +322,7 @@ def test_labels_and_ids_out_of_range_raise_nns_error_when_computed(case):
     values = da.from_array(np.array([0, 1, int(bad), 2]), chunks=2)
     logits = da.from_array(np.zeros((4, 3), np.float32), chunks=2)
     table = da.from_array(np.eye(4, 3, dtype=np.float32), chunks=2)
-    with Computations() as counted:
+    with computation_counter() as counted:
         lazy = al.nn.cross_entropy(logits, values) if what == "label" else al.nn.embedding(table, values)
     assert counted.count == 0
     with pytest.raises(al.InvalidArgumentError, match=f"{what} {bad} is not a"):
@@ -347,7 +331,7 @@ def test_labels_and_ids_out_of_range_raise_nns_error_when_computed(case):
 
 def test_to_backend_onto_dask_computes_nothing():
     lazy = da.from_array(np.arange(6, dtype=np.int16).reshape(2, 3), chunks=1)
-    with Computations() as counted:
+    with computation_counter() as counted:
         moved = al.to_backend(lazy, "dask", chunks=(2, 1))
         converted = al.to_backend(np.arange(4.0), "dask", chunks=2)
     assert counted.count == 0
@@ -393,7 +377,7 @@ def test_every_public_function_is_counted():
 def test_a_chain_of_calls_builds_one_graph_and_computes_nothing():
     x = da.random.default_rng(0).random((1000, 100), chunks=(250, 100)).astype(np.float32)
     y = da.arange(100, dtype=np.int8, chunks=50)
-    with Computations() as counted:
+    with computation_counter() as counted:
         result = al.mean(al.add(al.multiply(x, 2), y), axis=0)
         checked = al.add(y, 100)  # a Python int is checked from its value: 100 fits int8
         with pytest.raises(al.ScalarOverflowError):
@@ -413,7 +397,7 @@ def test_take_along_axis_with_fewer_indices_than_values_on_several_chunks(axis):
     positions = positions[:3] if axis == 0 else positions[:, :3]
     x = da.from_array(host, chunks=(2, 3))
     indices = da.from_array(positions, chunks=(4, 2))
-    with Computations() as counted:
+    with computation_counter() as counted:
         result = al.take_along_axis(x, indices, axis=axis)
     assert counted.count == 0 and isinstance(result, da.Array) and result.shape == positions.shape
     np.testing.assert_array_equal(result.compute(), np.take_along_axis(host, positions, axis=axis))
@@ -422,7 +406,7 @@ def test_take_along_axis_with_fewer_indices_than_values_on_several_chunks(axis):
 def test_values_that_decide_a_shape_follow_dasks_unknown_lengths():
     host = np.array([[3.0, np.nan, 1.0], [0.0, 3.0, np.nan]], np.float32)
     x = da.from_array(host, chunks=1)
-    with Computations() as counted:
+    with computation_counter() as counted:
         values = al.unique_values(x)
         rows, cols = al.nonzero(x)
         masked = al.Array(x)[al.Array(x) > 0.5].native
@@ -443,7 +427,7 @@ def test_nonzero_of_an_empty_array_in_several_chunks():
 
 def test_out_of_bounds_indices_raise_arraylayers_error_when_computed():
     x = da.arange(5, chunks=2)
-    with Computations() as counted:
+    with computation_counter() as counted:
         taken = al.take(x, da.from_array(np.array([0, 7]), chunks=1))
     assert counted.count == 0
     with pytest.raises(al.OutOfBoundsIndexError, match="holds 7"):
@@ -453,7 +437,7 @@ def test_out_of_bounds_indices_raise_arraylayers_error_when_computed():
 @pytest.mark.parametrize("key", [(7,), (7, 0), (0, -5)], ids=["one array", "two arrays", "second array"])
 def test_out_of_bounds_array_keys_raise_arraylayers_error_when_computed(key):
     x = al.Array(da.arange(12, chunks=5).reshape(3, 4))
-    with Computations() as counted:
+    with computation_counter() as counted:
         parts = tuple(al.Array(da.from_array(np.array([0, k]), chunks=1)) for k in key)
         selected = x[parts]
         x[parts] = 1
@@ -465,7 +449,7 @@ def test_out_of_bounds_array_keys_raise_arraylayers_error_when_computed(key):
 
 def test_assigning_more_values_than_a_mask_selects_fails_as_numpy_when_computed():
     x = al.Array(da.from_array(np.arange(6.0).reshape(3, 2), chunks=1))
-    with Computations() as counted:
+    with computation_counter() as counted:
         x[x[:, 0] > 1] = al.Array(da.ones((3, 2), chunks=1))  # the mask selects 2 rows
     assert counted.count == 0
     with pytest.raises(ValueError, match="cannot assign 3 input values to the 2 output values"):
@@ -475,7 +459,7 @@ def test_assigning_more_values_than_a_mask_selects_fails_as_numpy_when_computed(
 def test_negative_array_repeats_raise_numpys_error_when_computed():
     with pytest.raises(al.InvalidArgumentError, match="non-negative"):
         al.repeat(np.arange(3.0), np.array([1, -1, 2]))
-    with Computations() as counted:
+    with computation_counter() as counted:
         repeated = al.repeat(da.arange(3.0, chunks=2), da.from_array(np.array([1, -1, 2]), chunks=2))
     assert counted.count == 0
     with pytest.raises(al.InvalidArgumentError, match="non-negative"):
@@ -591,7 +575,7 @@ def test_a_dask_array_in_use_backend_of_another_backend_is_moved_by_asarray():
 
 def test_the_computation_counter_counts():
     """The counting method is sound: computing a result is one graph."""
-    with Computations() as counted:
+    with computation_counter() as counted:
         dask.compute(da.ones(3) + 1)
     assert counted.count == 1
 

@@ -13,6 +13,7 @@ test_autodiff.py).
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import math
 import warnings
@@ -23,7 +24,7 @@ import numpy as np
 import pytest
 import test_nn as nn_refs
 import test_nn_attention as attention_refs
-from conftest import selected_backends
+from conftest import jax_x64, selected_backends
 
 import arraylayer as al
 from arraylayer.api import CATEGORIES
@@ -44,17 +45,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture(autouse=True)
 def _float64_on_jax():
     """The gradients are compared in float64, so JAX runs with jax_enable_x64 (restored after)."""
-    try:
-        import jax
-    except ImportError:
+    if importlib.util.find_spec("jax") is None:
         yield
         return
-    saved = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    try:
+    with jax_x64(True):
         yield
-    finally:
-        jax.config.update("jax_enable_x64", saved)
 
 
 # -- running a gradient on a backend ------------------------------------------------------------

@@ -4,13 +4,12 @@ the script's agreement check, report and plot work."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import selected_backends
+from conftest import load_script, trained_backends
 
 pytest.importorskip("sklearn")
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,11 +18,7 @@ SCRIPT = ROOT / "examples" / "train_cnn.py"
 
 @pytest.fixture(scope="module")
 def train_cnn():
-    spec = importlib.util.spec_from_file_location("train_cnn", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT)
 
 
 @pytest.fixture(scope="module")
@@ -31,13 +26,9 @@ def data(train_cnn):
     return train_cnn.load_data()
 
 
-def _trained(request) -> list[str]:
-    return [b for b in selected_backends(request.config) if b in ("jax", "torch", "tensorflow")]
-
-
 @pytest.fixture(scope="module")
 def runs(train_cnn, data, request):
-    chosen = _trained(request)
+    chosen = trained_backends(request.config)
     if not chosen:
         pytest.skip("no backend with autodiff selected")
     return [train_cnn.train(b, data, epochs=1, show=False) for b in chosen]
@@ -78,7 +69,7 @@ def test_the_check_catches_a_real_difference(train_cnn, runs, data):
 
 
 def test_the_script_reports_and_plots(train_cnn, request, tmp_path, capsys):
-    chosen = _trained(request)
+    chosen = trained_backends(request.config)
     if not chosen:
         pytest.skip("no backend with autodiff selected")
     pytest.importorskip("matplotlib")
@@ -95,7 +86,7 @@ def test_a_terminal_sees_progress_bars_and_no_framework_log_lines(request, tmp_p
     """The main job on a terminal: a tqdm bar per backend (redrawn with carriage returns, every step
     counted), while the framework's start-up lines (TensorFlow's cpu_feature_guard, absl's warning),
     which it prints when its log level is not set, stay hidden."""
-    backend = "tensorflow" if "tensorflow" in _trained(request) else next(iter(_trained(request)), None)
+    backend = "tensorflow" if "tensorflow" in trained_backends(request.config) else next(iter(trained_backends(request.config)), None)
     if backend is None:
         pytest.skip("no backend with autodiff selected")
     pytest.importorskip("tqdm")

@@ -4,12 +4,12 @@ check passes (exit status 0) and catches a disagreement."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import load_script
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "train_mlp.py"
 STEPS, SAMPLES, HIDDEN, LEARNING_RATE = 20, 90, 8, 0.5
@@ -17,12 +17,8 @@ STEPS, SAMPLES, HIDDEN, LEARNING_RATE = 20, 90, 8, 0.5
 
 @pytest.fixture(scope="module")
 def train_mlp():
-    spec = importlib.util.spec_from_file_location("train_mlp", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["train_mlp"] = module  # dataclasses look their module up there
     try:
-        spec.loader.exec_module(module)
-        yield module
+        yield load_script(EXAMPLE)
     finally:
         sys.modules.pop("train_mlp", None)
 

@@ -4,13 +4,12 @@ another and with the same steps taken on one backend without a move."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import selected_backends
+from conftest import load_script, trained_backends
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "examples" / "train_transformer.py"
@@ -22,15 +21,7 @@ EAGER = ("torch",)
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("train_transformer", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def _trained(request) -> list[str]:
-    return [b for b in selected_backends(request.config) if b in ("jax", "torch", "tensorflow")]
+    return load_script(SCRIPT)
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +38,7 @@ def steps(script, tiny):
 
 @pytest.fixture(scope="module")
 def runs(script, tiny, steps, request, tmp_path_factory):
-    chosen = _trained(request)
+    chosen = trained_backends(request.config)
     if not chosen:
         pytest.skip("no backend with autodiff selected")
     config, chars, data = tiny
@@ -66,7 +57,7 @@ def test_the_corpus_is_generated_alike_every_time(script):
 
 
 def test_every_run_is_moved_to_another_backend_mid_way(script, runs, request):
-    chosen = _trained(request)
+    chosen = trained_backends(request.config)
     assert [run.route for run in runs] == [(b, chosen[(i + 1) % len(chosen)]) for i, b in enumerate(chosen)]
     for run in runs:
         assert run.moved_at == 2 and len(run.losses) == 4
@@ -158,7 +149,7 @@ def test_a_log_gets_two_plain_lines_per_leg(script, capsys):
 def test_the_script_on_a_terminal_shows_bars_reports_and_plots(request, tmp_path):
     """The script as a person runs it (nox passes the terminal on: it captures nothing by default):
     a tqdm bar per run counting every step, no framework log line, the report and the plot."""
-    chosen = _trained(request)
+    chosen = trained_backends(request.config)
     if not chosen:
         pytest.skip("no backend with autodiff selected")
     pytest.importorskip("matplotlib")

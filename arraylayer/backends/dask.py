@@ -28,9 +28,6 @@ class DaskBackend(NumpyBackend):
 
     name: ClassVar[str] = "dask"
     framework: ClassVar[str] = "dask.array"
-    kernel_module: ClassVar[str] = "arraylayer.kernels.dask"
-    extra: ClassVar[str] = "dask"
-    type_roots: ClassVar[tuple[str, ...]] = ("dask",)
     chunked: ClassVar[bool] = True
 
     def _array_types(self, module: Any) -> tuple[type, ...]:

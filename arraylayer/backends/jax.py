@@ -11,12 +11,10 @@ warning says so once per process (for clients such as scikit-learn that ask for 
 
 from __future__ import annotations
 
-import operator
 import warnings
-from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
-from arraylayer.runtime.backend import Backend
+from arraylayer.backends.builtin import AstypeCasts, BuiltinBackend
 from arraylayer.context import narrow_64bit
 from arraylayer.runtime.devices import DEVICE_KINDS, canonical_device
 from arraylayer.dtypes import Dtype, all_dtypes, as_dtype
@@ -31,13 +29,10 @@ _VALID_X64: Final = all_dtypes
 _VALID_X32: Final = tuple(d for d in all_dtypes if d not in _X64_ONLY)
 
 
-class JaxBackend(Backend):
+class JaxBackend(AstypeCasts, BuiltinBackend):
     name: ClassVar[str] = "jax"
-    framework: ClassVar[str] = "jax"
-    kernel_module: ClassVar[str] = "arraylayer.kernels.jax"
     weak_arrays: ClassVar[bool] = True
     dtype_holder: ClassVar[str] = "aval"  # ArrayImpl's and the tracers' dtype/weak_type: self.aval's
-    extra: ClassVar[str] = "jax"
     type_roots: ClassVar[tuple[str, ...]] = ("jax", "jaxlib")
     narrows: ClassVar[bool] = True  # the 64-bit dtypes depend on jax_enable_x64
     #: the dtypes whose validity changes at run time (with jax_enable_x64)
@@ -127,13 +122,6 @@ class JaxBackend(Backend):
 
         convertible(obj, dtype)
         return jnp.asarray(obj, dtype=native, device=target)
-
-    def astype(self, x: Any, dtype: Dtype) -> Any:
-        native = self.as_native_dtype(dtype)
-        return x if x.dtype == native else x.astype(native)
-
-    def caster(self, dtype: Dtype) -> Callable[[Any], Any]:
-        return operator.methodcaller("astype", self.as_native_dtype(dtype))
 
     def copy(self, x: Any) -> Any:
         import jax.numpy as jnp

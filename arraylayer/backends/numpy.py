@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable
 from typing import Any, ClassVar
 
-from arraylayer.runtime.backend import Backend
+from arraylayer.backends.builtin import AstypeCasts, BuiltinBackend
 from arraylayer.runtime.devices import canonical_device
 from arraylayer.dtypes import Dtype, all_dtypes
 from arraylayer.errors import DeviceError
 from arraylayer.runtime.layouts import shareable
 
 
-class NumpyBackend(Backend):
+class NumpyBackend(AstypeCasts, BuiltinBackend):
     name: ClassVar[str] = "numpy"
-    framework: ClassVar[str] = "numpy"
-    kernel_module: ClassVar[str] = "arraylayer.kernels.numpy"
     extra: ClassVar[str] = "all"
-    type_roots: ClassVar[tuple[str, ...]] = ("numpy",)
     narrows: ClassVar[bool] = False  # every arraylayer dtype is valid here
 
     def _build_native_dtypes(self, module: Any) -> dict[Dtype, Any]:
@@ -54,13 +49,6 @@ class NumpyBackend(Backend):
 
         convertible(obj, dtype)
         return np.asarray(obj, dtype=native)
-
-    def astype(self, x: Any, dtype: Dtype) -> Any:
-        native = self.as_native_dtype(dtype)
-        return x if x.dtype == native else x.astype(native)
-
-    def caster(self, dtype: Dtype) -> Callable[[Any], Any]:
-        return operator.methodcaller("astype", self.as_native_dtype(dtype))
 
     def copy(self, x: Any) -> Any:
         return self.load().module.array(x, copy=True)

@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
+from arraylayer.backends.builtin import BuiltinBackend
 from arraylayer.runtime.backend import Backend
 from arraylayer.runtime.devices import canonical_device
 from arraylayer.dtypes import Dtype, all_dtypes, as_dtype
@@ -57,11 +58,8 @@ def _probe_ops(tf: Any, dtype: Dtype) -> dict[str, Callable[[Any], bool]]:
     return ops
 
 
-class TensorflowBackend(Backend):
+class TensorflowBackend(BuiltinBackend):
     name: ClassVar[str] = "tensorflow"
-    framework: ClassVar[str] = "tensorflow"
-    kernel_module: ClassVar[str] = "arraylayer.kernels.tensorflow"
-    extra: ClassVar[str] = "tensorflow"
     type_roots: ClassVar[tuple[str, ...]] = ("tensorflow", "keras")
     narrows: ClassVar[bool] = True  # dtypes without CPU kernels are not valid
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
+from arraylayer.backends.builtin import BuiltinBackend
 from arraylayer.runtime.backend import Backend
 from arraylayer.runtime.devices import parse_device
 from arraylayer.dtypes import Dtype, all_dtypes, as_dtype
@@ -41,12 +42,8 @@ class _NumpyDtypes(dict):  # type: ignore[type-arg]
         return made
 
 
-class TorchBackend(Backend):
+class TorchBackend(BuiltinBackend):
     name: ClassVar[str] = "torch"
-    framework: ClassVar[str] = "torch"
-    kernel_module: ClassVar[str] = "arraylayer.kernels.torch"
-    extra: ClassVar[str] = "torch"
-    type_roots: ClassVar[tuple[str, ...]] = ("torch",)
     narrows: ClassVar[bool] = True  # uint16/32/64 are invalid where torch lacks kernels
 
     def __init__(self) -> None:

@@ -5,7 +5,7 @@ The folder ``arraylayer/runtime/`` owns the backend contract (``backend.py``) an
 layouts each framework can view (``layouts.py``); the dtype functions that need a backend
 (``native.py``); the compiled replay of dispatch plans and the loading of the C extensions
 (``compiled_dispatch.py``, ``c_extensions.py``); torch.compile's guard filter; the quieting of
-frameworks' log lines (``logs.py``).
+frameworks' log lines (``logs.py``); each framework's compiler by backend name, for scripts (``compilers.py``).
 
 May import: the base modules, ``dtypes``, ``lowp.formats`` (the formats as data). Never a framework
 at import.

@@ -91,20 +91,24 @@ NATIVE_PENDING: dict[tuple[str, str], str] = dict.fromkeys(
     [(name, "dask") for name in ("apply_where", "at-add-mask", "isclose", "nunique", "setdiff1d")], "dask-lengths")
 
 
+def _case(name: str, client: Any, bugs: dict[tuple[str, str], str],
+          pending: dict[tuple[str, str], str]) -> tuple[Callable[..., Any], tuple[Any, ...], Any]:
+    """Case ``name``'s call, its arguments and its result on NumPy copies, once the known client
+    bugs and arraylayer's pending gaps are marked xfail."""
+    client.xfail_client_bug(bugs, name)
+    client.xfail_pending(pending, name)
+    call, arguments = CASES[name]
+    return call, arguments, call(*(client.host(a).copy() for a in arguments))
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_on_arrays(name: str, client: Any) -> None:
-    client.xfail_client_bug(ARRAY_CLIENT_BUGS, name)
-    client.xfail_pending(PENDING, name)
-    call, arguments = CASES[name]
-    expected = call(*(client.host(a).copy() for a in arguments))
+    call, arguments, expected = _case(name, client, ARRAY_CLIENT_BUGS, PENDING)
     client.close(call(*(client.array(a) for a in arguments)), expected)
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_with_native_namespace(name: str, client: Any) -> None:
-    client.xfail_client_bug(NATIVE_CLIENT_BUGS, name)
-    client.xfail_pending(NATIVE_PENDING, name)
-    call, arguments = CASES[name]
-    expected = call(*(client.host(a).copy() for a in arguments))
+    call, arguments, expected = _case(name, client, NATIVE_CLIENT_BUGS, NATIVE_PENDING)
     result = call(*(client.native(a) for a in arguments), xp=client.native_xp)
     client.close(result, expected, arrays_out=False)

@@ -11,6 +11,7 @@ from typing import Any
 
 import dask.array as da
 
+from arraylayer.kernels.accumulate import reduction
 from arraylayer.kernels.dask._lazy import F32, in_float32, is_half
 
 all = da.all
@@ -18,17 +19,8 @@ any = da.any
 max = da.max
 min = da.min
 
-
-def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-    if is_half(dtype):
-        return da.sum(x, axis=axis, dtype=F32, keepdims=keepdims).astype(dtype)
-    return da.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
-
-
-def prod(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-    if is_half(dtype):
-        return da.prod(x, axis=axis, dtype=F32, keepdims=keepdims).astype(dtype)
-    return da.prod(x, axis=axis, dtype=dtype, keepdims=keepdims)
+sum = reduction(da.sum, is_half, F32)
+prod = reduction(da.prod, is_half, F32)
 
 
 def _cumulative(scan: Any, initial: int, x: Any, axis: int | None, dtype: Any, include_initial: bool) -> Any:

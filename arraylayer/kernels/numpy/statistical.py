@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from arraylayer.kernels.accumulate import reduction, scan
 from arraylayer.kernels.numpy._common import F32, is_half
 
 all = np.all
@@ -18,33 +19,10 @@ any = np.any
 max = np.max
 min = np.min
 
-
-def sum(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-    if is_half(dtype):
-        return np.add.reduce(x, axis=axis, dtype=F32, keepdims=keepdims).astype(dtype)
-    return np.add.reduce(x, axis=axis, dtype=dtype, keepdims=keepdims)
-
-
-def prod(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-    if is_half(dtype):
-        return np.multiply.reduce(x, axis=axis, dtype=F32, keepdims=keepdims).astype(dtype)
-    return np.multiply.reduce(x, axis=axis, dtype=dtype, keepdims=keepdims)
-
-
-def cumulative_sum(
-    x: Any, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
-) -> Any:
-    if is_half(dtype):
-        return np.cumulative_sum(x, axis=axis, dtype=F32, include_initial=include_initial).astype(dtype)
-    return np.cumulative_sum(x, axis=axis, dtype=dtype, include_initial=include_initial)
-
-
-def cumulative_prod(
-    x: Any, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False
-) -> Any:
-    if is_half(dtype):
-        return np.cumulative_prod(x, axis=axis, dtype=F32, include_initial=include_initial).astype(dtype)
-    return np.cumulative_prod(x, axis=axis, dtype=dtype, include_initial=include_initial)
+sum = reduction(np.add.reduce, is_half, F32)
+prod = reduction(np.multiply.reduce, is_half, F32)
+cumulative_sum = scan(np.cumulative_sum, is_half, F32)
+cumulative_prod = scan(np.cumulative_prod, is_half, F32)
 
 
 def mean(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
