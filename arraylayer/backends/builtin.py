@@ -18,10 +18,13 @@ __all__ = ["AstypeCasts", "BuiltinBackend"]
 
 
 class BuiltinBackend(Backend):
-    """A backend shipped with arraylayer: the attributes its name implies filled in."""
+    """A backend shipped with arraylayer: the attributes its name implies filled in (for the classes of
+    ``arraylayer.backends`` only: a third party's subclass inherits its parent's)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if not cls.__module__.startswith("arraylayer.backends."):
+            return  # a third party's subclass (of NumpyBackend, say) keeps what it inherits
         own = vars(cls)  # a subclass (dask's of numpy's) does not inherit its parent's defaults
         cls.kernel_module = f"arraylayer.kernels.{cls.name}"
         for attribute, default in (("framework", cls.name), ("extra", cls.name), ("type_roots", (cls.name,))):
