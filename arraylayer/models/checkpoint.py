@@ -96,7 +96,7 @@ def _pairs(file: str, body: Any) -> list[tuple[Any, Any]]:
     if not (isinstance(body, list) and all(isinstance(p, list) and len(p) == 2 for p in body)):
         raise bad(file, "a dict in the metadata's tree that is not a list of [key, node] pairs")
     keys = [key for key, _ in body]
-    valid = all(k.__class__ is int or (k.__class__ is str and unicode_text(k)) for k in keys)
+    valid = all(k.__class__ in (int, str) for k in keys)  # parse_json refused lone surrogates
     if not valid or len(set(keys)) != len(keys):  # set() after the check: a key may be a list
         raise bad(file, f"a dict in the metadata's tree with keys {keys!r:.80} (str or int, each once)")
     return [(key, node) for key, node in body]
@@ -111,22 +111,23 @@ def _items(file: str, body: Any) -> list[tuple[Any, Any]]:
 _CHILDREN = {"dict": _pairs, "list": _items, "tuple": _items}
 
 
-def _check_tree(file: str, node: Any, keys: Path, leaves: list[str]) -> None:
-    """That ``node`` is a tree node whose leaves are named by their paths (collected in ``leaves``)."""
+def _check_tree(file: str, node: Any, name: str, depth: int, leaves: list[str]) -> None:
+    """That ``node`` (at path ``name``, ``depth`` containers down) is a tree node whose leaves are
+    named by their paths (collected in ``leaves``)."""
     if node is None:
         return
     if not (isinstance(node, dict) and len(node) == 1 and next(iter(node)) in ("leaf", *_CHILDREN)):
         raise bad(file, f"the metadata's tree holds {node!r:.80}, which is no node of a tree")
     (kind, body), = node.items()
     if kind == "leaf":
-        if body != path_name(keys):
-            raise bad(file, f"the metadata's tree names the leaf at {path_name(keys)!r:.80} {body!r:.80}")
+        if body != name:
+            raise bad(file, f"the metadata's tree names the leaf at {name!r:.80} {body!r:.80}")
         leaves.append(body)
         return
-    if len(keys) >= TREE_DEPTH:
+    if depth >= TREE_DEPTH:
         raise bad(file, f"the metadata's tree nests more than {TREE_DEPTH} deep")
     for key, child in _CHILDREN[kind](file, body):
-        _check_tree(file, child, (*keys, key), leaves)
+        _check_tree(file, child, f"{name}/{key}" if depth else str(key), depth + 1, leaves)
 
 
 def _rebuild(node: Any, arrays: Any) -> Any:
@@ -276,7 +277,7 @@ def _metadata(path: str, metadata: dict[str, str], raw: bytes, names: set[str]) 
     if not all(map(_HEX.fullmatch, meta.get("crc32", {}).values())):
         raise bad(path, "a tensor's CRC-32 that is not 8 hex digits")
     leaves: list[str] = []
-    _check_tree(path, meta["tree"], (), leaves)
+    _check_tree(path, meta["tree"], "", 0, leaves)
     if len(leaves) != len(names) or set(leaves) != names:
         raise bad(path, f"a tree of {len(leaves)} leaves for {len(names)} tensors (each must be one leaf)")
     return meta

@@ -12,6 +12,7 @@ naming the file. Nothing here knows arraylayer's own metadata (``checkpoint.py``
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -42,6 +43,8 @@ SIZE_LIMIT = 2**63
 METADATA = "__metadata__"
 _ENTRY_KEYS = frozenset({"dtype", "shape", "data_offsets"})
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_SURROGATE_PAIR = re.compile(rb"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 class Entry(NamedTuple):
@@ -65,6 +68,7 @@ def bad(path: str, what: str) -> CheckpointError:
                            f"safetensors file: save it again or restore it from a copy.")
 
 
+@functools.lru_cache(maxsize=64)  # names are checked against a catalogue first
 def numpy_dtype(name: str) -> Any:
     """NumPy's dtype (ml_dtypes' for the low-precision types) of a dtype name."""
     import ml_dtypes
@@ -107,9 +111,13 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     found = dict(pairs)
     if len(found) != len(pairs):
         raise _Refused("an object that has a key twice")
-    if not all(unicode_text(k) and (not isinstance(v, str) or unicode_text(v)) for k, v in pairs):
-        raise _Refused("a string with a lone surrogate (not Unicode)")
     return found
+
+
+def _lone_surrogate(raw: bytes) -> bool:
+    """Whether a string of the JSON in ``raw`` escapes half a surrogate pair (``raw`` is UTF-8, which
+    holds no surrogate itself). Escaped backslashes go first, so that ``\\\\ud800`` is text."""
+    return _SURROGATE.search(_SURROGATE_PAIR.sub(b"", raw.replace(b"\\\\", b""))) is not None
 
 
 def _constant(name: str) -> Any:
@@ -120,6 +128,8 @@ def parse_json(path: str, raw: bytes, what: str, depth: int) -> Any:
     """``raw`` as strict JSON nested at most ``depth`` deep, or CheckpointError naming ``what``."""
     if (found := _depth(raw)) > depth:
         raise bad(path, f"{what} is nested {found} deep, more than the {depth} it may be")
+    if _lone_surrogate(raw):
+        raise bad(path, f"{what} holds a string with a lone surrogate (not Unicode)")
     try:
         return json.loads(raw.decode("utf-8"), object_pairs_hook=_pairs, parse_constant=_constant)
     except _Refused as error:
