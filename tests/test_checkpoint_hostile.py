@@ -41,6 +41,7 @@ from hypothesis import strategies as st
 import arraylayer as al
 from arraylayer.models import atomic_files, safetensors_format
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the checkout the writer imports
 CRC_KEY = "arraylayer.crc32"
 PROPERTY = settings(max_examples=int(os.environ.get("AL_CHECKPOINT_EXAMPLES", "60")), derandomize=True,
                     deadline=None, suppress_health_check=list(HealthCheck), database=None)
@@ -262,7 +263,7 @@ def test_the_temporary_of_a_killed_save_is_deleted_by_the_next_save(tmp_path):
         al.checkpoint.save({str(file)!r}, {{"a": np.ones(9, np.float32),
                            "z": da.from_delayed(dask.delayed(stall)(), (1,), np.float32)}}, step=2)
     """)
-    writer = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": os.getcwd()})
+    writer = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": ROOT})
     try:
         deadline = time.monotonic() + 60
         while not (left := [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]) and time.monotonic() < deadline:
