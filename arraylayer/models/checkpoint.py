@@ -254,9 +254,11 @@ class _Tensor(NamedTuple):
 
 def _metadata(path: str, metadata: dict[str, str], raw: bytes, names: set[str]) -> dict[str, Any] | None:
     """arraylayer's checked metadata (None for files other tools wrote)."""
-    if _META not in metadata and _META_CRC not in metadata:
+    if _META not in metadata:
+        if _META_CRC in metadata:
+            raise bad(path, f"{METADATA} with arraylayer's CRC-32 but without arraylayer's metadata")
         return None
-    meta = parse_json(path, metadata.get(_META, "").encode(), "arraylayer's metadata", 3 * TREE_DEPTH + 2)
+    meta = parse_json(path, metadata[_META].encode(), "arraylayer's metadata", 3 * TREE_DEPTH + 2)
     version = meta.get("version") if isinstance(meta, dict) else None
     if version.__class__ is not int or version not in _META_KEYS or meta.keys() != _META_KEYS[version]:
         raise bad(path, f"arraylayer's metadata of version {version!r:.20} with keys {sorted(meta)!r:.120}"

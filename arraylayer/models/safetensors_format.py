@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
 import re
 import struct
 from typing import Any, BinaryIO, NamedTuple
@@ -164,8 +165,6 @@ def _entry(path: str, name: str, entry: Any, data: int) -> Entry:
 
 def read_header(path: str, handle: BinaryIO) -> Header:
     """The checked header of the regular file open as ``handle``."""
-    import os
-
     size = os.fstat(handle.fileno()).st_size
     if size < 8:
         raise bad(path, f"{size} bytes, fewer than the 8 of the header length")
