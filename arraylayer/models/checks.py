@@ -80,13 +80,14 @@ def own_state(who: str, state: Any, keys: Iterable[str]) -> None:
                                        f"one's init(params) made.")
 
 
-def entry(layer: str, params: Any, name: str) -> Any:
-    """``params[name]``: a layer's parameter, or an error naming the layer, the parameter and the fix."""
+def entry(layer: str, params: Any, name: str, at: str = "params") -> Any:
+    """``params[name]`` (``at``: where ``params`` sits in the layer's tree): a layer's parameter, or
+    an error naming the layer, the parameter and the fix."""
     if not isinstance(params, dict):
-        raise InvalidArgumentTypeError(f"{layer}.apply: params is {type(params).__name__}, not the dict "
+        raise InvalidArgumentTypeError(f"{layer}.apply: {at} is {type(params).__name__}, not the dict "
                                        f"{layer}.init(key, ...) makes; pass that dict.")
     found = params.get(name)
     if found is None:
-        raise InvalidArgumentError(f"{layer}.apply: params has no {name!r} (it holds {sorted(map(str, params))}); "
-                                   f"pass the dict {layer}.init(key, ...) made for this layer.")
+        raise InvalidArgumentError(f"{layer}.apply: {at} has no {name!r} (it holds {sorted(map(str, params))}); "
+                                   f"pass the parameters {layer}.init(key, ...) made for this layer.")
     return found
