@@ -246,3 +246,15 @@ def test_a_size_beyond_the_memory_is_one_allocation_error_on_every_backend(on, n
     with pytest.raises(al.AllocationError, match=rf"{name}: an array of shape .* does not fit") as info:
         HUGE[name]()
     assert isinstance(info.value, MemoryError) and isinstance(info.value, RuntimeError)
+
+
+@pytest.mark.parametrize("integer", ["int8", "int16", "int32"])
+def test_float8_plus_an_integer_array_is_the_same_on_every_backend(on, integer):
+    """TensorFlow has no native cast from integers to float8: the operand is cast as astype casts
+    it (ml_dtypes' rule) on every backend, instead of TensorFlow's UnimplementedError."""
+    a = al.asarray([1.0, 2.0, 3.0, -448.0], dtype="float8_e4m3fn")
+    i = al.asarray([1, 100, -3, 7], dtype=integer)
+    for _ in range(2):  # the planning path, then the stored plan
+        got = al.add(a, i)
+        assert str(al.Dtype(got.dtype)) == "float8_e4m3fn"
+        assert np.asarray(al.to_backend(got, "numpy")).astype(np.float64).tolist() == [2.0, 96.0, 0.0, -448.0]
