@@ -82,7 +82,7 @@ def _check(q: Any, k: Any, v: Any) -> Dtype:
 def _finite(value: Any, parameter: str) -> float:
     """A finite Python number (a concrete 0-d array read as one)."""
     try:
-        number = float(arguments.real_scalar(value, parameter))
+        number = arguments.real_float(value, parameter)
     except (TypeError, ValueError) as error:  # a traced array: no value to read
         if isinstance(error, InvalidArgumentTypeError):
             raise

@@ -14,7 +14,7 @@ from typing import Any
 from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError
 from arraylayer.models.tree import path_name, tree_columns, tree_paths
 
-__all__ = ["columns", "same_shapes", "own_state", "entry"]
+__all__ = ["columns", "same_shapes", "arrays", "own_state", "entry"]
 
 
 def _where(path: tuple[Any, ...]) -> str:
@@ -47,9 +47,22 @@ def same_shapes(who: str, names: tuple[str, str], reference: Any, expected: Sequ
     """Each leaf of ``given`` must have the shape of the leaf of ``expected`` beside it (the leaves
     of ``reference``, whose paths the error names; ``names``: what the two columns are): no silent
     broadcasting of a (1,) gradient over a (3, 4) parameter."""
-    for a, b in zip(expected, given):
-        if a.shape != b.shape:
-            _shape_error(who, names, reference, expected, given)
+    try:
+        for a, b in zip(expected, given):
+            if a.shape != b.shape:
+                _shape_error(who, names, reference, expected, given)
+    except AttributeError:  # a leaf that is no array (a Python float)
+        arrays(who, reference, expected, names[0])
+        arrays(who, reference, given, names[1])
+        raise
+
+
+def arrays(who: str, reference: Any, leaves: Sequence[Any], what: str) -> None:
+    """Every leaf must be an array (have a shape and a dtype): the error names the first that is not."""
+    for path, leaf in zip(tree_paths(reference), leaves):
+        if not (hasattr(leaf, "shape") and hasattr(leaf, "dtype")):
+            raise InvalidArgumentTypeError(f"{who}: the {what} at {_where(path)} is {type(leaf).__name__}, not an "
+                                           f"array; pass arrays (al.grad(loss)(params) gives them).")
 
 
 def _unequal(a: Any, b: Any) -> bool:

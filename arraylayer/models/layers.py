@@ -70,7 +70,10 @@ def _positive(value: Any, parameter: str) -> int:
 def _features(layer: str, x: Any, expected: Any, what: str, axis: int = -1) -> tuple[int, ...]:
     """x's shape, whose ``axis`` (the features) must have the length of the weights' ``expected``
     (lengths unknown until run, TensorFlow's None and dask's nan, are not compared)."""
-    shape = tuple(getattr(x, "shape", ()))
+    if not hasattr(x, "shape"):
+        raise InvalidArgumentTypeError(f"{layer}.apply: x is {type(x).__name__}, not an array; pass an array, e.g. "
+                                       f"arraylayer.asarray(x, dtype='float32').")
+    shape = tuple(x.shape)
     if len(shape) < (-axis if axis < 0 else axis + 1):
         raise InvalidArgumentError(f"{layer}.apply: x of shape {shape} has no feature axis {axis}; pass an array "
                                    f"of features on that axis.")

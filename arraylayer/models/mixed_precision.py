@@ -114,7 +114,7 @@ MAX_SCALE: Final = 2.0**127
 
 def _scale_value(value: Any, call: str, parameter: str) -> float:
     """A scale-like Python number: finite, > 0 and at most MAX_SCALE (InvalidArgumentError otherwise)."""
-    number = float(arguments.real_scalar(value, parameter))
+    number = arguments.real_float(value, parameter)
     if not (math.isfinite(number) and 0 < number <= MAX_SCALE):
         raise InvalidArgumentError(f"{call}({parameter}={value!r}): the scale must be finite, > 0 and at most "
                                    f"MAX_SCALE (2**127, float32's largest power of two); pass e.g. 2.0**15.")
@@ -158,7 +158,7 @@ def adjust(state: LossScale, finite: Any, *, period: int = 2000, factor: float =
     and the count restarts; after ``period`` finite steps in a row it grows by ``factor`` (not
     above ``max_scale``, at most :data:`MAX_SCALE`: it never becomes inf)."""
     state = _checked(state, "adjust")
-    growth = float(arguments.real_scalar(factor, "factor"))
+    growth = arguments.real_float(factor, "factor")
     if (period.__class__ is not int or period <= 0 or not 1 < growth < math.inf
             or _scale_value(min_scale, "adjust", "min_scale") > _scale_value(max_scale, "adjust", "max_scale")):
         raise InvalidArgumentError(f"adjust(period={period!r}, factor={factor!r}, min_scale={min_scale!r}, "

@@ -61,7 +61,7 @@ def hyper(value: Any, parameter: str, *, low: float = 0.0, high: float = float("
                                        f"array or a Python float.")
         if type(value).__module__ != "numpy":  # NumPy's are concrete: checked as the float they hold
             return value
-    value = float(arguments.real_scalar(value, parameter))
+    value = arguments.real_float(value, parameter)
     if not (low < value if open_low else low <= value) or not value < high:
         bounds = f"({low}, {high})" if open_low else f"[{low}, {high})"
         raise InvalidArgumentError(f"{parameter}={value!r} must lie in {bounds}.")
@@ -164,9 +164,13 @@ def clip_by_global_norm(max_norm: Hyper) -> GradientTransformation:
     def clip(updates: Any, params: Any) -> Any:
         leaves = tree_leaves(updates)
         total = None
-        for leaf in leaves:
-            squares = statistical.sum(square(astype(leaf, _wide(leaf.dtype), copy=False)))
-            total = squares if total is None else elementwise.add(total, squares)
+        try:
+            for leaf in leaves:
+                squares = statistical.sum(square(astype(leaf, _wide(leaf.dtype), copy=False)))
+                total = squares if total is None else elementwise.add(total, squares)
+        except AttributeError:  # a leaf that is no array
+            checks.arrays("clip_by_global_norm", updates, leaves, "update")
+            raise
         if total is None:
             return updates
         norm = sqrt(total)
@@ -179,7 +183,7 @@ def clip_by_global_norm(max_norm: Hyper) -> GradientTransformation:
 
 def clip_by_value(low: float, high: float) -> GradientTransformation:
     """Clip every update to ``[low, high]``."""
-    low, high = (float(arguments.real_scalar(v, name)) for v, name in ((low, "low"), (high, "high")))
+    low, high = (arguments.real_float(v, name) for v, name in ((low, "low"), (high, "high")))
     if not low <= high:
         raise InvalidArgumentError(f"clip_by_value: low={low!r} must not exceed high={high!r}.")
     return _stateless(lambda updates, params: tree_map(lambda u: elementwise.clip(u, low, high), updates))
@@ -317,7 +321,11 @@ def _times(updates: Any, h: In, name: str, negate: bool = False) -> Any:
             factors[dtype] = value if not negate else -value if value.__class__ is float else negative(value)
         return factors[dtype]
 
-    return rebuild(leafwise.ops(u).multiply(u, factor))
+    try:
+        return rebuild(leafwise.ops(u).multiply(u, factor))
+    except AttributeError:  # a leaf that is no array
+        checks.arrays("scale", updates, u, "update")
+        raise
 
 
 def scale_by_learning_rate(learning_rate: Hyper | Schedule) -> GradientTransformation:
