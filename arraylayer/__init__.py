@@ -68,6 +68,7 @@ from arraylayer.dtypes import (
     register_dtype_alias,
 )
 from arraylayer.errors import (
+    AllocationError,
     ArrayLayerError,
     AxisError,
     BackendMismatchError,
@@ -246,7 +247,7 @@ __all__ = [
     "ArrayLayerError", "InvalidDtypeError", "TypePromotionError", "ScalarOverflowError",
     "UnsupportedDtypeError", "UnknownBackendError", "BackendNotInstalledError",
     "BackendMismatchError", "DeviceError", "InvalidArgumentError", "InvalidArgumentTypeError", "AxisError",
-    "OutOfBoundsIndexError", "LinAlgError", "CheckpointError",
+    "OutOfBoundsIndexError", "LinAlgError", "CheckpointError", "AllocationError",
     "available_backends", "installed_backends", "register_backend", "get_backend", "set_backend",
     "use_backend", "current_backend", "backend_of", "as_native_dtype", "as_arraylayer_dtype",
     "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",

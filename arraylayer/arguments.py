@@ -26,7 +26,7 @@ from arraylayer.errors import (
 )
 
 __all__ = [
-    "MAX_ELEMENTS", "array_like", "convertible", "flag", "real_scalar", "axes", "axis", "broadcast_shapes", "count", "indices_in_bounds", "integer",
+    "MAX_ELEMENTS", "array_like", "convertible", "flag", "real_scalar", "real_float", "axes", "axis", "broadcast_shapes", "count", "indices_in_bounds", "integer",
     "shape", "no_narrowing", "chunks",
 ]
 
@@ -133,6 +133,15 @@ def real_scalar(value: Any, parameter: str) -> Any:
             f"{parameter}={_shown(value)} ({type(value).__name__}) must be a real Python number; pass an int or float."
         )
     return value
+
+
+def real_float(value: Any, parameter: str) -> float:
+    """``value`` (see :func:`real_scalar`) as a Python float; an int too large for one (2**1100) is
+    refused instead of raising a bare OverflowError."""
+    try:
+        return float(real_scalar(value, parameter))
+    except OverflowError:
+        raise InvalidArgumentError(f"{parameter}={_shown(value)} is too large for a float; pass a float.") from None
 
 
 # -- integers, counts, shapes -----------------------------------------------------------------------

@@ -28,6 +28,7 @@ __all__ = [
     "OutOfBoundsIndexError",
     "LinAlgError",
     "CheckpointError",
+    "AllocationError",
 ]
 
 
@@ -126,6 +127,14 @@ class LinAlgError(ArrayLayerError, ValueError):
 class CheckpointError(ArrayLayerError, ValueError):
     """A checkpoint file that cannot be read as written (truncated, tampered with, not a
     safetensors file), or whose names, shapes or dtypes differ from the tree it is loaded into."""
+
+
+class AllocationError(ArrayLayerError, MemoryError, RuntimeError):
+    """A creation function's array does not fit the memory of its device (NumPy raised
+    MemoryError, PyTorch and JAX a RuntimeError, TensorFlow ResourceExhaustedError). Subclasses
+    ``MemoryError`` (NumPy's) and ``RuntimeError`` (what torch's and JAX's out-of-memory errors are).
+    Shapes of more than ``arguments.MAX_ELEMENTS`` elements are refused before, with
+    InvalidArgumentError; dask builds its graph without allocating (the error comes when computed)."""
 
 
 #: problem -> (what is wrong with the matrix, the way out)

@@ -225,3 +225,36 @@ def test_broadcast_error_on_the_planned_array_paths_too(on):
     for call in (lambda: x + y, lambda: y * x, lambda: xp.multiply(x, y), lambda: xp.add(y, x)):
         with pytest.raises(InvalidArgumentError, match=r"\(2, 2\), \(3,\)|\(3,\), \(2, 2\)"):
             call()
+
+
+#: 2**44 float32 elements: 64 TiB, which no machine here allocates (and below MAX_ELEMENTS, 2**48)
+HUGE = {
+    "zeros": lambda: al.zeros((2**44,), dtype="float32"), "ones": lambda: al.ones((2**22, 2**22), dtype="float32"),
+    "empty": lambda: al.empty((2**44,), dtype="float32"), "full": lambda: al.full((2**44,), 1.5, dtype="float32"),
+    "eye": lambda: al.eye(2**22, dtype="float32"), "arange": lambda: al.arange(2**44, dtype="float32"),
+    "linspace": lambda: al.linspace(0.0, 1.0, 2**44, dtype="float32"),
+}
+
+
+@pytest.mark.parametrize("name", HUGE)
+def test_a_size_beyond_the_memory_is_one_allocation_error_on_every_backend(on, name):
+    """NumPy raised MemoryError, torch and JAX RuntimeError, TensorFlow ResourceExhaustedError;
+    dask builds the graph (nothing is allocated until computed)."""
+    if al.current_backend() == "dask":
+        assert tuple(HUGE[name]().shape)[0] > 2**21
+        return
+    with pytest.raises(al.AllocationError, match=rf"{name}: an array of shape .* does not fit") as info:
+        HUGE[name]()
+    assert isinstance(info.value, MemoryError) and isinstance(info.value, RuntimeError)
+
+
+@pytest.mark.parametrize("integer", ["int8", "int16", "int32"])
+def test_float8_plus_an_integer_array_is_the_same_on_every_backend(on, integer):
+    """TensorFlow has no native cast from integers to float8: the operand is cast as astype casts
+    it (ml_dtypes' rule) on every backend, instead of TensorFlow's UnimplementedError."""
+    a = al.asarray([1.0, 2.0, 3.0, -448.0], dtype="float8_e4m3fn")
+    i = al.asarray([1, 100, -3, 7], dtype=integer)
+    for _ in range(2):  # the planning path, then the stored plan
+        got = al.add(a, i)
+        assert str(al.Dtype(got.dtype)) == "float8_e4m3fn"
+        assert np.asarray(al.to_backend(got, "numpy")).astype(np.float64).tolist() == [2.0, 96.0, 0.0, -448.0]

@@ -150,6 +150,69 @@ def test_bad_arguments(index):
         call()
 
 
+#: (call of the backend's params and input, error type, what the message names); each leaked a
+#: KeyError, TypeError, ValueError or AttributeError from inside before, or a bare matmul error
+HOSTILE = {
+    "missing weight": (lambda p, x: layers.dense.apply({"b": p["dense"]["b"]}, x), al.InvalidArgumentError,
+                       r"dense.apply: params has no 'w'"),
+    "params a list": (lambda p, x: layers.dense.apply([p["dense"]["w"]], x), al.InvalidArgumentTypeError,
+                      r"dense.apply: params is list"),
+    "params None": (lambda p, x: layers.layer_norm.apply(None, x), al.InvalidArgumentTypeError,
+                    r"layer_norm.apply: params is NoneType"),
+    "wrong features": (lambda p, x: layers.dense.apply(p["dense"], al.concat([x, x], axis=-1)),
+                       al.InvalidArgumentError, r"dense.apply: x has 16 features .* params\['w'\] takes 8"),
+    "norm features": (lambda p, x: layers.rms_norm.apply(p["rms_norm"], x[..., :3]), al.InvalidArgumentError,
+                      r"rms_norm.apply: x has 3 features"),
+    "mlp half": (lambda p, x: layers.mlp.apply({"up": p["mlp"]["up"]}, x), al.InvalidArgumentError,
+                 r"mlp.apply: params has no 'down'"),
+    "mlp inner": (lambda p, x: layers.mlp.apply({"up": p["mlp"]["up"], "down": {}}, x), al.InvalidArgumentError,
+                  r"mlp.apply: params\['down'\] has no 'w'"),
+    "attention 2-d": (lambda p, x: layers.attention.apply(p["attention"], x[0], heads=HEADS), al.InvalidArgumentError,
+                      r"attention.apply: x of shape \(5, 8\) is not 3-d"),
+    "heads a float": (lambda p, x: layers.attention.apply(p["attention"], x, heads=2.0), al.InvalidArgumentTypeError,
+                      r"attention.apply: heads=2.0"),
+    "block lacks a part": (lambda p, x: layers.transformer_block.apply({}, x, heads=HEADS), al.InvalidArgumentError,
+                           r"transformer_block.apply: params has no 'norm1'"),
+    "conv channels": (lambda p, x: layers.conv2d.apply(p["conv2d"], al.ones((1, 4, 4, 5))), al.InvalidArgumentError,
+                      r"conv2d.apply: x has 5 features"),
+    "conv 3-d": (lambda p, x: layers.conv2d.apply(p["conv2d"], x), al.InvalidArgumentError, r"is not 4-d"),
+    "embedding table": (lambda p, x: layers.embedding.apply({}, al.asarray([1])), al.InvalidArgumentError,
+                        r"embedding.apply: params has no 'table'"),
+    "policy a string": (lambda p, x: layers.dense.apply(p["dense"], x, policy="bfloat16"), al.InvalidArgumentTypeError,
+                        r"not a Policy"),
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE)
+def test_bad_trees_and_inputs_name_the_layer_and_parameter(backend, case):
+    call, error, match = HOSTILE[case]
+    params = {name: init_on(backend, name) for name in ("dense", "rms_norm", "mlp", "attention", "conv2d")}
+    with al.use_backend(backend):
+        x = al.asarray(X.tolist(), dtype="float32")
+        with pytest.raises(error, match=match):
+            call(params, x)
+
+
+@pytest.mark.parametrize(("call", "error", "match"), [
+    (lambda k: layers.dense.init(k, 3.0, 4), al.InvalidArgumentTypeError, r"dense.init: in_features=3.0"),
+    (lambda k: layers.dense.init(k, True, 4), al.InvalidArgumentTypeError, r"in_features=True"),
+    (lambda k: layers.dense.init(k, "3", 4), al.InvalidArgumentTypeError, r"in_features='3'"),
+    (lambda k: layers.conv2d.init(k, 1, 2, 3.0), al.InvalidArgumentTypeError, r"conv2d.init: kernel_size=3.0"),
+    (lambda k: layers.conv2d.init(k, 1, 2, (3, 3, 3)), al.InvalidArgumentError, r"a pair of ints"),
+    (lambda k: layers.embedding.init(k, 10, -2), al.InvalidArgumentError, r"embedding.init: features=-2"),
+    (lambda k: layers.dense.init(k, 3, 4, bias="yes"), al.InvalidArgumentTypeError, r"bias='yes'"),
+])
+def test_sizes_that_are_not_positive_ints_are_refused(backend, call, error, match):
+    with al.use_backend(backend), pytest.raises(error, match=match):
+        call(al.random.key(0))
+
+
+def test_numpy_ints_are_sizes(backend):
+    with al.use_backend(backend):
+        params = layers.dense.init(al.random.key(0), np.int64(3), np.int32(2))
+    assert tuple(params["w"].shape) == (3, 2)
+
+
 def _loss(params, x, key):
     h = layers.transformer_block.apply(params, x, heads=HEADS, dropout_rate=0.2, key=key)
     return al.mean(al.square(h))

@@ -108,9 +108,43 @@ def test_adjust_and_select_on_every_backend(backend):
 
 
 def test_bad_loss_scale_arguments():
-    with pytest.raises(al.InvalidArgumentError, match="must be > 0"):
+    with pytest.raises(al.InvalidArgumentError, match="must be finite, > 0"):
         mp.loss_scale(0.0)
     with al.use_backend("numpy"):
         state = mp.loss_scale()
     with pytest.raises(al.InvalidArgumentError, match="period"):
         mp.adjust(state, np.asarray(True), period=0)
+
+
+@pytest.mark.parametrize("initial", [math.inf, -math.inf, math.nan, 0.0, -1.0, 2.0**128])
+def test_loss_scale_refuses_scales_that_cannot_recover(backend, initial):
+    with al.use_backend(backend), pytest.raises(al.InvalidArgumentError, match="MAX_SCALE"):
+        mp.loss_scale(initial)
+
+
+@pytest.mark.parametrize("bad", [{"period": True}, {"period": 2.0}, {"factor": 1.0}, {"factor": math.inf},
+                                 {"factor": math.nan}, {"min_scale": 0.0}, {"max_scale": math.inf},
+                                 {"min_scale": 4.0, "max_scale": 2.0}])
+def test_adjust_refuses_bad_hyper_parameters(bad):
+    with al.use_backend("numpy"):
+        state = mp.loss_scale()
+    with pytest.raises(al.InvalidArgumentError):
+        mp.adjust(state, np.asarray(True), **bad)
+    with pytest.raises(al.InvalidArgumentTypeError, match="not a LossScale"):
+        mp.adjust({"scale": 1.0}, np.asarray(True))
+    with pytest.raises(al.InvalidArgumentTypeError, match="not a LossScale"):
+        mp.unscale(2.0, {"g": np.ones(2)})
+
+
+def test_the_scale_stops_at_max_scale_and_recovers(backend):
+    """Without the bound, 2**127 * 2 is inf and inf / 2 stays inf: every later step was skipped."""
+    with al.use_backend(backend):
+        state = mp.loss_scale(2.0**126)
+        yes, no = al.asarray(True), al.asarray(False)
+    for _ in range(3):
+        state = mp.adjust(state, yes, period=1)
+        assert float(host(state.scale)) == mp.MAX_SCALE
+    state = mp.adjust(state, no, period=1)
+    assert float(host(state.scale)) == 2.0**126
+    capped = mp.adjust(mp.adjust(state, yes, period=1, max_scale=2.0**10), yes, period=1, max_scale=2.0**10)
+    assert float(host(capped.scale)) == 2.0**10

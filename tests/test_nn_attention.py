@@ -121,6 +121,35 @@ def test_attention_bad_input(backend, index):
         call(backend)
 
 
+@pytest.mark.parametrize("scale", [float("nan"), float("inf"), -float("inf")])
+def test_a_non_finite_scale_is_refused_on_every_backend(backend, scale):
+    """torch's fused kernel gave 0.0 for scale=nan where the others gave NaN: now one refusal."""
+    with pytest.raises(al.InvalidArgumentError, match="finite"):
+        al.nn.dot_product_attention(*(on(backend, a) for a in (Q, K, V)), scale=scale)
+    with pytest.raises(al.InvalidArgumentError, match="finite"):
+        al.nn.dot_product_attention(*(on(backend, a) for a in (Q, K, V)), dropout_rate=scale, key=None)
+
+
+def test_masks_as_lists_and_python_bools(backend):
+    """A nested list of bools, one Python bool or a NumPy array is the mask on q's backend (they
+    raised AttributeError before)."""
+    args = [on(backend, a) for a in (Q, K, V)]
+    causal = np.tril(np.ones((T, T), bool))
+    from_list = al.nn.dot_product_attention(*args, mask=causal.tolist())
+    np.testing.assert_allclose(host(from_list), ref_attention(Q, K, V, causal=True), rtol=2e-6, atol=1e-6)
+    from_numpy = al.nn.dot_product_attention(*args, mask=causal)
+    assert al.backend_of(from_numpy).name == backend
+    np.testing.assert_allclose(host(from_numpy), host(from_list), rtol=0, atol=0)
+    everything = al.nn.dot_product_attention(*args, mask=True)
+    np.testing.assert_allclose(host(everything), ref_attention(Q, K, V), rtol=2e-6, atol=1e-6)
+    nothing = al.nn.dot_product_attention(*args, mask=False)
+    np.testing.assert_allclose(host(nothing), np.broadcast_to(V.mean(1, keepdims=True), V.shape), rtol=2e-6, atol=1e-6)
+    with pytest.raises(al.InvalidDtypeError, match="booleans"):
+        al.nn.dot_product_attention(*args, mask=[[1, 0]] * T)
+    with pytest.raises(al.InvalidArgumentTypeError, match="pass booleans"):
+        al.nn.dot_product_attention(*args, mask="yes")
+
+
 # -- cross_entropy: ignore_index, mask, label_smoothing, reductions ----------------------------------------
 LOGITS = RNG.standard_normal((6, 5)) * 3
 LABELS = np.array([0, 4, -100, 2, -100, 1])

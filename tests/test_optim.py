@@ -240,3 +240,61 @@ def test_initialiser_statistics():
     assert abs(he.std() - math.sqrt(2 / 400)) < 0.01 * math.sqrt(2 / 400)  # 100,000 normals: within 1%
     assert abs(he.mean()) < 5 * math.sqrt(2 / 400) / math.sqrt(he.size)
     np.testing.assert_array_equal(np.asarray(bias), np.zeros(5))
+
+
+# -- refusals: wrong gradient shapes, another optimizer's state ------------------------------------------------
+OPTIMIZERS = {"sgd": lambda: al.optim.sgd(0.1), "momentum": lambda: al.optim.sgd(0.1, 0.9),
+              "adam": lambda: al.optim.adam(), "adamw": lambda: al.optim.adamw(weight_decay=0.1),
+              "chain": lambda: al.optim.from_transforms(al.transforms.add_decayed_weights(0.1),
+                                                        al.transforms.scale(-0.1))}
+
+
+@pytest.mark.parametrize("name", OPTIMIZERS)
+def test_a_gradient_of_another_shape_is_refused_with_its_path(backend, name):
+    """A (1,) gradient for a (2, 2) parameter broadcast silently before."""
+    optimizer = OPTIMIZERS[name]()
+    params = on(backend, {"layer": P0})
+    bad = on(backend, {"layer": {"w": np.ones(1), "b": np.ones(2)}})
+    with pytest.raises(al.InvalidArgumentError, match=r"at 'layer/w' .*shape \(1,\)"):
+        optimizer.update(bad, optimizer.init(params), params)
+
+
+@pytest.mark.parametrize("name", OPTIMIZERS)
+def test_gradients_of_another_tree_are_refused_with_the_path(backend, name):
+    optimizer = OPTIMIZERS[name]()
+    params = on(backend, P0)
+    with pytest.raises(al.InvalidArgumentError, match="no leaf at 'b'"):
+        optimizer.update(on(backend, {"w": P0["w"]}), optimizer.init(params), params)
+
+
+@pytest.mark.parametrize(("made_by", "given_to"), [("adam", "momentum"), ("momentum", "adam"), ("adamw", "chain"),
+                                                   ("chain", "adam")])
+def test_another_optimizers_state_is_refused(backend, made_by, given_to):
+    params = on(backend, P0)
+    state = OPTIMIZERS[made_by]().init(params)
+    with pytest.raises(al.ArrayLayerError, match="state"):
+        OPTIMIZERS[given_to]().update(on(backend, GRADS[0]), state, params)
+
+
+def test_a_state_for_other_parameters_is_refused(backend):
+    optimizer = al.optim.adam()
+    state = optimizer.init(on(backend, {"w": np.ones(1), "b": np.ones(2)}))
+    params = on(backend, P0)
+    with pytest.raises(al.InvalidArgumentError, match=r"at 'w' the update has shape \(2, 2\) but the state's moment \(1,\)"):
+        optimizer.update(on(backend, GRADS[0]), state, params)
+
+
+def test_compiled_updates_refuse_a_wrong_shape_too(backend):
+    """Shapes are static under jax.jit, tf.function and torch.compile: the check runs at trace time.
+    torch.compile(fullgraph=True) reports the error raised while tracing as its own Unsupported,
+    naming ours (as in test_compilers_settings); jax.jit and tf.function raise ours."""
+    if backend in ("numpy", "dask"):
+        pytest.skip(f"{backend} has no compiler")
+    from test_compile_and_grad import compiler
+
+    optimizer = al.optim.adam()
+    params = on(backend, P0)
+    step = compiler(backend)(lambda g, s, p: optimizer.update(g, s, p))
+    expected = __import__("torch")._dynamo.exc.Unsupported if backend == "torch" else al.InvalidArgumentError
+    with pytest.raises(expected, match="at 'w'"):
+        step(on(backend, {"w": np.ones(1), "b": np.ones(2)}), optimizer.init(params), params)

@@ -11,7 +11,13 @@ from typing import Any, Final
 
 from arraylayer.runtime.devices import canonical_device, default_device
 from arraylayer.dtypes import Dtype, DtypeLike, as_dtype
-from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError, TypePromotionError, UnsupportedDtypeError
+from arraylayer.errors import (
+    AllocationError,
+    InvalidArgumentError,
+    InvalidArgumentTypeError,
+    TypePromotionError,
+    UnsupportedDtypeError,
+)
 from arraylayer.dtypes.inference import infer_dtype_unchecked
 from arraylayer.api.interchange import from_dlpack_or_bits, to_backend
 from arraylayer.dtypes.promotion import check_ints_fit, result_type
@@ -152,6 +158,35 @@ def _check_ones(name: str, dtype: Dtype) -> None:
         _check_fill(1, dtype, f"{name}'s value")
 
 
+#: what the frameworks' out-of-memory errors say (torch's CPU allocator and JAX raise RuntimeError)
+_OUT_OF_MEMORY: Final = ("RESOURCE_EXHAUSTED", "can't allocate memory", "out of memory", "OOM when allocating")
+_WAITED: Final = 2**30
+
+
+def _allocated(name: str, shape: tuple[int, ...], dtype: Dtype, make: Callable[[], Array]) -> Array:
+    """``make()``; AllocationError where the framework cannot allocate the array (NumPy's MemoryError,
+    torch's and JAX's RuntimeError, TensorFlow's ResourceExhaustedError: one error on every backend).
+    JAX dispatches some creations asynchronously (linspace): an array of 1 GiB or more is waited
+    for here, so that its allocation fails here too; smaller ones, and tracers, are not waited for."""
+    try:
+        result = make()
+        if math.prod(shape) * dtype.itemsize >= _WAITED:
+            ready = getattr(result, "block_until_ready", None)
+            if ready is not None:
+                ready()
+        return result
+    except Exception as error:
+        text = str(error)
+        if not (isinstance(error, MemoryError) or type(error).__name__ in ("OutOfMemoryError", "ResourceExhaustedError")
+                or any(sign in text for sign in _OUT_OF_MEMORY)):
+            raise
+        raise AllocationError(
+            f"{name}: an array of shape {shape} and dtype {dtype} ({math.prod(shape) * dtype.itemsize} bytes) does not fit the "
+            f"device's memory ({type(error).__name__}: {text.splitlines()[0][:120] if text else ''}); pass a smaller "
+            f"shape or a narrower dtype, or build it on a chunked backend (dask), which computes it in parts."
+        ) from None
+
+
 def _filled(name: str, shape: Shape, dtype: DtypeLike | None, device: str | None, chunks: Any) -> Array:
     backend = backend_of()
     resolved = infer_dtype_unchecked(dtype)
@@ -159,10 +194,10 @@ def _filled(name: str, shape: Shape, dtype: DtypeLike | None, device: str | None
         _check_ones(name, resolved)
         return _low_precision(backend, lambda wide: _filled(name, shape, wide, device, chunks), resolved)
     checked = _shape(shape)
-    return kernel(backend, name, resolved)(
-        checked, dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device)),
-        **arguments.chunks(backend, chunks, checked, resolved),
-    )
+    chunking = arguments.chunks(backend, chunks, checked, resolved)
+    make = kernel(backend, name, resolved)
+    return _allocated(name, checked, resolved, lambda: make(
+        checked, dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device)), **chunking))
 
 
 def zeros(shape: Shape, *, dtype: DtypeLike | None = None, device: str | None = None, chunks: Any = None) -> Array:
@@ -193,10 +228,11 @@ def full(shape: Shape, fill_value: bool | int | float | complex, *, dtype: Dtype
         return _low_precision(backend, lambda wide: full(shape, fill_value, dtype=wide, device=device, chunks=chunks),
                               resolved)
     checked = _shape(shape)
-    return kernel(backend, "full", resolved)(
+    chunking = arguments.chunks(backend, chunks, checked, resolved)
+    make = kernel(backend, "full", resolved)
+    return _allocated("full", checked, resolved, lambda: make(
         checked, _exact(fill_value, resolved), dtype=native_dtype(backend, resolved),
-        device=native_device(backend, _place(device)), **arguments.chunks(backend, chunks, checked, resolved),
-    )
+        device=native_device(backend, _place(device)), **chunking))
 
 
 def _like(name: str, x: Array, dtype: DtypeLike | None, device: str | None, *fill: Any, chunks: Any = None) -> Array:
@@ -211,10 +247,11 @@ def _like(name: str, x: Array, dtype: DtypeLike | None, device: str | None, *fil
     placement = backend.placement_like(x) if device is None else native_device(backend, device)
     if chunks is None and backend.chunked:
         chunks = x.chunks  # x's own chunking
-    return kernel(backend, name, resolved)(
-        tuple(x.shape), *fill, dtype=native_dtype(backend, resolved), device=placement,
-        **arguments.chunks(backend, chunks, tuple(x.shape), resolved),
-    )
+    shape = tuple(x.shape)
+    chunking = arguments.chunks(backend, chunks, shape, resolved)
+    make = kernel(backend, name, resolved)
+    return _allocated(f"{name}_like", shape, resolved, lambda: make(
+        shape, *fill, dtype=native_dtype(backend, resolved), device=placement, **chunking))
 
 
 def zeros_like(x: Array, /, *, dtype: DtypeLike | None = None, device: str | None = None,
@@ -268,10 +305,10 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     if length == 0:  # an empty range is empty on every backend (torch would raise for stop < start)
         return kernel(backend, "zeros", resolved)(
             (0,), dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device)), **chunking)
-    return kernel(backend, "arange", resolved)(
+    make = kernel(backend, "arange", resolved)
+    return _allocated("arange", (length,), resolved, lambda: make(
         start, stop, step, dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device)),
-        **chunking,
-    )
+        **chunking))
 
 
 def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
@@ -293,11 +330,11 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     for value in (start, stop):
         _check_fill(value, resolved, "linspace bound")
     count = arguments.count(num, "num")
-    return kernel(backend, "linspace", resolved)(
-        start, stop, count, dtype=native_dtype(backend, resolved),
-        device=native_device(backend, _place(device)), endpoint=endpoint,
-        **arguments.chunks(backend, chunks, (count,), resolved),
-    )
+    chunking = arguments.chunks(backend, chunks, (count,), resolved)
+    make = kernel(backend, "linspace", resolved)
+    return _allocated("linspace", (count,), resolved, lambda: make(
+        start, stop, count, dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device)),
+        endpoint=endpoint, **chunking))
 
 
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DtypeLike | None = None,
@@ -318,10 +355,11 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DtypeLi
     arguments.shape((rows, cols))
     # A diagonal beyond the matrix selects nothing: the same all-zero result for any such k.
     diagonal = min(max(arguments.integer(k, "k"), -rows - 1), cols + 1)
-    return kernel(backend, "eye", resolved)(
-        rows, cols, k=diagonal, dtype=native_dtype(backend, resolved),
-        device=native_device(backend, _place(device)), **arguments.chunks(backend, chunks, (rows, cols), resolved),
-    )
+    chunking = arguments.chunks(backend, chunks, (rows, cols), resolved)
+    make = kernel(backend, "eye", resolved)
+    return _allocated("eye", (rows, cols), resolved, lambda: make(
+        rows, cols, k=diagonal, dtype=native_dtype(backend, resolved), device=native_device(backend, _place(device)),
+        **chunking))
 
 
 def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:

@@ -109,10 +109,24 @@ def not_defined(name: str, dtypes: tuple[Any, ...], takes: str) -> UnsupportedDt
 
 
 def as_array(backend: Backend, x: Any, dtype: Dtype) -> Any:
-    """``x`` (an array of ``backend`` or a Python scalar/sequence) as an array of ``dtype``."""
+    """``x`` (an array of ``backend`` or a Python scalar/sequence) as an array of ``dtype``. Into or
+    out of a low-precision dtype by ml_dtypes' rule, as ``astype`` casts (TensorFlow has no native
+    cast from int8 to float8: float8 + int8 raised its UnimplementedError)."""
     if isinstance(x, backend.array_types):
-        return x if backend.dtype_of(x) is dtype else backend.astype(x, dtype)
+        source = backend.dtype_of(x)
+        if source is dtype:
+            return x
+        return low_precision_caster(backend, source, dtype)(x) if (dtype.is_low_precision or source.is_low_precision) \
+            else backend.astype(x, dtype)
     return backend.asarray(x, dtype)
+
+
+def low_precision_caster(backend: Backend, source: Dtype, target: Dtype) -> Callable[[Any], Any]:
+    """The cast of native arrays of ``source`` into ``target`` (one of them low precision) by the
+    conversion ``astype`` uses (arraylayer/lowp/convert.py)."""
+    from arraylayer.lowp.convert import convert
+
+    return functools.partial(convert, backend, source=source, target=target)
 
 
 def operand(backend: Backend, x: Any, dtype: Dtype, scalar_ok: bool) -> Any:

@@ -37,6 +37,7 @@ from arraylayer.api.dispatch import (
     as_array,
     call_wrapped_planned,
     kernel,
+    low_precision_caster,
     not_defined,
     operand,
 )
@@ -208,6 +209,8 @@ def _identity(x: Any) -> Any:
 def _caster(backend: Any, source: Dtype, target: Dtype) -> Callable[[Any], Any]:
     if source is target:
         return _identity
+    if source.is_low_precision or target.is_low_precision:  # as as_array casts (ml_dtypes' rule)
+        return low_precision_caster(backend, source, target)
     return backend.caster(target)  # type: ignore[no-any-return]
 
 

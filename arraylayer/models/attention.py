@@ -13,17 +13,18 @@ nothing for a compiler to trace), dropout on the weights by arraylayer's keyed m
 
 from __future__ import annotations
 
+import math
 from typing import Any, Final
 
 from arraylayer import arguments
-from arraylayer.api.creation import arange
+from arraylayer.api.creation import arange, asarray
 from arraylayer.api.data_types import astype
 from arraylayer.api.elementwise import less_equal, logical_and, multiply
 from arraylayer.api.linear_algebra import matmul
 from arraylayer.api.manipulation import expand_dims, permute_dims
 from arraylayer.api.searching import where
 from arraylayer.dtypes import Dtype, as_dtype
-from arraylayer.errors import InvalidArgumentError, InvalidDtypeError
+from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError, InvalidDtypeError
 from arraylayer.models.nn.common import _creating_on, _device, _native
 from arraylayer.models.nn.regularization import dropout
 from arraylayer.models.nn.softmax_family import softmax
@@ -78,6 +79,33 @@ def _check(q: Any, k: Any, v: Any) -> Dtype:
     return dtype
 
 
+def _finite(value: Any, parameter: str) -> float:
+    """A finite Python number (a concrete 0-d array read as one)."""
+    try:
+        number = arguments.real_float(value, parameter)
+    except (TypeError, ValueError) as error:  # a traced array: no value to read
+        if isinstance(error, InvalidArgumentTypeError):
+            raise
+        raise InvalidArgumentTypeError(f"nn.dot_product_attention({parameter}=...): a traced array has no value to "
+                                       f"read here; pass a Python float.") from None
+    if not math.isfinite(number):
+        hint = "leave it out for 1 / sqrt(head_dim)" if parameter == "scale" else "a rate in [0, 1)"
+        raise InvalidArgumentError(f"nn.dot_product_attention({parameter}={number!r}): pass a finite number ({hint}).")
+    return number
+
+
+def _mask(native: Any, mask: Any) -> Any:
+    """The mask as an array of q's backend: bool arrays as they are, lists and Python bools converted."""
+    given = _native(mask)[0]
+    if isinstance(given, backend_of(native).array_types):
+        return given
+    if not hasattr(given, "dtype") and not isinstance(given, (bool, list, tuple)):
+        raise InvalidArgumentTypeError(f"nn.dot_product_attention(mask={given!r}): pass booleans (an array, a nested "
+                                       f"list of True/False or one bool), True where a query may attend a key.")
+    with _creating_on(native):
+        return asarray(given, device=_device(native))
+
+
 def _causal(native: Any, queries: int, keys: int) -> Any:
     """(T, S) booleans: query i sees keys 0..i (top-left aligned, as torch and JAX)."""
     with _creating_on(native):
@@ -91,15 +119,18 @@ def dot_product_attention(q: Any, k: Any, v: Any, *, mask: Any = None, causal: b
     """softmax(q k^T * scale, masked) v per batch and head.
 
     ``mask``: booleans broadcasting to (batch, heads, T, S), True where a query may attend a key (a
-    padding mask is ``(arange(S) < lengths[:, None])[:, None, None, :]``); ``causal``: query i sees
-    keys 0..i; ``scale``: 1 / sqrt(head_dim) by default. A query with no key to attend gets the
-    mean of the values (JAX's convention). ``dropout_rate`` drops attention weights with
+    padding mask is ``(arange(S) < lengths[:, None])[:, None, None, :]``): a bool array of any
+    backend, a nested list of Python bools or one Python bool, made an array of q's backend (a
+    mask of another dtype is refused); ``causal``: query i sees keys 0..i; ``scale``: a finite
+    Python number, 1 / sqrt(head_dim) by default (NaN and inf are refused: the fused kernels and the
+    composed form disagreed on them). A query with no key to attend gets the mean of the values
+    (JAX's convention). ``dropout_rate`` drops attention weights with
     ``arraylayer.models.nn.dropout`` drawn from ``key`` (required then): the same mask on every backend."""
     dtype = _check(q, k, v)
     causal = arguments.flag(causal, "causal")
     head_dim = int(q.shape[3])
-    scale = head_dim ** -0.5 if scale is None else float(arguments.real_scalar(scale, "scale"))
-    rate = float(arguments.real_scalar(dropout_rate, "dropout_rate"))
+    scale = head_dim ** -0.5 if scale is None else _finite(scale, "scale")
+    rate = _finite(dropout_rate, "dropout_rate")
     if rate and key is None:
         raise InvalidArgumentError(f"nn.dot_product_attention(dropout_rate={dropout_rate}): pass key= (an "
                                    f"arraylayer.models.random key) to draw the dropout mask, or dropout_rate=0.")
@@ -110,7 +141,7 @@ def dot_product_attention(q: Any, k: Any, v: Any, *, mask: Any = None, causal: b
     if fused is not None and mask is None and not rate:
         return rewrap(fused(native, k, v, causal, scale))
     logits = multiply(matmul(permute_dims(native, (0, 2, 1, 3)), permute_dims(k, (0, 2, 3, 1))), scale)
-    allowed = None if mask is None else _native(mask)[0]
+    allowed = None if mask is None else _mask(native, mask)
     if allowed is not None and as_dtype(allowed.dtype).category != "bool":
         raise InvalidDtypeError(f"nn.dot_product_attention(mask of dtype {as_dtype(allowed.dtype)}): the mask holds "
                                 f"booleans, True where a query may attend a key.")

@@ -52,7 +52,7 @@ def he_normal(key: Any, shape: Any, dtype: Any = None, in_axis: int = -2, out_ax
 def normal(key: Any, shape: Any, dtype: Any = None, stddev: float = 1.0) -> Any:
     """Normal with mean 0 and standard deviation ``stddev`` (embeddings)."""
     drawn, dtype = _float_dtype(dtype, "normal")
-    draw = multiply(random.normal(key, arguments.shape(shape), drawn), float(arguments.real_scalar(stddev, "stddev")))
+    draw = multiply(random.normal(key, arguments.shape(shape), drawn), arguments.real_float(stddev, "stddev"))
     return _rounded(draw, dtype)
 
 

@@ -9,6 +9,10 @@ dtype and the result to its output dtype; ``init`` takes ``dtype=`` (the paramet
 
 Shapes: dense and the attention work on the last axis of ``(..., features)``; sequences are
 ``(batch, sequence, features)``; conv2d is NHWC with HWIO kernels.
+
+Bad input is refused with an arraylayer error naming the layer, the parameter and the fix: sizes
+that are not positive ints (``3.0``, ``True``; NumPy ints are ints), parameter trees that are not
+the dict ``init`` made or lack an entry, inputs whose feature axis does not match the weights.
 """
 
 from __future__ import annotations
@@ -16,13 +20,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from arraylayer.models import initializers, nn, random
+from arraylayer.models import checks, initializers, nn, random
 from arraylayer import arguments
 from arraylayer.api.elementwise import add, divide, multiply, sqrt, square
 from arraylayer.api.linear_algebra import matmul
 from arraylayer.api.manipulation import reshape
 from arraylayer.api.statistical import mean
-from arraylayer.errors import InvalidArgumentError
+from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError
 from arraylayer.models.mixed_precision import Policy
 from arraylayer.models.nn.common import _floating
 
@@ -38,7 +42,12 @@ class Layer(NamedTuple):
 
 
 def _inputs(policy: Policy | None, params: Any, x: Any) -> tuple[Any, Any]:
-    return (params, x) if policy is None else (policy.cast_to_compute(params), policy.cast_to_compute(x))
+    if policy is None:
+        return params, x
+    if not isinstance(policy, Policy):
+        raise InvalidArgumentTypeError(f"policy={policy!r} ({type(policy).__name__}) is not a Policy; pass "
+                                       f"arraylayer.mixed_precision.policy('compute=bfloat16') or None.")
+    return policy.cast_to_compute(params), policy.cast_to_compute(x)
 
 
 def _output(policy: Policy | None, y: Any) -> Any:
@@ -51,24 +60,55 @@ def _keys(key: Any, count: int) -> list[Any]:
 
 
 def _positive(value: Any, parameter: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+    """A size: a positive int (NumPy's ints too; not a bool, a float or a string)."""
+    n = arguments.integer(value, parameter)
+    if n <= 0:
         raise InvalidArgumentError(f"{parameter}={value!r}: pass a positive int.")
-    return value
+    return n
+
+
+def _features(layer: str, x: Any, expected: Any, what: str, axis: int = -1) -> tuple[int, ...]:
+    """x's shape, whose ``axis`` (the features) must have the length of the weights' ``expected``
+    (lengths unknown until run, TensorFlow's None and dask's nan, are not compared)."""
+    if not hasattr(x, "shape"):
+        raise InvalidArgumentTypeError(f"{layer}.apply: x is {type(x).__name__}, not an array; pass an array, e.g. "
+                                       f"arraylayer.asarray(x, dtype='float32').")
+    shape = tuple(x.shape)
+    if len(shape) < (-axis if axis < 0 else axis + 1):
+        raise InvalidArgumentError(f"{layer}.apply: x of shape {shape} has no feature axis {axis}; pass an array "
+                                   f"of features on that axis.")
+    length = shape[axis]
+    if length is not None and length == length and expected is not None and int(length) != int(expected):
+        raise InvalidArgumentError(f"{layer}.apply: x has {int(length)} features (axis {axis} of shape {shape}) but "
+                                   f"{what} takes {int(expected)}; pass x with {int(expected)} features there, or "
+                                   f"init the layer for {int(length)}.")
+    return shape
+
+
+def _weight(layer: str, params: Any, name: str, ndim: int, at: str = "params") -> Any:
+    """params[name], an array of ``ndim`` axes (checks.entry names what is missing)."""
+    w = checks.entry(layer, params, name, at)
+    if getattr(w, "ndim", None) != ndim:
+        raise InvalidArgumentError(f"{layer}.apply: {at}[{name!r}] has shape {tuple(getattr(w, 'shape', ()))}, "
+                                   f"not {ndim}-d; pass the parameters {layer}.init(key, ...) made.")
+    return w
 
 
 # -- dense -------------------------------------------------------------------------------------------------
 def _dense_init(key: Any, in_features: int, out_features: int, *, bias: bool = True, dtype: Any = None) -> dict[str, Any]:
     """{"w": (in, out) Glorot-uniform, "b": (out,) zeros}."""
-    shape = (_positive(in_features, "in_features"), _positive(out_features, "out_features"))
+    shape = (_positive(in_features, "dense.init: in_features"), _positive(out_features, "dense.init: out_features"))
     params = {"w": initializers.glorot_uniform(key, shape, dtype)}
-    if bias:
+    if arguments.flag(bias, "bias"):
         params["b"] = initializers.zeros(key, (shape[1],), dtype)
     return params
 
 
-def _dense(params: dict[str, Any], x: Any) -> Any:
-    y = matmul(x, params["w"])
-    return add(y, params["b"]) if "b" in params else y
+def _dense(params: dict[str, Any], x: Any, layer: str = "dense", at: str = "params") -> Any:
+    w = _weight(layer, params, "w", 2, at)
+    _features(layer, x, w.shape[0], f"{at}['w']")
+    y = matmul(x, w)
+    return add(y, params["b"]) if params.get("b") is not None else y
 
 
 def _dense_apply(params: dict[str, Any], x: Any, *, policy: Policy | None = None) -> Any:
@@ -83,13 +123,13 @@ dense = Layer(_dense_init, _dense_apply)
 # -- embedding ---------------------------------------------------------------------------------------------
 def _embedding_init(key: Any, vocabulary: int, features: int, *, stddev: float = 1.0, dtype: Any = None) -> dict[str, Any]:
     """{"table": (vocabulary, features) normal with ``stddev``}."""
-    shape = (_positive(vocabulary, "vocabulary"), _positive(features, "features"))
+    shape = (_positive(vocabulary, "embedding.init: vocabulary"), _positive(features, "embedding.init: features"))
     return {"table": initializers.normal(key, shape, dtype, stddev)}
 
 
 def _embedding_apply(params: dict[str, Any], ids: Any, *, policy: Policy | None = None) -> Any:
     """The table's rows at integer ``ids``: ids.shape + (features,)."""
-    table = params["table"] if policy is None else policy.cast_to_compute(params["table"])
+    table, _ = _inputs(policy, _weight("embedding", params, "table", 2), None)
     return _output(policy, nn.embedding(table, ids))
 
 
@@ -100,11 +140,14 @@ embedding = Layer(_embedding_init, _embedding_apply)
 def _conv2d_init(key: Any, in_channels: int, out_channels: int, kernel_size: Any = 3, *, bias: bool = True,
                  dtype: Any = None) -> dict[str, Any]:
     """{"w": HWIO He-normal, "b": (out_channels,) zeros}."""
-    size = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
-    shape = (*(_positive(s, "kernel_size") for s in size), _positive(in_channels, "in_channels"),
-             _positive(out_channels, "out_channels"))
+    size = tuple(kernel_size) if isinstance(kernel_size, (list, tuple)) else (kernel_size, kernel_size)
+    if len(size) != 2:
+        raise InvalidArgumentError(f"conv2d.init(kernel_size={kernel_size!r}): pass an int or a pair of ints "
+                                   f"(height, width).")
+    shape = (*(_positive(s, "conv2d.init: kernel_size") for s in size),
+             _positive(in_channels, "conv2d.init: in_channels"), _positive(out_channels, "conv2d.init: out_channels"))
     params = {"w": initializers.he_normal(key, shape, dtype)}
-    if bias:
+    if arguments.flag(bias, "bias"):
         params["b"] = initializers.zeros(key, (shape[-1],), dtype)
     return params
 
@@ -113,8 +156,13 @@ def _conv2d_apply(params: dict[str, Any], x: Any, *, stride: Any = 1, padding: A
                   policy: Policy | None = None) -> Any:
     """nn.conv2d of NHWC ``x`` with the kernel, plus the bias."""
     params, x = _inputs(policy, params, x)
-    y = nn.conv2d(x, params["w"], stride, padding, dilation)
-    return _output(policy, add(y, params["b"]) if "b" in params else y)
+    w = _weight("conv2d", params, "w", 4)
+    if getattr(x, "ndim", None) != 4:
+        raise InvalidArgumentError(f"conv2d.apply: x of shape {tuple(getattr(x, 'shape', ()))} is not 4-d; pass "
+                                   f"NHWC images (batch, height, width, channels).")
+    _features("conv2d", x, w.shape[2], "params['w'] (HWIO)")
+    y = nn.conv2d(x, w, stride, padding, dilation)
+    return _output(policy, add(y, params["b"]) if params.get("b") is not None else y)
 
 
 conv2d = Layer(_conv2d_init, _conv2d_apply)
@@ -123,14 +171,16 @@ conv2d = Layer(_conv2d_init, _conv2d_apply)
 # -- normalisation -----------------------------------------------------------------------------------------
 def _layer_norm_init(key: Any, features: int, *, dtype: Any = None) -> dict[str, Any]:
     """{"scale": ones, "offset": zeros} of (features,)."""
-    shape = (_positive(features, "features"),)
+    shape = (_positive(features, "layer_norm.init: features"),)
     return {"scale": initializers.ones(key, shape, dtype), "offset": initializers.zeros(key, shape, dtype)}
 
 
 def _layer_norm_apply(params: dict[str, Any], x: Any, *, eps: float = 1e-5, policy: Policy | None = None) -> Any:
     """nn.layer_norm over the last axis with the scale and offset."""
     params, x = _inputs(policy, params, x)
-    return _output(policy, nn.layer_norm(x, params["scale"], params["offset"], eps=eps))
+    scale = _weight("layer_norm", params, "scale", 1)
+    _features("layer_norm", x, scale.shape[0], "params['scale']")
+    return _output(policy, nn.layer_norm(x, scale, _weight("layer_norm", params, "offset", 1), eps=eps))
 
 
 layer_norm = Layer(_layer_norm_init, _layer_norm_apply)
@@ -138,17 +188,19 @@ layer_norm = Layer(_layer_norm_init, _layer_norm_apply)
 
 def _rms_norm_init(key: Any, features: int, *, dtype: Any = None) -> dict[str, Any]:
     """{"scale": ones of (features,)}."""
-    return {"scale": initializers.ones(key, (_positive(features, "features"),), dtype)}
+    return {"scale": initializers.ones(key, (_positive(features, "rms_norm.init: features"),), dtype)}
 
 
 def _rms_norm_apply(params: dict[str, Any], x: Any, *, eps: float = 1e-6, policy: Policy | None = None) -> Any:
     """x / sqrt(mean(x**2) + eps) * scale over the last axis (Zhang and Sennrich)."""
     params, x = _inputs(policy, params, x)
+    scale = _weight("rms_norm", params, "scale", 1)
     _floating(x, "rms_norm")
+    _features("rms_norm", x, scale.shape[0], "params['scale']")
     if not arguments.real_scalar(eps, "eps") >= 0:
         raise InvalidArgumentError(f"rms_norm(eps={eps}): eps must be >= 0 (it keeps the division away from 0).")
     mean_square = mean(square(x), axis=-1, keepdims=True)
-    return _output(policy, multiply(divide(x, sqrt(add(mean_square, eps))), params["scale"]))
+    return _output(policy, multiply(divide(x, sqrt(add(mean_square, eps))), scale))
 
 
 rms_norm = Layer(_rms_norm_init, _rms_norm_apply)
@@ -167,7 +219,10 @@ def _mlp_apply(params: dict[str, Any], x: Any, *, activation: Callable[[Any], An
                policy: Policy | None = None) -> Any:
     """down(activation(up(x)))."""
     params, x = _inputs(policy, params, x)
-    return _output(policy, _dense(params["down"], activation(_dense(params["up"], x))))
+    if not callable(activation):
+        raise InvalidArgumentTypeError(f"mlp.apply(activation={activation!r}): pass a function, e.g. nn.gelu.")
+    up, down = (checks.entry("mlp", params, name) for name in ("up", "down"))
+    return _output(policy, _dense(down, activation(_dense(up, x, "mlp", "params['up']")), "mlp", "params['down']"))
 
 
 mlp = Layer(_mlp_init, _mlp_apply)
@@ -177,7 +232,7 @@ mlp = Layer(_mlp_init, _mlp_apply)
 def _attention_init(key: Any, features: int, heads: int, *, dtype: Any = None) -> dict[str, Any]:
     """Multi-head self-attention: {"q", "k", "v": dense(features, features), "out": dense(features,
     features)}; ``heads`` must divide ``features`` and is given again to ``apply``."""
-    if _positive(features, "features") % _positive(heads, "heads"):
+    if _positive(features, "attention.init: features") % _positive(heads, "attention.init: heads"):
         raise InvalidArgumentError(f"attention: heads={heads} must divide features={features}.")
     return {name: _dense_init(k, features, features, dtype=dtype)
             for name, k in zip(("q", "k", "v", "out"), _keys(key, 4), strict=True)}
@@ -188,13 +243,19 @@ def _attention_apply(params: dict[str, Any], x: Any, *, heads: int, mask: Any = 
     """Self-attention of ``x`` (batch, sequence, features) over ``heads`` heads, then the output
     projection; ``mask``, ``causal``, ``dropout_rate`` and ``key`` as nn.dot_product_attention."""
     params, x = _inputs(policy, params, x)
+    if getattr(x, "ndim", None) != 3:
+        raise InvalidArgumentError(f"attention.apply: x of shape {tuple(getattr(x, 'shape', ()))} is not 3-d; pass "
+                                   f"(batch, sequence, features).")
     batch, length, features = (int(n) for n in x.shape)
-    if features % _positive(heads, "heads"):
+    heads = _positive(heads, "attention.apply: heads")
+    if features % heads:
         raise InvalidArgumentError(f"attention: heads={heads} must divide the {features} features of x.")
     split = (batch, length, heads, features // heads)
-    q, k, v = (reshape(_dense(params[n], x), split) for n in ("q", "k", "v"))
+    q, k, v = (reshape(_dense(checks.entry("attention", params, n), x, "attention", f"params[{n!r}]"), split)
+               for n in ("q", "k", "v"))
     mixed = nn.dot_product_attention(q, k, v, mask=mask, causal=causal, dropout_rate=dropout_rate, key=key)
-    return _output(policy, _dense(params["out"], reshape(mixed, (batch, length, features))))
+    out = checks.entry("attention", params, "out")
+    return _output(policy, _dense(out, reshape(mixed, (batch, length, features)), "attention", "params['out']"))
 
 
 attention = Layer(_attention_init, _attention_apply)
@@ -216,11 +277,13 @@ def _block_apply(params: dict[str, Any], x: Any, *, heads: int, mask: Any = None
     """x + attention(layer_norm(x)), then + mlp(layer_norm(.)); causal by default. With dropout,
     ``key`` is split between the attention weights and the two residual branches."""
     params, x = _inputs(policy, params, x)
+    norm1, attention_params, norm2, mlp_params = (checks.entry("transformer_block", params, name)
+                                                  for name in ("norm1", "attention", "norm2", "mlp"))
     keys = _keys(key, 3) if dropout_rate else [None] * 3
-    attended = _attention_apply(params["attention"], _layer_norm_apply(params["norm1"], x), heads=heads, mask=mask,
+    attended = _attention_apply(attention_params, _layer_norm_apply(norm1, x), heads=heads, mask=mask,
                                 causal=causal, dropout_rate=dropout_rate, key=keys[0])
     x = add(x, nn.dropout(keys[1], attended, dropout_rate) if dropout_rate else attended)
-    hidden = _mlp_apply(params["mlp"], _layer_norm_apply(params["norm2"], x))
+    hidden = _mlp_apply(mlp_params, _layer_norm_apply(norm2, x))
     x = add(x, nn.dropout(keys[2], hidden, dropout_rate) if dropout_rate else hidden)
     return _output(policy, x)
 

@@ -42,7 +42,7 @@ def _float(count: Any) -> Any:
 
 
 def _number(value: Any, parameter: str) -> float:
-    value = float(arguments.real_scalar(value, parameter))
+    value = arguments.real_float(value, parameter)
     if not math.isfinite(value):
         raise InvalidArgumentError(f"{parameter}={value!r} must be finite.")
     return value

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from arraylayer.models import leafwise
+from arraylayer.models import checks, leafwise
 from arraylayer import arguments
 from arraylayer.api import elementwise, statistical
 from arraylayer.api.creation import ones_like, zeros, zeros_like
@@ -61,7 +61,7 @@ def hyper(value: Any, parameter: str, *, low: float = 0.0, high: float = float("
                                        f"array or a Python float.")
         if type(value).__module__ != "numpy":  # NumPy's are concrete: checked as the float they hold
             return value
-    value = float(arguments.real_scalar(value, parameter))
+    value = arguments.real_float(value, parameter)
     if not (low < value if open_low else low <= value) or not value < high:
         bounds = f"({low}, {high})" if open_low else f"[{low}, {high})"
         raise InvalidArgumentError(f"{parameter}={value!r} must lie in {bounds}.")
@@ -129,6 +129,10 @@ def chain(*transforms: GradientTransformation) -> GradientTransformation:
         return tuple(t.init(params) for t in transforms)
 
     def update(updates: Any, state: Any, params: Any) -> tuple[Any, Any]:
+        if not isinstance(state, tuple) or len(state) != len(transforms):
+            raise InvalidArgumentError(f"chain.update: the state is {type(state).__name__} "
+                                       f"{'of ' + str(len(state)) if isinstance(state, tuple) else ''}, not the tuple "
+                                       f"of {len(transforms)} states this chain's init(params) makes; pass that state.")
         new = []
         for t, s in zip(transforms, state, strict=True):
             updates, s = t.update(updates, s, params)
@@ -139,8 +143,10 @@ def chain(*transforms: GradientTransformation) -> GradientTransformation:
 
 
 def apply_updates(params: Any, updates: Any) -> Any:
-    """``params + updates``, leaf by leaf (each in its parameter's dtype)."""
-    (p, u), rebuild = tree_columns(params, updates)
+    """``params + updates``, leaf by leaf (each in its parameter's dtype); each update must have
+    its parameter's shape (InvalidArgumentError naming its path otherwise)."""
+    (p, u), rebuild = checks.columns("apply_updates", ("parameters", "updates"), params, updates)
+    checks.same_shapes("apply_updates", ("parameter", "update"), params, p, u)
     return rebuild(leafwise.ops(p, u).add(p, u))
 
 
@@ -158,9 +164,13 @@ def clip_by_global_norm(max_norm: Hyper) -> GradientTransformation:
     def clip(updates: Any, params: Any) -> Any:
         leaves = tree_leaves(updates)
         total = None
-        for leaf in leaves:
-            squares = statistical.sum(square(astype(leaf, _wide(leaf.dtype), copy=False)))
-            total = squares if total is None else elementwise.add(total, squares)
+        try:
+            for leaf in leaves:
+                squares = statistical.sum(square(astype(leaf, _wide(leaf.dtype), copy=False)))
+                total = squares if total is None else elementwise.add(total, squares)
+        except AttributeError:  # a leaf that is no array
+            checks.arrays("clip_by_global_norm", updates, leaves, "update")
+            raise
         if total is None:
             return updates
         norm = sqrt(total)
@@ -173,7 +183,7 @@ def clip_by_global_norm(max_norm: Hyper) -> GradientTransformation:
 
 def clip_by_value(low: float, high: float) -> GradientTransformation:
     """Clip every update to ``[low, high]``."""
-    low, high = (float(arguments.real_scalar(v, name)) for v, name in ((low, "low"), (high, "high")))
+    low, high = (arguments.real_float(v, name) for v, name in ((low, "low"), (high, "high")))
     if not low <= high:
         raise InvalidArgumentError(f"clip_by_value: low={low!r} must not exceed high={high!r}.")
     return _stateless(lambda updates, params: tree_map(lambda u: elementwise.clip(u, low, high), updates))
@@ -209,13 +219,23 @@ def add_decayed_weights(weight_decay: Hyper, mask: Mask = None) -> GradientTrans
 
     def add(updates: Any, params: Any) -> Any:
         h = In(decay=decay)
-        return tree_map(lambda u, p, m: elementwise.add(u, multiply(p, h("decay", p.dtype))) if m else u,
-                        updates, params, _mask_tree(mask, params))
+        who = "add_decayed_weights.update"
+        (p, u), rebuild = checks.columns(who, ("parameters", "updates"), params, updates)
+        checks.same_shapes(who, ("parameter", "update"), params, p, u)
+        flags = tree_leaves(_mask_tree(mask, params))
+        return rebuild([elementwise.add(b, multiply(a, h("decay", a.dtype))) if m else b
+                        for a, b, m in zip(p, u, flags)])
 
     return _stateless(add)
 
 
 # -- momentum and Adam ----------------------------------------------------------------------------------------
+_TRACE = "trace.update (momentum)"
+_VELOCITY = ("velocity",)
+_ADAM = ("count", "mu", "nu")
+_SCHEDULE = ("schedule_count",)
+
+
 def trace(decay: Hyper, nesterov: bool = False) -> GradientTransformation:
     """Momentum: ``v = decay * v + u``; the update is ``v``, or with ``nesterov`` ``u + decay * v``.
     State: ``{"velocity": tree}``."""
@@ -226,13 +246,15 @@ def trace(decay: Hyper, nesterov: bool = False) -> GradientTransformation:
         return {"velocity": tree_map(zeros_like, params)}
 
     def update(updates: Any, state: Any, params: Any) -> tuple[Any, Any]:
+        checks.own_state(_TRACE, state, _VELOCITY)
         h = In(mu=mu)
-        velocity = tree_map(lambda v, g: elementwise.add(multiply(v, h("mu", v.dtype)), g), state["velocity"], updates)
+        (v, g), rebuild = checks.columns(_TRACE, ("state's velocities", "updates"), state["velocity"], updates)
+        checks.same_shapes(_TRACE, ("state's velocity", "update"), updates, v, g)
+        v = [elementwise.add(multiply(a, h("mu", a.dtype)), b) for a, b in zip(v, g)]
+        velocity = rebuild(v)
         if nesterov:
-            updates = tree_map(lambda v, g: elementwise.add(g, multiply(v, h("mu", v.dtype))), velocity, updates)
-        else:
-            updates = velocity
-        return updates, {"velocity": velocity}
+            return rebuild([elementwise.add(b, multiply(a, h("mu", a.dtype))) for a, b in zip(v, g)]), {"velocity": velocity}
+        return velocity, {"velocity": velocity}
 
     return GradientTransformation(init, update)
 
@@ -250,6 +272,7 @@ def scale_by_adam(b1: Hyper = 0.9, b2: Hyper = 0.999, eps: Hyper = 1e-8) -> Grad
         return {"count": count, "mu": tree_map(zeros_like, params), "nu": tree_map(zeros_like, params)}
 
     def update(updates: Any, state: Any, params: Any) -> tuple[Any, Any]:
+        checks.own_state("scale_by_adam.update", state, _ADAM)
         count = elementwise.add(state["count"], 1)
         h = In(b1=b1, b2=b2, eps=eps)
         corrections: dict[Any, tuple[Any, Any]] = {}
@@ -262,7 +285,11 @@ def scale_by_adam(b1: Hyper = 0.9, b2: Hyper = 0.999, eps: Hyper = 1e-8) -> Grad
                 corrections[dtype] = tuple(astype(c, dtype, copy=False) for c in pair)
             return corrections[dtype]
 
-        (mu, g, nu), rebuild = tree_columns(state["mu"], updates, state["nu"])
+        who = "scale_by_adam.update"
+        (mu, g, nu), rebuild = checks.columns(who, ("state's moments", "updates", "state's second moments"),
+                                              state["mu"], updates, state["nu"])
+        checks.same_shapes(who, ("state's moment", "update"), state["mu"], mu, g)
+        checks.same_shapes(who, ("state's moment", "second moment"), state["mu"], mu, nu)
         do = leafwise.ops(mu, g, nu)  # the same operations leaf by leaf, or column by column
         # the ``_`` forms write into columns made here (fewer allocations); the bits are the same
         mu = do.add_(do.multiply(mu, lambda d: h("b1", d)), do.multiply(g, lambda d: _one_minus(h("b1", d))))
@@ -294,7 +321,11 @@ def _times(updates: Any, h: In, name: str, negate: bool = False) -> Any:
             factors[dtype] = value if not negate else -value if value.__class__ is float else negative(value)
         return factors[dtype]
 
-    return rebuild(leafwise.ops(u).multiply(u, factor))
+    try:
+        return rebuild(leafwise.ops(u).multiply(u, factor))
+    except AttributeError:  # a leaf that is no array
+        checks.arrays("scale", updates, u, "update")
+        raise
 
 
 def scale_by_learning_rate(learning_rate: Hyper | Schedule) -> GradientTransformation:
@@ -308,6 +339,7 @@ def scale_by_learning_rate(learning_rate: Hyper | Schedule) -> GradientTransform
             return {"schedule_count": _count_like(params, "scale_by_learning_rate")}
 
         def update(updates: Any, state: Any, params: Any) -> tuple[Any, Any]:
+            checks.own_state("scale_by_learning_rate.update", state, _SCHEDULE)
             count = state["schedule_count"]
             rate = hyper(schedule(count), "learning_rate (the schedule's value)")
             return _times(updates, In(lr=rate), "lr", negate=True), {"schedule_count": elementwise.add(count, 1)}

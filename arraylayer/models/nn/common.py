@@ -13,7 +13,12 @@ from arraylayer import arguments
 from arraylayer.api import statistical
 from arraylayer.api.dispatch import WRAPPERS
 from arraylayer.dtypes import Dtype, as_dtype
-from arraylayer.errors import InvalidArgumentError, InvalidDtypeError, UnsupportedOperationError
+from arraylayer.errors import (
+    InvalidArgumentError,
+    InvalidArgumentTypeError,
+    InvalidDtypeError,
+    UnsupportedOperationError,
+)
 from arraylayer.api.interchange import dev
 from arraylayer.runtime.registry import backend_of, current_backend, use_backend
 
@@ -24,7 +29,10 @@ _FUSED_DTYPES: Final = (Dtype("float32"), Dtype("float64"))
 
 
 def _floating(x: Any, function: str) -> Dtype:
-    """x's dtype, which must be real floating."""
+    """x's dtype, which must be real floating (and x an array: a list has no dtype to check)."""
+    if not hasattr(x, "dtype"):
+        raise InvalidArgumentTypeError(f"nn.{function}: x is {type(x).__name__}, not an array; pass an array, e.g. "
+                                       f"arraylayer.asarray(x, dtype='float32').")
     dtype = as_dtype(x.dtype)
     if dtype.category != "float":
         raise InvalidDtypeError(f"nn.{function} takes real floating arrays; got {dtype}. Cast first, e.g. "

@@ -44,7 +44,7 @@ def cross_entropy(logits: Any, labels: Any, axis: int = -1, reduction: str = "me
                                    f"shape {tuple(logits.shape)} without axis {axis}.")
     if reduction not in _REDUCTIONS:
         raise InvalidArgumentError(f"nn.cross_entropy(reduction={reduction!r}): choose one of {', '.join(_REDUCTIONS)}.")
-    smoothing = float(arguments.real_scalar(label_smoothing, "label_smoothing"))
+    smoothing = arguments.real_float(label_smoothing, "label_smoothing")
     if not 0.0 <= smoothing <= 1.0:
         raise InvalidArgumentError(f"nn.cross_entropy(label_smoothing={label_smoothing}): it must lie in [0, 1].")
     labels, counted = _counted(labels, ignore_index, mask)

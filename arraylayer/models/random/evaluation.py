@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 from typing import Any
 
+from arraylayer import arguments
 from arraylayer.api.creation import arange, asarray, empty
 from arraylayer.api.data_types import astype, isdtype
 from arraylayer.api.elementwise import bitwise_and
@@ -190,16 +190,19 @@ def _draw(key: Any, shape: tuple[int, ...], dtype: Any, transform: Any) -> Any:
     return reshape(evaluate(key, 0, math.prod(shape), transform, dtype), shape)
 
 
+#: The most numbers one draw holds: one per value of the key's 32-bit counter word.
+MAX_DRAW = 2**32
+
+
 def _check_shape(shape: Any, name: str = "shape") -> tuple[int, ...]:
-    if isinstance(shape, int) and not isinstance(shape, bool):
-        shape = (shape,)
-    try:
-        dims = tuple(operator.index(d) for d in shape)
-    except TypeError:
-        raise InvalidArgumentTypeError(
-            f"{name}={shape!r}: expected a tuple of non-negative ints, e.g. (3, 4).") from None
-    if any(d < 0 for d in dims):
-        raise InvalidArgumentError(f"{name}={shape!r}: dimensions must be non-negative, e.g. (3, 4).")
+    """``shape`` as a tuple of non-negative ints (``arguments.shape``) holding at most MAX_DRAW
+    numbers: the same refusal on every backend (NumPy and torch ran out of memory, JAX and TensorFlow
+    overflowed the counters)."""
+    dims = arguments.shape(shape, name)
+    if math.prod(dims) > MAX_DRAW:
+        raise InvalidArgumentError(
+            f"{name}={dims}: one draw holds at most 2**32 numbers (one per value of the key's 32-bit counter); "
+            f"draw in parts, from keys made with arraylayer.random.split(key, n).")
     return dims
 
 

@@ -114,7 +114,7 @@ def truncated_normal(key: Any, lower: float, upper: float, shape: Any = (),
     An interval above zero is drawn as the negative of its mirror image below zero, where the
     normal CDF keeps its relative precision (above 0 it rounds to 1 and the quantile to NaN)."""
     shape, (drawn, dtype) = _check_shape(shape), _float_dtype(dtype, "truncated_normal")
-    lower, upper = (float(arguments.real_scalar(b, name)) for b, name in ((lower, "lower"), (upper, "upper")))
+    lower, upper = (arguments.real_float(b, name) for b, name in ((lower, "lower"), (upper, "upper")))
     if not lower < upper:
         raise InvalidArgumentError(f"truncated_normal(lower={lower}, upper={upper}): lower must be < upper.")
     mirrored = lower > 0
@@ -155,7 +155,7 @@ def bernoulli(key: Any, p: Any = 0.5, shape: Any = None, *, device: Any = None) 
         drawn = Dtype(p.dtype) if Dtype(p.dtype) in _FLOATS else _FLOATS[0]
         return less(_draw(key, shape, drawn, functools.partial(_unit_of, dtype=drawn)), p)
     shape = () if shape is None else _check_shape(shape)
-    p = float(arguments.real_scalar(p, "p"))
+    p = arguments.real_float(p, "p")
     if not 0.0 <= p <= 1.0:
         raise InvalidArgumentError(f"bernoulli(p={p}): p must lie in [0, 1].")
     return _draw(key, shape, _BOOL, functools.partial(_bernoulli_of, p=p))
