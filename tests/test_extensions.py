@@ -111,10 +111,10 @@ def test_complex_nan_mean_and_sum(backend):
 
 
 def test_nan_reductions_on_dask_compute_nothing():
-    from test_dask import Computations
+    from test_bad_input import computation_counter
 
     x = make_array("dask", "float64", DATA)
-    with Computations() as counted:
+    with computation_counter() as counted:
         results = {name: getattr(al, name)(x, axis=0) for name in (*REDUCTIONS, *ARG_REDUCTIONS)}
         padded = al.pad(x, ((1, 2), (0, 3)), "symmetric")
         rounded = al.round(x, 1)
@@ -279,12 +279,12 @@ def test_quantile_refuses_what_it_cannot_compute(backend):
 
 
 def test_quantiles_on_dask_compute_nothing():
-    from test_dask import Computations
+    from test_bad_input import computation_counter
 
     host = np.random.default_rng(2).normal(size=(7, 9))
     host[2, 3] = np.nan
     x = make_array("dask", "float64", host).rechunk((3, 4))
-    with Computations() as counted:
+    with computation_counter() as counted:
         results = {name: getattr(al, name)(x, [0.2, 0.9], axis=0) for name in ("quantile", "nanquantile")}
     assert counted.count == 0
     for name, got in results.items():
@@ -440,10 +440,10 @@ def test_sliding_window_view_is_where_xarray_looks(backend):
 
 
 def test_sliding_window_view_on_dask_computes_nothing():
-    from test_dask import Computations
+    from test_bad_input import computation_counter
 
     x = make_array("dask", "float64", DATA)
-    with Computations() as counted:
+    with computation_counter() as counted:
         got = al.sliding_window_view(x, (2, 3))
     assert counted.count == 0
     np.testing.assert_array_equal(got.compute(), np.lib.stride_tricks.sliding_window_view(DATA, (2, 3)))
