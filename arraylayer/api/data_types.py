@@ -54,7 +54,11 @@ def astype(x: Array, dtype: DtypeLike, /, *, copy: bool = True, device: str | No
             f"or arraylayer.abs(x) first."
         )
     arguments.flag(saturate, "saturate")
-    if source.is_low_precision or target.is_low_precision:
+    if target.name in _WRAPPED_INTS and source.is_floating:  # the one rule for out-of-range values
+        if source.is_low_precision:
+            x, source = convert(backend, x, source, _FLOAT32), _FLOAT32
+        result = _wrapped(backend, x, source, target)
+    elif source.is_low_precision or target.is_low_precision:
         result = convert(backend, x, source, backend.check_valid(target), saturate=saturate)
     else:
         result = backend.astype(x, target)
@@ -63,6 +67,24 @@ def astype(x: Array, dtype: DtypeLike, /, *, copy: bool = True, device: str | No
     if copy and result is x:
         result = backend.copy(x)
     return result
+
+
+#: The integer targets of the out-of-range rule (docs/low_precision.rst, "Out of range"): a float is
+#: truncated toward zero and its low bits kept; NaN, the infinities and values beyond int32 give 0.
+#: NumPy, torch, TensorFlow and ml_dtypes do so on some paths and saturate on others (TensorFlow's
+#: vectorised cast, XLA always): the rule is spelled out here, so every backend gives the same bits.
+_WRAPPED_INTS: Final = frozenset({"int8", "int16", "uint8", "uint16"})
+_FLOAT32, _INT32 = as_dtype("float32"), as_dtype("int32")
+
+
+def _wrapped(backend: Any, x: Any, source: Dtype, target: Dtype) -> Any:
+    """The floating ``x`` in the narrow integer ``target`` by the out-of-range rule: through int32, whose
+    conversion is exact for every value the rule keeps, then its low bits (integer narrowing wraps
+    on every framework)."""
+    kernels = backend.kernels
+    inside = kernels["less"](kernels["abs"](x), backend.asarray(2.0**31, source))  # False for NaN and inf
+    kept = kernels["where"](inside, x, backend.asarray(0, source))
+    return backend.astype(backend.astype(kept, _INT32), target)
 
 
 def isdtype(dtype: DtypeLike, kind: str | DtypeLike | tuple[str | DtypeLike, ...]) -> bool:

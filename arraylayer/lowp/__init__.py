@@ -19,7 +19,9 @@ from arraylayer.lowp.formats import FLOAT_FORMATS, FORMATS, INT_FORMATS, NATIVE,
 
 # name -> the submodule defining it, imported on first access (NumPy is not imported with arraylayer).
 _LAZY = {
-    **dict.fromkeys(("NATIVE_ENCODE", "NATIVE_DECODE", "cast", "decode", "encode", "format_of", "to_native"), "casts"),
+    **dict.fromkeys(("cast", "decode", "encode", "format_of", "to_native"), "casts"),
+    **dict.fromkeys(("NATIVE_ENCODE", "NATIVE_DECODE"), "native_casts"),
+    "explain": "engine",
     **dict.fromkeys(("amax_scale", "dequantize", "quantize", "scaled_matmul"), "scaled"),
 }
 

@@ -38,6 +38,7 @@ def convert(backend: Any, x: Any, source: Dtype, target: Dtype, *, saturate: boo
         x, source = decode(x, dtype=wide.name), wide
         if not target.is_low_precision:
             return backend.astype(x, target)
-    if source.is_bool or (FORMATS[target.name].is_float and not source.is_floating):
-        x = backend.astype(x, _FLOAT32 if FORMATS[target.name].is_float else _INT32)
-    return cast(x, target.name, saturate=saturate)
+    f = FORMATS[target.name]
+    if source.is_bool or (f.is_float and not source.is_floating):
+        x = backend.astype(x, _FLOAT32 if f.is_float else _INT32)
+    return cast(x, f, saturate=saturate)

@@ -21,6 +21,7 @@ from typing import Any
 
 from arraylayer.runtime.c_extensions import optional_extension
 from arraylayer.context import replaying
+from arraylayer.lowp import engine, reference
 from arraylayer.lowp.formats import FORMATS
 
 __all__ = ["ENCODE", "decoded", "encoded", "usable"]
@@ -70,3 +71,46 @@ def decoded(codes: Any, table: tuple[Any, int], dtype: Any) -> Any:
     out = torch.empty_like(codes, dtype=dtype)
     _kernel.decode(codes.data_ptr(), address, out.data_ptr(), codes.numel(), values.itemsize, torch.get_num_threads())
     return out
+
+
+class CTables:
+    """The cast engine's acceleration for torch's eager contiguous CPU tensors: the C encoder (float8_e4m3fn
+    and float8_e5m2, in place of torch's cast and its fix-up) and the C gather from the format's table
+    (every 8-bit format into a wider float)."""
+
+    name, order, operations = "c_tables", 20, ("encode", "decode", "cast")
+
+    def declines(self, request: Any) -> str:
+        if request.ops.name != "torch":
+            return "torch's tensors only"
+        if _kernel is None:
+            return "the C extension arraylayer._codes is not built"
+        f = request.format
+        if request.op == "decode":
+            if f.bits != 8 or request.dtype not in _DECODE_TO:
+                return f"decodes 8-bit formats into float16/bfloat16/float32/float64, not {f.name} into {request.dtype}"
+            return "" if usable(request.x, request.x) else "not an eager contiguous CPU tensor"
+        if f.name not in ENCODE or request.portable:
+            return "asked for the portable rule" if request.portable else f"encodes {' and '.join(ENCODE)} only"
+        return "" if usable(request.wide, request.wide) else "not an eager contiguous CPU tensor"
+
+    def run(self, request: Any) -> Any:
+        ops, f = request.ops, request.format
+        if request.op == "decode":
+            codes = ops.codes_of(request.x) if request.stored else request.x
+            return decoded(codes, _table(f.name, request.dtype), ops.native_dtype(request.dtype))
+        dtype = ops.native_dtype(f.name if request.op == "cast" else "uint8")
+        return encoded(request.wide, f.name, request.saturate, dtype)
+
+
+_DECODE_TO = ("float16", "bfloat16", "float32", "float64")
+
+
+@cache
+def _table(format: str, dtype: str) -> tuple[Any, int]:
+    """The reference's table of ``format``'s values as ``dtype``, and its address (kept alive here)."""
+    table = reference.decode_table(format, dtype)
+    return table, table.ctypes.data
+
+
+engine.register(CTables())

@@ -21,7 +21,7 @@ Kinds of special values (``specials``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 __all__ = ["Format", "FORMATS", "FLOAT_FORMATS", "INT_FORMATS", "NATIVE", "STATUS", "get_format"]
@@ -38,10 +38,11 @@ class Format:
     bias: int = 0
     specials: str = "int"  # ieee | fn | fnuz | e8m0 | finite | int
     signed: bool = True
+    #: whether it is a floating format (a field, not a property: read on every cast)
+    is_float: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def is_float(self) -> bool:
-        return self.specials != "int"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "is_float", self.specials != "int")
 
     @property
     def ml_dtypes_name(self) -> str:

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
-from arraylayer.lowp import triton_casts
+from arraylayer.lowp import engine, reference, triton_casts
 
 __all__ = ["compiled", "everywhere"]
 
@@ -80,3 +81,52 @@ def _triton(ops: Any, x: Any, key: tuple[Any, ...], rule: Callable[[], Callable[
 
 #: backend -> how it compiles a cast into one kernel (the other backends run the eager rule)
 _COMPILERS: dict[str, Callable[..., Callable[..., Any] | None]] = {"jax": _jax_jit, "torch": _triton}
+
+
+#: where each backend's one-kernel casts run (why a request elsewhere is declined)
+_WHERE = {"jax": "not an eager jax array on an accelerator (inside jax.jit the rule is traced into the program)",
+          "torch": "not a contiguous GPU tensor outside torch.compile (Triton's kernels)"}
+
+
+class OneKernel:
+    """The cast engine's acceleration for arrays on an accelerator: the reference rule compiled into
+    one kernel (jax), or torch's Triton kernels. ("cast" is the native cast's: jitted there.)"""
+
+    name, order, operations = "one_kernel", 10, ("encode", "decode")
+
+    def declines(self, request: Any) -> str:
+        if _COMPILERS.get(request.ops.name) is None:
+            return f"{request.ops.name} has no one-kernel casts"
+        if request.op == "encode" and not request.format.is_float:
+            return "integer formats are encoded by the reference"
+        return "" if self._compiled(request) else _WHERE[request.ops.name]
+
+    def run(self, request: Any) -> Any | None:
+        fused = self._compiled(request)
+        if request.op == "encode":
+            return fused(request.x)  # None: a Triton kernel that could not run
+        ops, f = request.ops, request.format
+        return fused(ops.table((f.name, request.dtype), reference.decode_table, request.x), request.x)
+
+    @staticmethod
+    def _compiled(request: Any) -> Callable[..., Any] | None:
+        ops, f, x = request.ops, request.format, request.x
+        if request.op == "encode":
+            key = ("encode", f.name, request.saturate)
+            return compiled(ops, x, key, lambda: partial(_encode_rule, ops, f, request.saturate))
+        key = ("decode", f.name, request.dtype, request.stored)
+        return compiled(ops, x, key, lambda: partial(_decode_rule, ops, f, request.stored))
+
+
+def _encode_rule(ops: Any, f: Any, saturate: bool, x: Any) -> Any:
+    """The reference encoding of ``x``, as one function of the array to compile."""
+    return engine.Reference().run(engine.Request("encode", ops, x, f, ops.dtype_name(x), saturate))
+
+
+def _decode_rule(ops: Any, f: Any, stored: bool, table: Any, codes: Any) -> Any:
+    """The reference decoding of ``codes`` by a gather from ``table``: the codes of a native array
+    read inside the kernel too."""
+    return reference.gather(ops, table, reference.native_codes(ops, codes, f) if stored else codes, f.bits)
+
+
+engine.register(OneKernel())

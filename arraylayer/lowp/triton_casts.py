@@ -8,9 +8,9 @@ read of the input and one write of the result, as torch's own cast does. On an H
 1.02x torch's own cast to float8 and 0.5x back at 2**24 values; below that the host's per-call
 cost sets the time (docs/benchmarks.rst, "On a GPU").
 
-The kernels spell the same rule as :func:`.casts._encode_portable` (integer operations on the
+The kernels spell the same rule as :func:`.reference.encode_float` (integer operations on the
 float32 bit pattern, round to nearest even, the format's specials) and the same table gather as
-:func:`.casts._gather`, so they give ml_dtypes' bits. For float8_e4m3fn and float8_e5m2 on a GPU
+:func:`.reference.gather`, so they give ml_dtypes' bits. For float8_e4m3fn and float8_e5m2 on a GPU
 with float8 conversions the rounding is the GPU's own (the integer rule was compute-bound there),
 the specials still the rule's (:func:`hardware_rounding`). The tests check them against ml_dtypes
 in Triton's interpreter (``TRITON_INTERPRET=1``: a CPU runs the kernels, ``nox -s triton``) and
@@ -250,7 +250,7 @@ def launcher(torch: Any, key: tuple[Any, ...], on_cpu: bool = False) -> Callable
     """The launcher for one_kernel's ``key``, made once: for ``("encode", format, saturate)``,
     ``x -> codes`` (uint8, ``x``'s shape) for a contiguous float16, bfloat16, float32 or float64
     tensor; for ``("decode", format, dtype, stored)``, ``(table, codes) -> values``, the gather of
-    :func:`.casts._gather` (``stored``: codes in a tensor of the format's own torch dtype). A
+    :func:`.reference.gather` (``stored``: codes in a tensor of the format's own torch dtype). A
     launcher returns None where its kernel could not run. None here where the kernels cannot run at
     all (see :data:`unavailable`). ``on_cpu``: in Triton's interpreter."""
     found = _LAUNCHERS.get((key, on_cpu))
