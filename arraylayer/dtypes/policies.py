@@ -86,23 +86,39 @@ def _low_precision(key: Any) -> bool:
 
 
 class Policy:
-    """A named rule set: the promotion table, weak materialisation and safe casts."""
+    """A named rule set: the promotion table, weak materialisation and safe casts.
 
-    __slots__ = ("name", "summary", "table", "weak_dtype", "castable")
+    ``build`` (instead of ``table`` and ``castable``) makes them on first use: the policies other than
+    the default are built when a program first asks for them, not at ``import arraylayer``."""
+
+    __slots__ = ("name", "summary", "table", "weak_dtype", "castable", "_build", "_aliases")
 
     def __init__(
         self,
         name: str,
         summary: str,
-        table: dict[Any, dict[Any, Cell]],
+        table: dict[Any, dict[Any, Cell]] | None,
         weak_dtype: dict[type, Callable[[], Dtype]],
-        castable: dict[Any, frozenset[Dtype]],
+        castable: dict[Any, frozenset[Dtype]] | None,
+        build: Callable[[], tuple[dict[Any, dict[Any, Cell]], dict[Any, frozenset[Dtype]]]] | None = None,
     ) -> None:
         self.name = name
         self.summary = summary
-        self.table = table
         self.weak_dtype = weak_dtype
-        self.castable = castable
+        self._build = build
+        self._aliases: list[tuple[Any, Dtype]] = []  # replayed on a table built later
+        if build is None:
+            self.table, self.castable = table, castable  # type: ignore[assignment]
+
+    def __getattr__(self, attribute: str) -> Any:
+        """``table`` and ``castable`` of a policy built on first use (called only while they are unset)."""
+        if attribute not in ("table", "castable") or self._build is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attribute!r}")
+        self.table, self.castable = self._build()
+        self._build = None
+        for native, dtype in self._aliases:
+            self._alias(native, dtype)
+        return getattr(self, attribute)
 
     def materialise(self, cell: Cell, a: Any, b: Any) -> Dtype:
         """Turn a non-Dtype cell into a Dtype (weak result) or raise (failure)."""
@@ -112,6 +128,11 @@ class Policy:
 
     def add_alias(self, native: Any, dtype: Dtype) -> None:
         """Make ``native`` a key equivalent to ``dtype`` (called once per new native object)."""
+        self._aliases.append((native, dtype))
+        if self._build is None:
+            self._alias(native, dtype)
+
+    def _alias(self, native: Any, dtype: Dtype) -> None:
         row = self.table[dtype]
         self.table[native] = row
         for other in {id(r): r for r in self.table.values()}.values():
@@ -311,9 +332,14 @@ def _castable_from_table(table: dict[Any, dict[Any, Cell]]) -> dict[Any, frozens
 
 
 def _build() -> dict[str, Policy]:
+    """The four policies; only the default's tables are made now (the others on first use)."""
     standard = _lattice_table(STANDARD_LATTICE, "standard", _standard_allows)
     standard_cast = _lattice_castable(STANDARD_LATTICE)
-    array_api = _lattice_table(STANDARD_LATTICE, "array_api", _array_api_allows)
+
+    def array_api() -> tuple[dict[Any, dict[Any, Cell]], dict[Any, frozenset[Dtype]]]:
+        table = _lattice_table(STANDARD_LATTICE, "array_api", _array_api_allows)
+        return table, _castable_from_table(table)
+
     return {
         "standard": Policy(
             "standard",
@@ -323,18 +349,19 @@ def _build() -> dict[str, Policy]:
         "strict": Policy(
             "strict",
             "no implicit promotion between different dtypes; weak Python scalars of a fitting kind allowed",
-            _lattice_table(STRICT_LATTICE, "strict", _strict_allows), dict(_LATTICE_WEAK), dict(standard_cast),
+            None, dict(_LATTICE_WEAK), None,
+            build=lambda: (_lattice_table(STRICT_LATTICE, "strict", _strict_allows), dict(standard_cast)),
         ),
         "paddle": Policy(
             "paddle",
             "PaddlePaddle's rules (its \"Introduction to Data Type Promotion\"): tensor-tensor within floats and with complex only; "
             "tensor-scalar by kind",
-            _paddle_table(), _paddle_weak(), dict(standard_cast),
+            None, _paddle_weak(), None, build=lambda: (_paddle_table(), dict(standard_cast)),
         ),
         "array_api": Policy(
             "array_api",
             "the Array API standard's table (2024.12): no mixed-kind promotion",
-            array_api, dict(_LATTICE_WEAK), _castable_from_table(array_api),
+            None, dict(_LATTICE_WEAK), None, build=array_api,
         ),
     }
 
