@@ -14,12 +14,14 @@ lists the checks and limits).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import re
 import struct
 import zlib
+from collections.abc import Iterator
 from typing import Any, BinaryIO, NamedTuple
 
 from arraylayer import arguments
@@ -27,7 +29,7 @@ from arraylayer.api.dispatch import WRAPPERS
 from arraylayer.api.interchange import to_backend
 from arraylayer.dtypes import Dtype
 from arraylayer.dtypes.catalogue import CATALOGUE
-from arraylayer.errors import CheckpointError, InvalidDtypeError
+from arraylayer.errors import CheckpointError, InvalidArgumentTypeError, InvalidDtypeError
 from arraylayer.models.atomic_files import open_regular, write_atomically
 from arraylayer.models.safetensors_format import (FORMAT, FROM_FORMAT, METADATA, Entry, bad, encode_header,
                                                   numpy_dtype, parse_json, read_header, unicode_text)
@@ -205,13 +207,41 @@ def _refuse_names(file: str, names: list[str]) -> None:
                               f"metadata; rename its key.")
 
 
+def _fspath(file: Any, doing: str) -> str:
+    """``file`` as a path string (str, bytes or os.PathLike), else the error naming the fix."""
+    try:
+        path = os.fspath(file)
+    except TypeError:
+        raise InvalidArgumentTypeError(f"{doing}(file={file!r}): pass a path (a str or a pathlib.Path), not "
+                                       f"{type(file).__name__}.") from None
+    if not path:
+        raise CheckpointError(f"{doing}(file=''): pass the path of a file.")
+    return os.fsdecode(path)
+
+
+@contextlib.contextmanager
+def _file_errors(doing: str, path: str) -> Iterator[None]:
+    """The operating system's refusals (no such file or directory, permission denied, no space left)
+    as CheckpointError naming the file, the operation and the reason."""
+    try:
+        yield
+    except OSError as e:
+        raise CheckpointError(f"{doing}({path!r}): {e.strerror or e}"
+                              f"{f' ({e.filename})' if e.filename and e.filename != path else ''}.") from e
+
+
 def save(file: str | os.PathLike[str], tree: Any, *, step: int | None = None) -> None:
     """Write ``tree`` (its leaves: arrays of any backend) and ``step`` to ``file`` atomically: the
     old file, if any, stays whole until the new one is complete on disk, and the new one keeps its
     mode. Temporaries that killed writers left next to ``file`` are deleted (docs/checkpoints.rst)."""
+    path = _fspath(file, "save")
+    with _file_errors("save", path):
+        _save(path, tree, step)
+
+
+def _save(path: str, tree: Any, step: int | None) -> None:
     import numpy as np
 
-    path = os.fspath(file)
     _check_nesting(path, tree)
     leaves, _ = tree_flatten(tree)
     names = [path_name(p) for p in tree_paths(tree)]
@@ -324,8 +354,8 @@ def _read(path: str, handle: BinaryIO, base: int, name: str, t: _Tensor) -> Any:
 
 def contents(file: str | os.PathLike[str]) -> dict[str, tuple[str, tuple[int, ...]]]:
     """The name, dtype name and shape of every tensor in ``file``, without reading the data."""
-    path = os.fspath(file)
-    with open_regular(path) as handle:
+    path = _fspath(file, "contents")
+    with _file_errors("contents", path), open_regular(path) as handle:
         tensors, _, _ = _open(path, handle)
     return {name: (t.dtype_name, t.shape) for name, t in sorted(tensors.items())}
 
@@ -347,9 +377,9 @@ def load(file: str | os.PathLike[str], like: Any = None, *, backend: str | None 
     the one saved (a dict of names for files other tools wrote). ``backend`` (default: ``like``'s,
     else the active one) places every leaf. Only regular files are read (CheckpointError for a
     FIFO or a device), and each tensor at most once."""
-    path, keys = os.fspath(file), _prefix(prefix)
+    path, keys = _fspath(file, "load"), _prefix(prefix)
     start = "/".join(keys)
-    with open_regular(path) as handle:
+    with _file_errors("load", path), open_regular(path) as handle:
         tensors, meta, base = _open(path, handle)
         step = meta["step"] if meta else None
 

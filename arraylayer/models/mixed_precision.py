@@ -88,6 +88,8 @@ class Policy:
 def policy(spec: str) -> Policy:
     """A policy from ``"params=float32,compute=bfloat16,output=float32"`` (fields left out are
     float32) or from one dtype name for all three."""
+    if not isinstance(spec, str):
+        raise InvalidArgumentTypeError(f"policy(spec={spec!r}): pass a string such as 'compute=bfloat16' or 'float32'.")
     if "=" not in spec:
         return Policy(spec, spec, spec)
     fields = {}

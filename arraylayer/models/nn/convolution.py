@@ -20,8 +20,8 @@ _LAYOUTS: Final = {"NHWC": True, "NCHW": False}  # data format -> channels last
 
 def _pair(value: Any, parameter: str) -> tuple[int, int]:
     values = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
-    if len(values) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in values):
-        raise InvalidArgumentError(f"{parameter}={value!r}: pass a positive int or a pair of them.")
+    if len(values) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and 0 < v < 2**31 for v in values):
+        raise InvalidArgumentError(f"{parameter}={value!r}: pass a positive int (below 2**31) or a pair of them.")
     return values  # type: ignore[return-value]
 
 

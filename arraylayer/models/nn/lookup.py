@@ -7,7 +7,7 @@ from typing import Any
 from arraylayer.api.indexing import take
 from arraylayer.api.manipulation import reshape
 from arraylayer.dtypes import as_dtype
-from arraylayer.errors import InvalidArgumentError, InvalidDtypeError
+from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError, InvalidDtypeError
 from arraylayer.runtime.registry import backend_of
 from arraylayer.models.nn.common import _fused, _in_range, _native
 
@@ -21,6 +21,9 @@ def embedding(table: Any, ids: Any) -> Any:
     """Rows of ``table`` (vocabulary, features) at integer ``ids`` of any shape: ids.shape + (features,).
     Ids outside [0, vocabulary) raise InvalidArgumentError (a negative id is no row): now where their
     values are known, when computed on dask."""
+    if not (hasattr(ids, "dtype") and hasattr(ids, "shape")):
+        raise InvalidArgumentTypeError(f"nn.embedding: ids is {type(ids).__name__}, not an array; pass an integer "
+                                       f"array, e.g. arraylayer.asarray(ids, dtype='int32').")
     kind = as_dtype(ids.dtype)
     if kind.category not in ("int", "uint"):
         raise InvalidDtypeError(f"nn.embedding takes integer ids; got {kind}.")

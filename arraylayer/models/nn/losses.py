@@ -21,7 +21,7 @@ from arraylayer.api.elementwise import (
 from arraylayer.api.manipulation import moveaxis
 from arraylayer.api.searching import where
 from arraylayer.dtypes import as_dtype
-from arraylayer.errors import InvalidArgumentError, InvalidDtypeError
+from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError, InvalidDtypeError
 from arraylayer.runtime.registry import backend_of
 from arraylayer.models.nn.common import _FUSED_DTYPES, _REDUCTIONS, _floating, _in_range, _native, _reduce
 from arraylayer.models.nn.softmax_family import log_softmax, one_hot
@@ -39,6 +39,9 @@ def cross_entropy(logits: Any, labels: Any, axis: int = -1, reduction: str = "me
     dtype = _floating(logits, "cross_entropy")
     axis = arguments.axis(axis, logits.ndim)
     classes = int(logits.shape[axis])
+    if not (hasattr(labels, "dtype") and hasattr(labels, "shape")):
+        raise InvalidArgumentTypeError(f"nn.cross_entropy: labels is {type(labels).__name__}, not an array; pass an "
+                                       f"integer array of class indices, e.g. arraylayer.asarray(labels, dtype='int32').")
     if tuple(labels.shape) != tuple(logits.shape[:axis]) + tuple(logits.shape[axis + 1:]):
         raise InvalidArgumentError(f"nn.cross_entropy: labels of shape {tuple(labels.shape)} do not match logits of "
                                    f"shape {tuple(logits.shape)} without axis {axis}.")

@@ -17,7 +17,7 @@ def layer_norm(x: Any, scale: Any = None, offset: Any = None, axis: int | tuple[
                eps: float = 1e-5) -> Any:
     """(x - mean) / sqrt(var + eps) over ``axis``, then ``* scale + offset`` when given."""
     dtype = _floating(x, "layer_norm")
-    if not arguments.real_scalar(eps, "eps") >= 0:
+    if not arguments.real_float(eps, "eps") >= 0:
         raise InvalidArgumentError(f"nn.layer_norm(eps={eps}): eps must be >= 0 (it keeps the division away from 0).")
     native, rewrap = _native(x)
     kernel = _fused(native, dtype, "layer_norm")

@@ -63,7 +63,7 @@ def _check_bounds(minval: Any, maxval: Any) -> None:
             continue
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise InvalidArgumentTypeError(f"uniform({name}={value!r}): expected a float or an array.")
-        if not math.isfinite(value):
+        if not math.isfinite(arguments.real_float(value, f"uniform: {name}")):
             raise InvalidArgumentError(f"uniform({name}={value}): the bounds must be finite.")
         numbers_given.append(float(value))
     if len(numbers_given) == 2 and not numbers_given[0] < numbers_given[1]:
