@@ -88,10 +88,19 @@ def main(session: nox.Session) -> None:
     jax.jit, torch.compile and tf.function (numpy: inference), with progress bars, test accuracy per
     backend, a plot of the loss curves (cnn_losses.png) and a check that the backends' losses agree
     (examples/train_cnn.py exits non-zero if they do not); then the second model
-    (``transformer``). Arguments go to train_cnn.py."""
+    (``transformer``) and the recurrent one (``gru``). Arguments go to train_cnn.py."""
     shared(session, "-m", "arraylayer", "info")
     shared(session, "examples/train_cnn.py", *session.posargs)
     shared(session, "examples/train_transformer.py")
+    shared(session, "examples/train_gru.py")
+
+
+@nox.session(python=False)
+def gru(session: nox.Session) -> None:
+    """The main job's recurrent model alone: a character-level GRU over ``arraylayer.scan`` trained on
+    jax (jax.jit), torch and tensorflow (tf.function) from one seed, the held-out loss of each scored
+    on NumPy; exits non-zero unless the losses agree (examples/train_gru.py). Arguments go to the script."""
+    shared(session, "examples/train_gru.py", *session.posargs)
 
 
 @nox.session(python=False)

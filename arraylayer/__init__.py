@@ -17,6 +17,18 @@ from arraylayer.api import fft, linalg
 from arraylayer.api.info import __array_namespace_info__
 from arraylayer.array import Array
 from arraylayer.models.autodiff import grad, value_and_grad
+from arraylayer.models.flow import (
+    associative_scan,
+    cond,
+    custom_gradient,
+    fori_loop,
+    jvp,
+    scan,
+    stop_gradient,
+    switch,
+    vmap,
+    while_loop,
+)
 from arraylayer.context import (
     checked_scalars,
     narrow_64bit,
@@ -75,6 +87,7 @@ from arraylayer.errors import (
     BackendNotInstalledError,
     CheckpointError,
     DeviceError,
+    ControlFlowError,
     GradientError,
     InvalidArgumentError,
     InvalidArgumentTypeError,
@@ -256,6 +269,8 @@ __all__ = [
     "linalg", "fft", "random", "nn", "optim", "schedules", "transforms", "checkpoint", "initializers", "layers",
     "mixed_precision", "__array_api_version__", "__array_namespace_info__",
     "Array", "grad", "value_and_grad", "tree_map", "tree_leaves", "tree_map_with_path", "tree_paths", "UnsupportedOperationError", "GradientError",
+    "scan", "map", "fori_loop", "while_loop", "cond", "switch", "associative_scan", "vmap", "stop_gradient",
+    "custom_gradient", "jvp", "ControlFlowError",
     "function_supported_dtypes", "function_unsupported_dtypes", "UnverifiedVersionWarning",
     *sorted(_FUNCTIONS.keys() - {"can_cast", "finfo", "iinfo", "result_type", "__array_namespace_info__"}),
 ]
@@ -270,3 +285,6 @@ del _prefix, _namespace
 from arraylayer.backends import first_use as _first_use  # noqa: E402  (prepares tf.function/torch.compile; imports nothing)
 
 _first_use.install()
+
+# jax.lax.map's name shadows the builtin here: imported last, after this module's own uses of map()
+from arraylayer.models.flow import map  # noqa: E402, A004

@@ -22,6 +22,7 @@ __all__ = [
     "DeviceError",
     "UnsupportedOperationError",
     "GradientError",
+    "ControlFlowError",
     "InvalidArgumentError",
     "InvalidArgumentTypeError",
     "AxisError",
@@ -90,6 +91,15 @@ class GradientError(ArrayLayerError, TypeError, ValueError):
     real floating-point, or ``argnums`` does not name positional arguments.
 
     Subclasses ``TypeError`` (what ``jax.grad`` raises for these) and ``ValueError``.
+    """
+
+
+class ControlFlowError(ArrayLayerError, TypeError, ValueError):
+    """A loop or branch of :func:`arraylayer.scan`, ``fori_loop``, ``while_loop``, ``cond`` or
+    ``switch`` whose functions break its contract: a body that changes the carry's tree structure,
+    shapes or dtypes, branches whose outputs differ, or a predicate that is not a boolean scalar.
+
+    Subclasses ``TypeError`` (what ``jax.lax`` raises for these) and ``ValueError``.
     """
 
 

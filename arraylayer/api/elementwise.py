@@ -111,8 +111,7 @@ def _store(plans: dict[type, dict[Any, Any]], backend: Any, cls: type, key: Any,
     where ``backend``'s arrays of class ``cls`` hold their dtype."""
     plans.setdefault(cls, {})[key] = run
     store = _COMPILED.get(id(plans))
-    if store is not None:
-        compiled_dispatch.hold(cls, backend.dtype_holder)
+    if store is not None and compiled_dispatch.hold(cls, backend.dtype_holder):
         store(*replay)
 
 

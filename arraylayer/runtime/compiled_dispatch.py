@@ -69,12 +69,15 @@ def compiled(function: Callable[..., Any], name: str, parameters: str, arity: in
     return dispatcher.public, store_plan
 
 
-def hold(cls: type, holder: str) -> None:
-    """Where the compiled dispatch reads the ``dtype`` and ``weak_type`` of ``cls``'s instances: in
-    their attribute ``holder`` (a backend's ``dtype_holder``); on the instances themselves when ""."""
+def hold(cls: type, holder: str) -> bool:
+    """Tell the compiled dispatch where ``cls``'s instances keep their ``dtype`` and ``weak_type``: in
+    their attribute ``holder`` (a backend's ``dtype_holder``); on the instances themselves when "".
+    False when its table of such classes is full: then ``cls``'s plans stay in Python."""
     if holder and _dispatch is not None and cls not in _HELD:
+        if not _dispatch.hold(cls, holder):
+            return False
         _HELD.add(cls)
-        _dispatch.hold(cls, holder)
+    return True
 
 
 #: the classes given to :func:`hold`
