@@ -12,7 +12,9 @@ Inputs are native arrays of any backend or ``arraylayer.Array``; results are of 
 Floating functions take floating inputs: an integer array raises ``InvalidDtypeError`` (no
 silent conversion to a float of the caller's choosing).
 
-One job per module: ``common`` (what they share), ``activations``, ``softmax_family``, ``losses``,
+One job per module: ``common`` (what they share), ``activations`` (and ``activations_more``, the
+rest of keras.ops.nn's), ``softmax_family``, ``losses`` (and ``probabilistic_losses``: binary and
+categorical cross-entropies from logits or probabilities; ``ctc``: the CTC loss),
 ``normalization``, ``regularization`` (dropout), ``lookup`` (embedding), ``convolution`` (and
 pooling); ``dot_product_attention`` lives in ``arraylayer/models/attention.py``, which imports these
 modules, not this face.
@@ -22,15 +24,30 @@ from __future__ import annotations
 
 from arraylayer.models.attention import dot_product_attention
 from arraylayer.models.nn.activations import gelu, relu, sigmoid, silu, softplus
+from arraylayer.models.nn.activations_more import (
+    celu, elu, glu, hard_shrink, hard_sigmoid, hard_silu, hard_tanh, leaky_relu, log_sigmoid, relu6, selu, soft_shrink,
+    softsign, sparse_plus, sparse_sigmoid, sparsemax, squareplus, tanh_shrink, threshold,
+)
+from arraylayer.models.nn.ctc import ctc_loss
 from arraylayer.models.nn.convolution import avg_pool2d, conv2d, max_pool2d
 from arraylayer.models.nn.lookup import embedding
 from arraylayer.models.nn.losses import cross_entropy, mse
-from arraylayer.models.nn.normalization import layer_norm
+from arraylayer.models.nn.normalization import layer_norm, moments, normalize
+from arraylayer.models.nn.probabilistic_losses import (
+    binary_cross_entropy, categorical_cross_entropy, sparse_categorical_cross_entropy,
+)
 from arraylayer.models.nn.regularization import dropout
-from arraylayer.models.nn.softmax_family import log_softmax, logsumexp, one_hot, softmax
+from arraylayer.models.nn.softmax_family import log_softmax, logsumexp, multi_hot, one_hot, softmax
 
 __all__ = [
     "relu", "gelu", "silu", "sigmoid", "softplus", "softmax", "log_softmax", "logsumexp", "one_hot",
     "cross_entropy", "mse", "layer_norm", "dropout", "conv2d", "max_pool2d", "avg_pool2d", "embedding",
     "dot_product_attention",
+    # the rest of keras.ops.nn's activations
+    "relu6", "leaky_relu", "elu", "selu", "celu", "softsign", "log_sigmoid", "hard_sigmoid", "hard_silu", "hard_tanh",
+    "tanh_shrink", "soft_shrink", "hard_shrink", "threshold", "sparse_plus", "sparse_sigmoid", "squareplus", "glu",
+    "sparsemax",
+    # losses and statistics
+    "binary_cross_entropy", "categorical_cross_entropy", "sparse_categorical_cross_entropy", "ctc_loss", "moments",
+    "normalize", "multi_hot",
 ]

@@ -1,4 +1,4 @@
-"""Normalisation: layer_norm (the framework's fused kernel where it has one)."""
+"""Normalisation: layer_norm (the framework's fused kernel where it has one), moments and normalize."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ from typing import Any
 
 from arraylayer import arguments
 from arraylayer.api import statistical
-from arraylayer.api.elementwise import add, divide, multiply, sqrt, square, subtract
+from arraylayer.api.elementwise import abs as absolute
+from arraylayer.api.elementwise import add, divide, maximum, multiply, sqrt, square, subtract
+from arraylayer.api.elementwise import pow as pow_
 from arraylayer.dtypes import Dtype, as_dtype
 from arraylayer.errors import InvalidArgumentError
 from arraylayer.runtime.registry import backend_of
@@ -57,3 +59,33 @@ def _fits(p: Any, backend: Any, dtype: Dtype, shape: tuple[int, ...]) -> bool:
             and backend_of(native) is backend and as_dtype(native.dtype) == dtype)
 
 
+
+
+def moments(x: Any, axes: int | tuple[int, ...], keepdims: bool = False) -> tuple[Any, Any]:
+    """(mean, variance) of x over ``axes`` (the population variance, divided by the count)."""
+    _floating(x, "moments")
+    keep = arguments.flag(keepdims, "keepdims")
+    mean = statistical.mean(x, axis=axes, keepdims=True)
+    variance = statistical.mean(square(subtract(x, mean)), axis=axes, keepdims=keep)
+    return (mean if keep else statistical.mean(x, axis=axes)), variance
+
+
+def normalize(x: Any, axis: int | tuple[int, ...] = -1, order: float = 2, epsilon: float = 1e-7) -> Any:
+    """x / max(||x||_order, epsilon) along ``axis``: ``order`` 1, 2, any p >= 1 or inf (Keras' normalize)."""
+    _floating(x, "normalize")
+    p = arguments.real_float(order, "order")
+    if not p >= 1:
+        raise InvalidArgumentError(f"nn.normalize(order={order}): pass an order >= 1 (1, 2, ... or inf).")
+    eps = arguments.real_float(epsilon, "epsilon")
+    if eps < 0:
+        raise InvalidArgumentError(f"nn.normalize(epsilon={epsilon}): epsilon must be >= 0.")
+    magnitude = absolute(x)
+    if p == float("inf"):
+        norm = statistical.max(magnitude, axis=axis, keepdims=True)
+    elif p == 2.0:
+        norm = sqrt(statistical.sum(square(x), axis=axis, keepdims=True))
+    elif p == 1.0:
+        norm = statistical.sum(magnitude, axis=axis, keepdims=True)
+    else:
+        norm = pow_(statistical.sum(pow_(magnitude, p), axis=axis, keepdims=True), 1.0 / p)
+    return divide(x, maximum(norm, eps))

@@ -1,4 +1,4 @@
-"""The softmax family: logsumexp, log_softmax, softmax, and one_hot."""
+"""The softmax family: logsumexp, log_softmax, softmax, and one_hot, multi_hot."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from arraylayer.api import statistical
 from arraylayer.api.creation import arange
 from arraylayer.api.data_types import astype
 from arraylayer.api.elementwise import add, divide, equal, exp, isfinite, log, subtract
-from arraylayer.api.manipulation import expand_dims, squeeze
+from arraylayer.api.manipulation import expand_dims, moveaxis, squeeze
 from arraylayer.api.searching import where
 from arraylayer.dtypes.defaults import default_float_dtype
 from arraylayer.dtypes import as_dtype
@@ -73,3 +73,14 @@ def one_hot(labels: Any, num_classes: int, dtype: Any = None) -> Any:
     return rewrap(astype(hits, default_float_dtype() if dtype is None else dtype))
 
 
+
+
+def multi_hot(labels: Any, num_classes: int, axis: int = -1, dtype: Any = None) -> Any:
+    """1 at every class that occurs along ``axis`` of integer ``labels`` (that axis is replaced by one
+    of ``num_classes``): one_hot's rows combined by maximum. ``dtype``: None is the default float dtype."""
+    if not hasattr(labels, "ndim") or labels.ndim < 1:
+        raise InvalidArgumentError("nn.multi_hot takes labels with at least one axis (the labels of each entry).")
+    axis = arguments.axis(axis, labels.ndim)
+    hits = one_hot(labels, num_classes, dtype)
+    combined = statistical.max(hits, axis=axis)  # the class axis is last
+    return combined if axis == labels.ndim - 1 else moveaxis(combined, -1, axis)
