@@ -124,7 +124,7 @@ def demo(session: nox.Session) -> None:
 @nox.session(python=False)
 def bench(session: nox.Session) -> None:
     """Every benchmark; figures printed and written to benchmarks/results/ (core, ops, random, transformer,
-    model, dask .json). The dask one reduces 32 GiB out of core (about 10 minutes on 2 cores).
+    gru, model, dask .json). The dask one reduces 32 GiB out of core (about 10 minutes on 2 cores).
 
     ``nox -s bench -- --quick`` passes ``--quick`` to every script (a smoke run of each); the other
     arguments (``--backend NAME``, ``--output PATH``) go to bench_ops.py only.
@@ -132,7 +132,7 @@ def bench(session: nox.Session) -> None:
     quick = [arg for arg in session.posargs if arg == "--quick"]
     shared(session, "benchmarks/bench_core.py", *quick)
     shared(session, "benchmarks/bench_ops.py", *session.posargs)
-    for script in ("bench_random.py", "bench_model.py", "bench_transformer.py", "bench_dask.py"):
+    for script in ("bench_random.py", "bench_model.py", "bench_transformer.py", "bench_gru.py", "bench_dask.py"):
         shared(session, f"benchmarks/{script}", *quick)
 
 

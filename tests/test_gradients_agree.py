@@ -426,6 +426,13 @@ CASES.update({
 })
 
 NOT_DIFFERENTIABLE = {
+    **dict.fromkeys(["nn." + name for name in (
+        "relu6", "leaky_relu", "elu", "selu", "celu", "softsign", "log_sigmoid", "hard_sigmoid", "hard_silu",
+        "hard_tanh", "tanh_shrink", "soft_shrink", "hard_shrink", "threshold", "sparse_plus", "sparse_sigmoid",
+        "squareplus", "glu", "sparsemax", "binary_cross_entropy", "categorical_cross_entropy",
+        "sparse_categorical_cross_entropy", "ctc_loss", "moments", "normalize")],
+        "differentiable: its gradient case is in tests/test_nn_agreement.py (against NumPy references by finite differences)"),
+    "nn.multi_hot": "integer labels in, a constant out",
     **dict.fromkeys(["argmax", "argmin", "nanargmax", "nanargmin", "argsort", "count_nonzero", "nonzero", "searchsorted", "matrix_rank"],
                     "integer-valued (indices or counts)"),
     **dict.fromkeys(["all", "any"], "bool-valued"),

@@ -302,8 +302,59 @@ GRADIENT_CASES = {
 _NEEDS_BACKEND = {"cross_entropy", "embedding"}
 
 
+# -- the rest of keras.ops.nn (arraylayer/models/nn/activations_more.py, probabilistic_losses.py, ctc.py):
+# their NumPy references are tests/test_nn_activations_more.py's, checked there against torch's functions
+import test_nn_activations_more as more  # noqa: E402
+
+_XA = RNG.uniform(-4, 4, (4, 6))  # random: no input on a kink (0, +-0.5, +-1, +-3, 6) but by chance
+GRADIENT_CASES.update({name: (f, reference, (_XA,)) for name, (f, reference, _) in more.REFERENCES.items()})
+_P, _T, _Z = RNG.uniform(0.05, 0.95, (5, 3)), RNG.uniform(0, 1, (5, 3)), RNG.standard_normal((5, 3)) * 2
+_ONE_HOT = np.eye(3)[[0, 2, 1, 1, 0]]
+_CTC_LABELS, _CTC_LENGTHS, _CTC_FRAMES = np.array([[1, 2, 2], [3, 1, 0]]), np.array([3, 2]), np.array([7, 5])
+
+
+def _floats(backend: str, values: np.ndarray) -> Any:
+    return make_array(backend, "float64", values.tolist())
+
+
+def _ints32(backend: str, values: np.ndarray) -> Any:
+    return make_array(backend, "int32", values.tolist())
+
+
+def _bce(p: np.ndarray, t: np.ndarray) -> np.ndarray:
+    return -np.mean(t * np.log(p) + (1 - t) * np.log(1 - p))
+
+
+GRADIENT_CASES.update({
+    "binary_cross_entropy": (lambda b: lambda p: nn.binary_cross_entropy(p, _floats(b, _T)),
+                             lambda p: _bce(p, _T), (_P,)),
+    "binary_cross_entropy_from_logits": (
+        lambda b: lambda z: nn.binary_cross_entropy(z, _floats(b, _T), from_logits=True),
+        lambda z: _bce(1 / (1 + np.exp(-z)), _T), (_Z,)),
+    "categorical_cross_entropy_from_logits": (
+        lambda b: lambda z: nn.categorical_cross_entropy(z, _floats(b, _ONE_HOT), from_logits=True),
+        lambda z: -np.mean(np.sum(_ONE_HOT * more.ref_log_softmax(z), axis=-1)), (_Z,)),
+    "categorical_cross_entropy_of_probabilities": (
+        lambda b: lambda p: nn.categorical_cross_entropy(p, _floats(b, _ONE_HOT)),
+        lambda p: -np.mean(np.sum(_ONE_HOT * np.log(p / p.sum(-1, keepdims=True)), axis=-1)), (_P,)),
+    "sparse_categorical_cross_entropy": (
+        lambda b: lambda z: nn.sparse_categorical_cross_entropy(z, _constant(b, np.array([0, 2, 1, 1, 0])),
+                                                                from_logits=True),
+        lambda z: -np.mean(more.ref_log_softmax(z)[np.arange(5), [0, 2, 1, 1, 0]]), (_Z,)),
+    "ctc_loss": (lambda b: lambda z: nn.ctc_loss(_ints32(b, _CTC_LABELS), z, _ints32(b, _CTC_LENGTHS),
+                                                 _ints32(b, _CTC_FRAMES)),
+                 lambda z: more.ref_ctc(z, _CTC_LABELS, _CTC_LENGTHS, _CTC_FRAMES), (RNG.standard_normal((2, 7, 5)),)),
+    "moments": (lambda x: al.add(*nn.moments(x, axes=0)), lambda x: x.mean(0) + x.var(0), (X,)),
+    "normalize": (lambda x: nn.normalize(x, axis=-1),
+                  lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True), (X,)),
+})
+_NEEDS_BACKEND |= {"binary_cross_entropy", "binary_cross_entropy_from_logits", "categorical_cross_entropy_from_logits",
+                   "categorical_cross_entropy_of_probabilities", "sparse_categorical_cross_entropy", "ctc_loss"}
+
+
 NO_GRADIENT_CASE = {"dropout": "its own test below (the gradient is the mask / (1 - rate))",
                     "one_hot": "integer labels in, a constant out",
+                    "multi_hot": "integer labels in, a constant out",
                     "dot_product_attention": "tests/test_gradients_agree.py (the nn.dot_product_attention cases)"}
 
 

@@ -192,7 +192,11 @@ FUNCTIONS: Final[dict[str, Uses]] = {
 INDEPENDENT: Final[tuple[str, ...]] = (
     "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit",
     "checked_scalars", "set_checked_scalars", "use_checked_scalars", "torch_guard_filter",
-    "grad", "value_and_grad", "tree_map", "tree_leaves", "tree_paths", "tree_map_with_path", "as_dtype", "register_dtype_alias", "is_bool_dtype", "is_int_dtype", "is_uint_dtype", "is_float_dtype",
+    "grad", "value_and_grad",
+    # control flow and transforms: they run the user's functions, whose calls carry their own dtypes
+    "scan", "map", "fori_loop", "while_loop", "cond", "switch", "associative_scan", "vmap", "stop_gradient",
+    "custom_gradient", "jvp",
+    "tree_map", "tree_leaves", "tree_paths", "tree_map_with_path", "as_dtype", "register_dtype_alias", "is_bool_dtype", "is_int_dtype", "is_uint_dtype", "is_float_dtype",
     "is_complex_dtype", "is_numeric_dtype", "dtype_bits", "promote_types", "lattice_result_type",
     "promote_types_of_inputs", "set_dtype_promotion", "get_dtype_promotion", "dtype_promotion",
     "promotion_policies", "default_int_dtype", "default_uint_dtype", "default_float_dtype",

@@ -31,9 +31,12 @@ def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
     _callable("cond", true_fun, "true_fun")
     _callable("cond", false_fun, "false_fun")
     backend = backend_of_trees(pred, operands)
-    pred = boolean_scalar(backend, "cond", "pred", pred)
     branches = _Branches(backend, "cond", (false_fun, true_fun), ("false_fun", "true_fun"), operands)
-    return branches.rebuild(_CONDS.get(backend.name, _cond_python)(backend, pred, branches))
+    run = _CONDS.get(backend.name)
+    if run is None and isinstance(pred, bool):  # a Python bool where only one branch runs: nothing to compute
+        return branches.rebuild(branches.call(int(pred)))
+    pred = boolean_scalar(backend, "cond", "pred", pred)
+    return branches.rebuild((run or _cond_python)(backend, pred, branches))
 
 
 def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -> Any:

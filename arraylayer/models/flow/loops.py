@@ -5,7 +5,7 @@ Each backend runs them with its own machinery (see docs/control_flow.rst):
 * jax: ``jax.lax.scan`` / ``fori_loop`` / ``while_loop``: one traced body, never unrolled under
   ``jax.jit`` (the jaxpr holds a ``scan`` or ``while``);
 * tensorflow: ``tf.while_loop`` (a While op under ``tf.function``), ``scan``'s outputs gathered in
-  ``tf.TensorArray``s. To learn the shapes and dtypes of ``ys`` before the loop, ``scan`` runs its
+  ``tf.TensorArray`` objects. To learn the shapes and dtypes of ``ys`` before the loop, ``scan`` runs its
   first step ahead of the loop (the graph holds the body twice; the values are the same);
 * numpy, torch and dask: a Python loop. Under ``torch.compile`` a loop of static length is unrolled
   into the graph; ``while_loop`` breaks the graph at its predicate.
@@ -39,12 +39,12 @@ _INT32: Final = Dtype("int32")
 def scan(f: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any = None, length: int | None = None,
          reverse: bool = False, unroll: int | bool = 1) -> tuple[Any, Any]:
     """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs``; return the last carry and
-    the ``y``s stacked along a new leading axis, as ``jax.lax.scan``.
+    every step's ``y`` stacked along a new leading axis, as ``jax.lax.scan``.
 
     ``init``, ``xs`` and each ``y`` are pytrees (dicts, lists, tuples, None) of arrays; ``xs=None``
     with ``length=n`` runs ``n`` steps with ``x=None``. ``reverse=True`` scans from the end (``ys``
     keep the order of ``xs``). ``unroll`` is passed to JAX and ignored elsewhere. ``f`` must return
-    a carry of ``init``'s structure, shapes and dtypes, and ``y``s alike at every step
+    a carry of ``init``'s structure, shapes and dtypes, and a ``y`` alike at every step
     (:class:`~arraylayer.ControlFlowError` otherwise).
     """
     _callable("scan", f, "f")
