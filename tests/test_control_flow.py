@@ -336,7 +336,7 @@ def test_a_body_that_changes_the_carry_fails_the_same_way_everywhere(backend):
     x = on(backend, [1.0, 2.0])
     with pytest.raises(al.ControlFlowError, match=r"leaf of float16 \(2,\) where it should be float32 \(2,\)"):
         al.scan(lambda c, _: (al.astype(c, "float16"), c), x, length=2)
-    with pytest.raises(al.ControlFlowError, match=r"shape|\(3,\)"):
+    with pytest.raises(al.ControlFlowError, match=r"leaf of float32 \(3,\) where it should be float32 \(2,\)"):
         al.fori_loop(0, 2, lambda i, v: al.concat([v, v[:1]]), x)
     with pytest.raises(al.ControlFlowError, match="structure"):
         al.while_loop(lambda v: v[0][0] < 5, lambda v: [v[0] + 1, v[1]], (x, x))

@@ -18,6 +18,7 @@ from arraylayer.api.manipulation import moveaxis, stack
 from arraylayer.errors import AxisError, InvalidArgumentError, InvalidArgumentTypeError
 from arraylayer.models.flow.carry import Flat, backend_of_trees, check_like, flatten, specs
 from arraylayer.models.flow.loops import _callable, _kind
+from arraylayer.models.tree import tree_flatten
 from arraylayer.runtime.backend import Backend
 
 __all__ = ["vmap"]
@@ -141,8 +142,6 @@ def _leaf_axes(args: tuple[Any, ...], axes: list[int | None], inputs: Flat) -> l
 
 
 def _leaves(tree: Any) -> list[Any]:
-    from arraylayer.models.tree import tree_flatten
-
     return tree_flatten(tree)[0]
 
 
