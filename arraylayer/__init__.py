@@ -8,14 +8,25 @@ Importing it imports no array framework (not even NumPy).
 
 from __future__ import annotations
 
+import gc as _gc
 import sys as _sys
 from typing import Any
 
+# Importing the namespace leaves some 14,000 new objects (and more pass through). In a process that has
+# just imported torch, that is enough to start the full collection torch's import left due (some 70 ms
+# over torch's objects), so the collector pauses while the modules load and that collection runs where
+# it would have run without arraylayer.
+_collecting = _gc.isenabled()
+_gc.disable()
+try:
+    from arraylayer.api import CATEGORIES as _CATEGORIES  # (the dtypes, runtime, support and api folders)
+    from arraylayer.array import Array
+finally:
+    if _collecting:
+        _gc.enable()
 from arraylayer import errors
-from arraylayer.api import CATEGORIES as _CATEGORIES
 from arraylayer.api import fft, linalg
 from arraylayer.api.info import __array_namespace_info__
-from arraylayer.array import Array
 from arraylayer.context import (
     checked_scalars,
     narrow_64bit,
