@@ -9,7 +9,8 @@ on each framework's own machinery), ``tree.py`` and the frameworks' fused kernel
 ``dropout_masks.py``).
 
 Their public names are the package's: ``arraylayer.nn``, ``arraylayer.optim``, ``arraylayer.layers``,
-``arraylayer.checkpoint``, ... (``import arraylayer.checkpoint`` keeps working).
+``arraylayer.checkpoint``, ... (``import arraylayer.checkpoint`` keeps working). They load on first use,
+so ``import arraylayer`` does not pay for them.
 
 May import: the base modules, ``dtypes``, ``runtime``, ``kernels``, ``api``.
 """
