@@ -68,6 +68,14 @@ VALID_CALLS: Final[dict[str, tuple[list[Any], dict[str, Any]]]] = {
     "take_along_axis": ([H, IDX], {"axis": 1}),
     "to_device": ([H, "cpu"], {}),
     "vecdot": ([H, H], {"axis": 0}),
+    "hstack": ([[H, H]], {}),
+    "vstack": ([[H, H]], {}),
+    "dstack": ([[H, H]], {}),
+    "rot90": ([H], {"k": 3}),
+    "swapaxes": ([H, 0, 1], {}),
+    "tri": ([3], {"M": 4, "k": 1}),
+    "identity": ([3], {}),
+    "logspace": ([0.0, 2.0], {"num": 5}),
 }
 
 

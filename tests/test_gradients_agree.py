@@ -382,6 +382,25 @@ EIG_CASES = {
                     (REAL_SPECTRUM, COMPLEX_PAIR)),
     "eig": Case(lambda x: _al_moduli(al.linalg.eig(x)), lambda x: _np_moduli(np.linalg.eig(x)), (REAL_SPECTRUM,)),
 }
+# keras.ops' small NumPy names (arraylayer/api/numpy_more.py)
+CASES.update({
+    "exp2": Case(al.exp2, np.exp2, (A,)),
+    "deg2rad": Case(al.deg2rad, np.deg2rad, (A,)),
+    "rad2deg": Case(al.rad2deg, np.rad2deg, (A,)),
+    "logaddexp2": Case(al.logaddexp2, np.logaddexp2, (A, A * 0.5)),
+    "fmax": Case(al.fmax, np.fmax, (A, A * 0.5 + 0.1)),
+    "fmin": Case(al.fmin, np.fmin, (A, A * 0.5 + 0.1)),
+    "divide_no_nan": Case(al.divide_no_nan, np.divide, (A, A * 0.5 + 3.0)),
+    "flipud": Case(al.flipud, np.flipud, (A,)),
+    "fliplr": Case(al.fliplr, np.fliplr, (A,)),
+    "rot90": Case(al.rot90, np.rot90, (A,)),
+    "ravel": Case(al.ravel, np.ravel, (A,)),
+    "swapaxes": Case(lambda x: al.swapaxes(x, 0, 1), lambda x: np.swapaxes(x, 0, 1), (A,)),
+    "hstack": Case(lambda x, y: al.hstack([x, y]), lambda x, y: np.hstack([x, y]), (A, A * 2.0)),
+    "vstack": Case(lambda x, y: al.vstack([x, y]), lambda x, y: np.vstack([x, y]), (A, A * 2.0)),
+    "dstack": Case(lambda x, y: al.dstack([x, y]), lambda x, y: np.dstack([x, y]), (A, A * 2.0)),
+    "ptp": Case(lambda x: al.ptp(x, axis=0), lambda x: np.ptp(x, axis=0), (A,)),
+})
 CASES.update(FFT_CASES)
 CASES.update(EIG_CASES)
 
@@ -433,6 +452,9 @@ NOT_DIFFERENTIABLE = {
         "sparse_categorical_cross_entropy", "ctc_loss", "moments", "normalize")],
         "differentiable: its gradient case is in tests/test_nn_agreement.py (against NumPy references by finite differences)"),
     "nn.multi_hot": "integer labels in, a constant out",
+    "heaviside": "a step function: its gradient is 0 wherever it is defined",
+    **dict.fromkeys(["isposinf", "isneginf", "isreal"], "bool out"),
+    **dict.fromkeys(["identity", "tri", "logspace"], "no array input"),
     **dict.fromkeys(["argmax", "argmin", "nanargmax", "nanargmin", "argsort", "count_nonzero", "nonzero", "searchsorted", "matrix_rank"],
                     "integer-valued (indices or counts)"),
     **dict.fromkeys(["all", "any"], "bool-valued"),
