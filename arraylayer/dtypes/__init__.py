@@ -25,6 +25,7 @@ May import: the base modules, ``lowp.formats`` (the low-precision formats as dat
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Union
@@ -40,7 +41,37 @@ __all__ = ["Dtype", "DtypeLike", "as_dtype", "all_dtypes", "all_numeric_dtypes",
            "is_numeric_dtype", "dtype_bits", "finfo", "iinfo", "FInfo", "IInfo"]
 
 
-class Dtype:
+class _DtypeMeta(type):
+    # A plain (non-descriptor) entry named ``__class__``: with it, ``Dtype.__class__ = numpy.dtype``
+    # is stored in Dtype's own dict (type's own ``__class__`` setter would try to change Dtype's type).
+    __class__ = type
+
+
+class _AsNumpyDtype:
+    """``Dtype.__class__`` until NumPy is imported: Dtype itself; from then on ``numpy.dtype``, which
+    replaces this descriptor by a plain class attribute (no cost per look-up), so that NumPy-minded code
+    (``isinstance(d, numpy.dtype)``, as xarray's ``maybe_promote`` asks) takes an arraylayer dtype for
+    what it converts to. ``type(d)`` stays :class:`Dtype`; C code checks the real type and converts
+    through ``__numpy_dtype__``."""
+
+    def __get__(self, instance: Any, owner: Any = None) -> type:
+        numpy_dtype = getattr(sys.modules.get("numpy"), "dtype", None)
+        if instance is None:
+            return _DtypeMeta
+        if not isinstance(numpy_dtype, type):  # NumPy not imported (or half imported) yet
+            return Dtype
+        Dtype.__class__ = numpy_dtype  # type: ignore[assignment]
+        return numpy_dtype
+
+
+# np.dtype's attributes that a Dtype lacks (its kind, itemsize, char, name are its own): read from the
+# numpy.dtype it converts to, for code that took it for one (see _AsNumpyDtype).
+_NUMPY_DTYPE_ATTRIBUTES: Final = frozenset((
+    "alignment", "base", "byteorder", "descr", "fields", "flags", "hasobject", "isalignedstruct", "isbuiltin",
+    "isnative", "metadata", "names", "ndim", "newbyteorder", "num", "shape", "str", "subdtype", "type"))
+
+
+class Dtype(metaclass=_DtypeMeta):
     """One of arraylayer's dtypes: an object equal to its name, one instance per dtype.
 
     ``Dtype(x)`` accepts a dtype name (``"float32"``), another Dtype, a native dtype
@@ -55,6 +86,12 @@ class Dtype:
     on any NumPy. ``bits`` is the width of a value (4 for int4), ``itemsize`` the bytes a backend stores
     per element (1 for every low-precision type); ``is_low_precision`` marks the float8/6/4 and
     int4/int2 family, whose kind follows its meaning as JAX's does (float8 is "real floating").
+
+    Once NumPy is imported, ``isinstance(d, numpy.dtype)`` is true (``d.__class__`` is ``numpy.dtype``;
+    ``type(d)`` stays Dtype), and NumPy's dtype attributes (``type``, ``str``, ``byteorder``, ``names``...)
+    are those of ``numpy.dtype(d)``: code written for NumPy's dtypes (xarray's ``maybe_promote``) takes a
+    Dtype as the NumPy dtype it converts to, while a Dtype still equals and hashes as its name and keeps
+    arraylayer's promotion rules.
     """
 
     __slots__ = ("name", "category", "kind", "bits", "itemsize", "char", "is_low_precision", "_hash")
@@ -91,7 +128,7 @@ class Dtype:
             return True
         if isinstance(other, str):
             return other == self.name
-        if other.__class__ is Dtype:
+        if type(other) is Dtype:  # type(), not __class__ (numpy.dtype, see _AsNumpyDtype)
             return False
         return NotImplemented
 
@@ -119,6 +156,12 @@ class Dtype:
 
     def __deepcopy__(self, memo: Any) -> Dtype:
         return self
+
+    def __getattr__(self, attribute: str) -> Any:
+        # only for attributes not found: NumPy's dtype attributes, from numpy.dtype(self)
+        if attribute in _NUMPY_DTYPE_ATTRIBUTES:
+            return getattr(self.numpy_dtype, attribute)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {attribute!r}")
 
     @property
     def numpy_dtype(self) -> Any:
@@ -169,6 +212,8 @@ class Dtype:
 
 DtypeLike = Union[Dtype, str, type, Any]
 """Anything :class:`Dtype` accepts: a name, a Dtype, a native dtype object, or bool/int/float/complex."""
+
+Dtype.__class__ = _AsNumpyDtype()  # type: ignore[assignment]
 
 # The one instance of each dtype, in canonical order.
 CANONICAL: Final[dict[str, Dtype]] = {name: Dtype._make(name) for name in CATALOGUE}
