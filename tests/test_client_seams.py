@@ -87,3 +87,22 @@ def test_transpose_refuses_what_is_not_a_permutation(backend, axes):
     x = make_array(backend, "float32", np.zeros((2, 3, 4)))
     with pytest.raises((al.InvalidArgumentError, al.AxisError)):
         al.transpose(x, axes)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32"])
+def test_infinite_fill_into_an_integer_dtype_is_its_extreme(backend, dtype):
+    limits = np.iinfo(dtype)
+    with al.use_backend(backend):
+        low, high = al.full((2,), -np.inf, dtype=dtype), al.full((2,), np.inf, dtype=dtype)
+        like = al.full_like(al.zeros((3,), dtype=dtype), -np.inf)
+    assert np.asarray(low).tolist() == [limits.min] * 2 and np.asarray(high).tolist() == [limits.max] * 2
+    assert np.asarray(like).tolist() == [limits.min] * 3 and al.Dtype(like.dtype) == dtype
+    with al.use_backend(backend), pytest.raises(al.TypePromotionError):
+        al.full((2,), np.nan, dtype=dtype)  # NaN has no integer counterpart
+
+
+def test_array_api_extra_nanmax_of_integers(backend):
+    xpx = pytest.importorskip("array_api_extra")
+    values = np.array([3, -7, 5, 1], dtype=np.int32)
+    x = al.Array(make_array(backend, "int32", values))
+    assert int(xpx.nanmax(x)) == values.max() and int(xpx.nanmin(x)) == values.min()

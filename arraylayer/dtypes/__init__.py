@@ -25,12 +25,12 @@ May import: the base modules, ``lowp.formats`` (the low-precision formats as dat
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Union
 
 from arraylayer.dtypes.catalogue import CATALOGUE, CHAR, KIND_LETTER, LOW_PRECISION, native_name
+from arraylayer.dtypes.numpy_face import NUMPY_DTYPE_ATTRIBUTES, AsNumpyDtype
 from arraylayer.errors import InvalidDtypeError
 from arraylayer.lowp.formats import FORMATS
 
@@ -41,37 +41,7 @@ __all__ = ["Dtype", "DtypeLike", "as_dtype", "all_dtypes", "all_numeric_dtypes",
            "is_numeric_dtype", "dtype_bits", "finfo", "iinfo", "FInfo", "IInfo"]
 
 
-class _DtypeMeta(type):
-    # A plain (non-descriptor) entry named ``__class__``: with it, ``Dtype.__class__ = numpy.dtype``
-    # is stored in Dtype's own dict (type's own ``__class__`` setter would try to change Dtype's type).
-    __class__ = type
-
-
-class _AsNumpyDtype:
-    """``Dtype.__class__`` until NumPy is imported: Dtype itself; from then on ``numpy.dtype``, which
-    replaces this descriptor by a plain class attribute (no cost per look-up), so that NumPy-minded code
-    (``isinstance(d, numpy.dtype)``, as xarray's ``maybe_promote`` asks) takes an arraylayer dtype for
-    what it converts to. ``type(d)`` stays :class:`Dtype`; C code checks the real type and converts
-    through ``__numpy_dtype__``."""
-
-    def __get__(self, instance: Any, owner: Any = None) -> type:
-        numpy_dtype = getattr(sys.modules.get("numpy"), "dtype", None)
-        if instance is None:
-            return _DtypeMeta
-        if not isinstance(numpy_dtype, type):  # NumPy not imported (or half imported) yet
-            return Dtype
-        Dtype.__class__ = numpy_dtype  # type: ignore[assignment]
-        return numpy_dtype
-
-
-# np.dtype's attributes that a Dtype lacks (its kind, itemsize, char, name are its own): read from the
-# numpy.dtype it converts to, for code that took it for one (see _AsNumpyDtype).
-_NUMPY_DTYPE_ATTRIBUTES: Final = frozenset((
-    "alignment", "base", "byteorder", "descr", "fields", "flags", "hasobject", "isalignedstruct", "isbuiltin",
-    "isnative", "metadata", "names", "ndim", "newbyteorder", "num", "shape", "str", "subdtype", "type"))
-
-
-class Dtype(metaclass=_DtypeMeta):
+class Dtype:
     """One of arraylayer's dtypes: an object equal to its name, one instance per dtype.
 
     ``Dtype(x)`` accepts a dtype name (``"float32"``), another Dtype, a native dtype
@@ -95,6 +65,7 @@ class Dtype(metaclass=_DtypeMeta):
     """
 
     __slots__ = ("name", "category", "kind", "bits", "itemsize", "char", "is_low_precision", "_hash")
+    __class__ = AsNumpyDtype()  # type: ignore[assignment]  # numpy.dtype to isinstance, once NumPy is imported
 
     name: str
     category: str
@@ -126,10 +97,11 @@ class Dtype(metaclass=_DtypeMeta):
     def __eq__(self, other: object) -> bool:
         if other is self:
             return True
-        if isinstance(other, str):
-            return other == self.name
-        if type(other) is Dtype:  # type(), not __class__ (numpy.dtype, see _AsNumpyDtype)
+        kind = type(other)  # type(), not __class__ (numpy.dtype, see dtypes.numpy_face)
+        if kind is Dtype:
             return False
+        if kind is str or isinstance(other, str):
+            return other == self.name
         return NotImplemented
 
     def __ne__(self, other: object) -> bool:
@@ -159,7 +131,7 @@ class Dtype(metaclass=_DtypeMeta):
 
     def __getattr__(self, attribute: str) -> Any:
         # only for attributes not found: NumPy's dtype attributes, from numpy.dtype(self)
-        if attribute in _NUMPY_DTYPE_ATTRIBUTES:
+        if attribute in NUMPY_DTYPE_ATTRIBUTES:
             return getattr(self.numpy_dtype, attribute)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {attribute!r}")
 
@@ -212,8 +184,6 @@ class Dtype(metaclass=_DtypeMeta):
 
 DtypeLike = Union[Dtype, str, type, Any]
 """Anything :class:`Dtype` accepts: a name, a Dtype, a native dtype object, or bool/int/float/complex."""
-
-Dtype.__class__ = _AsNumpyDtype()  # type: ignore[assignment]
 
 # The one instance of each dtype, in canonical order.
 CANONICAL: Final[dict[str, Dtype]] = {name: Dtype._make(name) for name in CATALOGUE}
