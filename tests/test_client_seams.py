@@ -106,3 +106,19 @@ def test_array_api_extra_nanmax_of_integers(backend):
     values = np.array([3, -7, 5, 1], dtype=np.int32)
     x = al.Array(make_array(backend, "int32", values))
     assert int(xpx.nanmax(x)) == values.max() and int(xpx.nanmin(x)) == values.min()
+
+
+def test_like_functions_keep_unknown_dask_lengths():
+    # array-api-extra's nunique: xp.sum(xp.ones_like(counts)) on counts of unknown length
+    pytest.importorskip("dask")
+    values = np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3])
+    unique = al.unique_values(al.to_backend(values, "dask"))
+    assert unique.shape[0] != unique.shape[0]  # nan: not known before computing
+    count = len(np.unique(values))
+    assert np.asarray(al.ones_like(unique)).tolist() == [1] * count
+    assert np.asarray(al.zeros_like(unique, dtype=al.float32)).tolist() == [0.0] * count
+    assert np.asarray(al.full_like(unique, 7)).tolist() == [7] * count
+    assert al.Dtype(al.ones_like(unique).dtype) is al.Dtype(unique.dtype)
+    xpx = pytest.importorskip("array_api_extra")
+    assert int(xpx.nunique(al.Array(al.to_backend(values, "dask")))) == count
+    assert int(xpx.nunique(al.to_backend(values, "dask"), xp=importlib.import_module("arraylayer.xp.dask"))) == count

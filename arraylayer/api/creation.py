@@ -259,6 +259,9 @@ def _like(name: str, x: Array, dtype: DtypeLike | None, device: str | None, *fil
         fill = (_exact(fill[0], resolved),)
     placement = backend.placement_like(x) if device is None else native_device(backend, device)
     if chunks is None and backend.chunked:
+        if any(length != length for length in x.shape):  # unknown lengths (after unique, a mask): dask's own
+            like = getattr(backend.load().module, f"{name}_like")  # *_like keeps x's unknown chunks
+            return like(x, *fill, dtype=native_dtype(backend, resolved))
         chunks = x.chunks  # x's own chunking
     shape = tuple(x.shape)
     chunking = arguments.chunks(backend, chunks, shape, resolved)
