@@ -287,6 +287,7 @@ CASES: dict[str, Case] = {
     "meshgrid": Case(lambda x, y: al.stack(al.meshgrid(x, y)), lambda x, y: np.stack(np.meshgrid(x, y)), (V3, V4)),
     "moveaxis": Case(lambda x: al.moveaxis(x, 0, 1), lambda x: np.moveaxis(x, 0, 1), (A,)),
     "permute_dims": Case(lambda x: al.permute_dims(x, (1, 0)), lambda x: np.permute_dims(x, (1, 0)), (A,)),
+    "transpose": Case(lambda x: al.transpose(x), lambda x: np.transpose(x), (A,)),
     "repeat": Case(lambda x: al.repeat(x, 2, axis=1), lambda x: np.repeat(x, 2, axis=1), (A,)),
     "reshape": Case(lambda x: al.reshape(x, (4, 3)), lambda x: np.reshape(x, (4, 3)), (A,)),
     "roll": Case(lambda x: al.roll(x, 1, axis=1), lambda x: np.roll(x, 1, axis=1), (A,)),

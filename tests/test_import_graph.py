@@ -165,7 +165,8 @@ def test_the_graph_is_read():
     assert {"arraylayer.dtypes", "arraylayer.dtypes.defaults", "arraylayer.api.dispatch"} <= set(MODULES)
     assert "arraylayer.dtypes.policies" in GRAPH["arraylayer.dtypes.promotion"]
     assert "arraylayer.runtime.registry" in GRAPH["arraylayer.runtime.native"]
-    assert GRAPH["arraylayer.dtypes"] == {"arraylayer.errors", "arraylayer.dtypes.catalogue", "arraylayer.lowp.formats"}
+    assert GRAPH["arraylayer.dtypes"] == {"arraylayer.errors", "arraylayer.dtypes.catalogue", "arraylayer.dtypes.numpy_face",
+                                          "arraylayer.lowp.formats"}
 
 
 def test_the_dtype_core_knows_no_backend():
@@ -179,8 +180,10 @@ def test_the_dtype_core_knows_no_backend():
 def test_dtypes_imports_nothing_of_arraylayer_but_its_errors():
     # and plain data: its catalogue (names, categories, widths) and the low-precision encodings,
     # which import nothing but those encodings and the errors either
-    assert GRAPH["arraylayer.dtypes"] <= {"arraylayer.errors", "arraylayer.dtypes.catalogue", "arraylayer.lowp.formats"}
+    assert GRAPH["arraylayer.dtypes"] <= {"arraylayer.errors", "arraylayer.dtypes.catalogue", "arraylayer.lowp.formats",
+                                          "arraylayer.dtypes.numpy_face"}
     assert GRAPH["arraylayer.dtypes.catalogue"] <= {"arraylayer.lowp.formats"}
+    assert GRAPH["arraylayer.dtypes.numpy_face"] == set()  # how a Dtype looks to NumPy-minded code: nothing imported
     assert GRAPH["arraylayer.lowp.formats"] <= {"arraylayer.errors"}
 
 

@@ -94,6 +94,7 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "flip": Uses(("flip",)),
     "moveaxis": Uses(("moveaxis",)),
     "permute_dims": Uses(("permute_dims",)),
+    "transpose": Uses(("permute_dims",)),
     "repeat": Uses(("repeat",)),
     "reshape": Uses(("reshape",)),
     "roll": Uses(("roll",)),
