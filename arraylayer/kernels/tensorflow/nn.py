@@ -4,6 +4,7 @@ transposed around them), with explicit padding."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import tensorflow as tf
@@ -24,11 +25,12 @@ def softmax_cross_entropy(logits: Any, labels: Any) -> Any:
 
 
 def _last(x: Any, channels_last: bool) -> Any:
-    return x if channels_last else tf.transpose(x, (0, 2, 3, 1))
+    return x if channels_last else tf.transpose(x, (0, *range(2, len(x.shape)), 1))
 
 
 def _back(y: Any, channels_last: bool) -> Any:
-    return y if channels_last else tf.transpose(y, (0, 3, 1, 2))
+    n = len(y.shape)
+    return y if channels_last else tf.transpose(y, (0, n - 1, *range(1, n - 1)))
 
 
 def _pad(x: Any, padding: Any, value: float = 0.0) -> Any:
@@ -38,32 +40,43 @@ def _pad(x: Any, padding: Any, value: float = 0.0) -> Any:
 
 
 def _dilated(kernel: Any, rate: int, axis: int) -> Any:
-    """The HWIO ``kernel`` with ``rate - 1`` zeros between its taps along ``axis`` (0 or 1)."""
+    """The (*window, in, out) ``kernel`` with ``rate - 1`` zeros between its taps along ``axis``."""
     if rate == 1:
         return kernel
     taps = int(kernel.shape[axis])
     spread = tf.stack([kernel] + [tf.zeros_like(kernel)] * (rate - 1), axis=axis + 1)
     shape = tf.concat([tf.shape(kernel)[:axis], [taps * rate], tf.shape(kernel)[axis + 1:]], 0)
     whole = tf.reshape(spread, shape)
-    return whole[: (taps - 1) * rate + 1] if axis == 0 else whole[:, : (taps - 1) * rate + 1]
+    return tf.gather(whole, tf.range((taps - 1) * rate + 1), axis=axis)
+
+
+def conv(x: Any, kernel: Any, strides: tuple[int, ...], padding: tuple[tuple[int, int], ...],
+         dilation: tuple[int, ...], channels_last: bool, groups: int = 1) -> Any:
+    n = len(strides)
+    weights = kernel if channels_last else tf.transpose(kernel, (*range(2, n + 2), 1, 0))  # -> (*window, in, out)
+    # TensorFlow's CPU gradient of a dilated convolution is missing ("dilation rates larger than 1"):
+    # the kernel is spread with zeros instead, a plain convolution whose gradient exists everywhere.
+    for axis, rate in enumerate(dilation):
+        weights = _dilated(weights, rate, axis)
+    x = _pad(_last(x, channels_last), padding)
+    if groups == 1:
+        y = tf.nn.convolution(x, weights, strides=strides, padding="VALID")
+    else:  # TensorFlow's CPU kernels have no grouped convolution: one convolution per group
+        parts = zip(tf.split(x, groups, axis=-1), tf.split(weights, groups, axis=-1), strict=True)
+        y = tf.concat([tf.nn.convolution(a, w, strides=strides, padding="VALID") for a, w in parts], axis=-1)
+    return _back(y, channels_last)
 
 
 def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[int, int], ...],
            dilation: tuple[int, int], channels_last: bool) -> Any:
-    hwio = kernel if channels_last else tf.transpose(kernel, (2, 3, 1, 0))
-    explicit = [(0, 0), *padding, (0, 0)]  # padded inside the convolution
-    # TensorFlow's CPU gradient of a dilated convolution is missing ("dilation rates larger than 1"):
-    # the kernel is spread with zeros instead, a plain convolution whose gradient exists everywhere.
-    hwio = _dilated(_dilated(hwio, dilation[0], 0), dilation[1], 1)
-    y = tf.nn.conv2d(_last(x, channels_last), hwio, strides=strides, padding=explicit)
+    return conv(x, kernel, strides, padding, dilation, channels_last)
+
+
+def max_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding: Any, channels_last: bool) -> Any:
+    y = tf.nn.max_pool(_pad(_last(x, channels_last), padding, float("-inf")), window, strides, "VALID")
     return _back(y, channels_last)
 
 
-def max_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
-    y = tf.nn.max_pool2d(_pad(_last(x, channels_last), padding, float("-inf")), window, strides, "VALID")
-    return _back(y, channels_last)
-
-
-def sum_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
-    y = tf.nn.avg_pool2d(_pad(_last(x, channels_last), padding), window, strides, "VALID")
-    return _back(y * (window[0] * window[1]), channels_last)
+def sum_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding: Any, channels_last: bool) -> Any:
+    y = tf.nn.avg_pool(_pad(_last(x, channels_last), padding), window, strides, "VALID")
+    return _back(y * float(math.prod(window)), channels_last)
