@@ -60,11 +60,19 @@ def conv(x: Any, kernel: Any, strides: tuple[int, ...], padding: tuple[tuple[int
         weights = _dilated(weights, rate, axis)
     x = _pad(_last(x, channels_last), padding)
     if groups == 1:
-        y = tf.nn.convolution(x, weights, strides=strides, padding="VALID")
+        y = _valid(x, weights, strides)
     else:  # TensorFlow's CPU kernels have no grouped convolution: one convolution per group
         parts = zip(tf.split(x, groups, axis=-1), tf.split(weights, groups, axis=-1), strict=True)
-        y = tf.concat([tf.nn.convolution(a, w, strides=strides, padding="VALID") for a, w in parts], axis=-1)
+        y = tf.concat([_valid(a, w, strides) for a, w in parts], axis=-1)
     return _back(y, channels_last)
+
+
+def _valid(x: Any, weights: Any, strides: tuple[int, ...]) -> Any:
+    """The unpadded channels-last convolution. 3-d calls conv3d with its data format spelled out:
+    through tf.nn.convolution the Conv3D op's format is None and its gradient fails to read it."""
+    if len(strides) == 3:
+        return tf.nn.conv3d(x, weights, strides=(1, *strides, 1), padding="VALID", data_format="NDHWC")
+    return tf.nn.convolution(x, weights, strides=strides, padding="VALID")
 
 
 def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[int, int], ...],
@@ -72,11 +80,29 @@ def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[i
     return conv(x, kernel, strides, padding, dilation, channels_last)
 
 
+_POOL3D_DTYPES = (tf.float32, tf.bfloat16)  # MaxPool3D/AvgPool3D's CPU kernels; others pool as 2-d twice
+
+
+def _pooled(x: Any, window: tuple[int, ...], strides: tuple[int, ...], pool: Any) -> Any:
+    """``pool(x, window, strides)`` of channels-last, padded ``x``; a 3-d pool in a dtype TensorFlow's
+    CPU has no 3-d kernel for (float64, float16) runs as a 2-d pool over (height, width) and then one
+    over depth: the max of maxima and the sum of sums are the same numbers."""
+    if len(window) != 3 or x.dtype in _POOL3D_DTYPES:
+        return pool(x, window, strides)
+    n, d, h, w, c = (tf.shape(x)[i] for i in range(5))
+    planes = pool(tf.reshape(x, (n * d, h, w, c)), window[1:], strides[1:])
+    h2, w2 = tf.shape(planes)[1], tf.shape(planes)[2]
+    columns = pool(tf.reshape(planes, (n, d, h2 * w2, c)), (window[0], 1), (strides[0], 1))
+    return tf.reshape(columns, (n, tf.shape(columns)[1], h2, w2, c))
+
+
 def max_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding: Any, channels_last: bool) -> Any:
-    y = tf.nn.max_pool(_pad(_last(x, channels_last), padding, float("-inf")), window, strides, "VALID")
+    y = _pooled(_pad(_last(x, channels_last), padding, float("-inf")), window, strides,
+                lambda v, k, s: tf.nn.max_pool(v, k, s, "VALID"))
     return _back(y, channels_last)
 
 
 def sum_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding: Any, channels_last: bool) -> Any:
-    y = tf.nn.avg_pool(_pad(_last(x, channels_last), padding), window, strides, "VALID")
-    return _back(y * float(math.prod(window)), channels_last)
+    y = _pooled(_pad(_last(x, channels_last), padding), window, strides,
+                lambda v, k, s: tf.nn.avg_pool(v, k, s, "VALID") * float(math.prod(k)))
+    return _back(y, channels_last)

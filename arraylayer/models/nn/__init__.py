@@ -15,7 +15,7 @@ silent conversion to a float of the caller's choosing).
 One job per module: ``common`` (what they share), ``activations`` (and ``activations_more``, the
 rest of keras.ops.nn's), ``softmax_family``, ``losses`` (and ``probabilistic_losses``: binary and
 categorical cross-entropies from logits or probabilities; ``ctc``: the CTC loss),
-``normalization`` (and ``batch_norm``: batch, group and instance norms), ``regularization`` (dropout),
+``normalization`` (and ``norms``: batch, group and instance norms), ``regularization`` (dropout),
 ``lookup`` (embedding), ``convolution`` (1 to 3-d, grouped, depthwise, separable), ``transposed``
 (conv_transpose), ``pooling`` (1 to 3-d, adaptive); ``dot_product_attention`` lives in ``arraylayer/models/attention.py``, which imports these
 modules, not this face.
@@ -30,7 +30,7 @@ from arraylayer.models.nn.activations_more import (
     softsign, sparse_plus, sparse_sigmoid, sparsemax, squareplus, tanh_shrink, threshold,
 )
 from arraylayer.models.nn.ctc import ctc_loss
-from arraylayer.models.nn.batch_norm import batch_norm, group_norm, instance_norm
+from arraylayer.models.nn.norms import batch_norm, group_norm, instance_norm
 from arraylayer.models.nn.convolution import conv1d, conv2d, conv3d, depthwise_conv, separable_conv
 from arraylayer.models.nn.pooling import (
     adaptive_avg_pool, adaptive_max_pool, avg_pool1d, avg_pool2d, avg_pool3d, max_pool1d, max_pool2d, max_pool3d,
