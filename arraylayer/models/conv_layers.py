@@ -1,5 +1,5 @@
 """Convolution and pooling layers in 1, 2 or 3 spatial dimensions, channels last (``(batch,
-*space, channels)``), as :class:`~arraylayer.models.layer_base.Layer` pairs over
+space..., channels)``), as :class:`~arraylayer.models.layer_base.Layer` pairs over
 ``arraylayer.models.nn``: conv1d, conv3d, conv_transpose, depthwise_conv, separable_conv, and the
 parameterless max_pool, avg_pool, adaptive_avg_pool, adaptive_max_pool (``init`` gives ``{}``;
 the spatial rank is x's)."""
@@ -60,7 +60,7 @@ def _conv(n: int) -> Layer:
 
     def init(key: Any, in_channels: int, out_channels: int, kernel_size: Any = 3, *, groups: int = 1,
              bias: bool = True, dtype: Any = None) -> dict[str, Any]:
-        """{"w": (*window, in/groups, out) He-normal, "b": (out,) zeros}."""
+        """{"w": (window..., in/groups, out) He-normal, "b": (out,) zeros}."""
         count = _positive(groups, f"{layer}.init: groups")
         c_in, c_out = _positive(in_channels, f"{layer}.init: in_channels"), _positive(out_channels, f"{layer}.init: out_channels")
         if c_in % count or c_out % count:
@@ -80,7 +80,7 @@ def _conv(n: int) -> Layer:
         channels, per_group = int(x.shape[-1]), int(w.shape[-2])
         if channels % per_group:
             raise InvalidArgumentError(f"{layer}.apply: x has {channels} channels, not a multiple of the kernel's "
-                                       f"{per_group} input channels per group (params['w'] is (*window, in/groups, out)).")
+                                       f"{per_group} input channels per group (params['w'] is (window..., in/groups, out)).")
         y = getattr(nn, layer)(x, w, stride, padding, dilation, _FORMATS[n], channels // per_group)
         return _output(policy, _biased(params, y))
 
@@ -93,7 +93,7 @@ conv1d, conv3d = _conv(1), _conv(3)
 # -- conv_transpose ----------------------------------------------------------------------------------------
 def _transpose_init(key: Any, in_channels: int, out_channels: int, kernel_size: Any = 3, *, ndim: int = 2,
                     bias: bool = True, dtype: Any = None) -> dict[str, Any]:
-    """{"w": (*window, out, in) He-normal (Keras' layout), "b": (out,) zeros}; ``ndim`` spatial axes."""
+    """{"w": (window..., out, in) He-normal (Keras' layout), "b": (out,) zeros}; ``ndim`` spatial axes."""
     n = _rank(ndim, "conv_transpose")
     c_in = _positive(in_channels, "conv_transpose.init: in_channels")
     c_out = _positive(out_channels, "conv_transpose.init: out_channels")
@@ -111,7 +111,7 @@ def _transpose_apply(params: dict[str, Any], x: Any, *, stride: Any = 1, padding
     n = _kernel_rank("conv_transpose", params, "w")
     w = _weight("conv_transpose", params, "w", n + 2)
     _images("conv_transpose", x, n)
-    _features("conv_transpose", x, w.shape[-1], "params['w'] (*window, out, in)")
+    _features("conv_transpose", x, w.shape[-1], "params['w'] (window..., out, in)")
     y = nn.conv_transpose(x, w, stride, padding, output_padding, dilation, _FORMATS[n])
     return _output(policy, _biased(params, y))
 
@@ -122,7 +122,7 @@ conv_transpose = Layer(_transpose_init, _transpose_apply)
 # -- depthwise and separable -------------------------------------------------------------------------------
 def _depthwise_init(key: Any, channels: int, kernel_size: Any = 3, *, multiplier: int = 1, ndim: int = 2,
                     bias: bool = True, dtype: Any = None) -> dict[str, Any]:
-    """{"w": (*window, channels, multiplier) He-normal, "b": (channels * multiplier,) zeros}."""
+    """{"w": (window..., channels, multiplier) He-normal, "b": (channels * multiplier,) zeros}."""
     n = _rank(ndim, "depthwise_conv")
     if n == 3:
         raise InvalidArgumentError("depthwise_conv.init(ndim=3): depthwise convolution takes 1 or 2 spatial axes.")
@@ -141,7 +141,7 @@ def _depthwise_apply(params: dict[str, Any], x: Any, *, stride: Any = 1, padding
     n = _kernel_rank("depthwise_conv", params, "w")
     w = _weight("depthwise_conv", params, "w", n + 2)
     _images("depthwise_conv", x, n)
-    _features("depthwise_conv", x, w.shape[-2], "params['w'] (*window, channels, multiplier)")
+    _features("depthwise_conv", x, w.shape[-2], "params['w'] (window..., channels, multiplier)")
     return _output(policy, _biased(params, nn.depthwise_conv(x, w, stride, padding, dilation, _FORMATS[n])))
 
 
@@ -150,7 +150,7 @@ depthwise_conv = Layer(_depthwise_init, _depthwise_apply)
 
 def _separable_init(key: Any, in_channels: int, out_channels: int, kernel_size: Any = 3, *, multiplier: int = 1,
                     ndim: int = 2, bias: bool = True, dtype: Any = None) -> dict[str, Any]:
-    """{"depthwise": (*window, in, multiplier), "pointwise": (1, .., in * multiplier, out), "b": (out,)}."""
+    """{"depthwise": (window..., in, multiplier), "pointwise": (1, .., in * multiplier, out), "b": (out,)}."""
     n = _rank(ndim, "separable_conv")
     depth, point = _keys(key, 2)
     inner = _depthwise_init(depth, in_channels, kernel_size, multiplier=multiplier, ndim=n, bias=False, dtype=dtype)
@@ -170,7 +170,7 @@ def _separable_apply(params: dict[str, Any], x: Any, *, stride: Any = 1, padding
     depth = _weight("separable_conv", params, "depthwise", n + 2)
     point = _weight("separable_conv", params, "pointwise", n + 2)
     _images("separable_conv", x, n)
-    _features("separable_conv", x, depth.shape[-2], "params['depthwise'] (*window, channels, multiplier)")
+    _features("separable_conv", x, depth.shape[-2], "params['depthwise'] (window..., channels, multiplier)")
     y = nn.separable_conv(x, depth, point, stride, padding, dilation, _FORMATS[n])
     return _output(policy, _biased(params, y))
 
@@ -188,7 +188,7 @@ def _spatial_rank(layer: str, x: Any) -> int:
     n = int(getattr(x, "ndim", 0)) - 2
     if n not in _FORMATS:
         raise InvalidArgumentError(f"{layer}.apply: x of shape {tuple(getattr(x, 'shape', ()))} has no 1 to 3 "
-                                   f"spatial axes; pass (batch, *space, channels).")
+                                   f"spatial axes; pass (batch, space..., channels).")
     return n
 
 

@@ -97,7 +97,7 @@ def _groups(groups: Any) -> int:
 def conv(x: Any, kernel: Any, stride: Any = 1, padding: Any = "VALID", dilation: Any = 1,
          data_format: str | None = None, groups: int = 1, *, n: int | None = None, function: str = "conv") -> Any:
     """N-d (1, 2 or 3) grouped convolution (cross-correlation, as every framework computes it).
-    ``kernel``: (*window, in/groups, out) for channels-last input, (out, in/groups, *window) for
+    ``kernel``: (window..., in/groups, out) for channels-last input, (out, in/groups, window...) for
     channels first; ``n`` spatial axes (from ``data_format`` or the kernel's rank when None)."""
     if n is None:
         n = _LAYOUTS[data_format][0] if data_format in _LAYOUTS else max(int(getattr(kernel, "ndim", 4)) - 2, 1)
@@ -119,7 +119,7 @@ def conv(x: Any, kernel: Any, stride: Any = 1, padding: Any = "VALID", dilation:
                                    f"must both be divisible by groups.")
     if channels != kernel_in * count:
         raise InvalidArgumentError(f"nn.{function}: x has {channels} channels but the kernel takes {kernel_in} per "
-                                   f"group x {count} groups ({'(*window, in, out)' if channels_last else '(out, in, *window)'} "
+                                   f"group x {count} groups ({'(window..., in, out)' if channels_last else '(out, in, window...)'} "
                                    f"layout for channels {'last' if channels_last else 'first'}).")
     extent = tuple((k - 1) * d + 1 for k, d in zip(window, dilations, strict=True))
     pads = _padding(padding, size, extent, strides)
@@ -152,8 +152,8 @@ def conv3d(x: Any, kernel: Any, stride: Any = 1, padding: Any = "VALID", dilatio
 def depthwise_conv(x: Any, kernel: Any, stride: Any = 1, padding: Any = "VALID", dilation: Any = 1,
                    data_format: str = "NHWC") -> Any:
     """Each input channel convolved with its own ``multiplier`` filters (1-d or 2-d, from the
-    format). ``kernel``: (*window, channels, multiplier) channels last (TensorFlow's layout),
-    (channels * multiplier, 1, *window) channels first (torch's); output channel c * multiplier + m."""
+    format). ``kernel``: (window..., channels, multiplier) channels last (TensorFlow's layout),
+    (channels * multiplier, 1, window...) channels first (torch's); output channel c * multiplier + m."""
     n, channels_last = _layout(data_format, None, "depthwise_conv")
     if n == 3 or getattr(kernel, "ndim", None) != n + 2:
         raise InvalidArgumentError(f"nn.depthwise_conv takes 1-d or 2-d data formats and a {n + 2}-d kernel; got "

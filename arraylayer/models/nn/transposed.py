@@ -27,7 +27,7 @@ def _spread(x: Any, axis: int, stride: int) -> Any:
 def conv_transpose(x: Any, kernel: Any, stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
                    dilation: Any = 1, data_format: str | None = None, groups: int = 1) -> Any:
     """torch's conv_transpose{1,2,3}d: ``kernel`` is the forward convolution's, (in, out/groups,
-    *window) channels first (torch's weight) or (*window, out/groups, in) channels last (Keras').
+    window...) channels first (torch's weight) or (window..., out/groups, in) channels last (Keras').
     ``padding``: an int or one per axis, removed from each side of the output; ``output_padding``
     (below stride or dilation) added after. The output length is
     (L - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1."""
@@ -55,7 +55,7 @@ def conv_transpose(x: Any, kernel: Any, stride: Any = 1, padding: Any = 0, outpu
     if x_channels != channels or channels % count:
         raise InvalidArgumentError(f"nn.conv_transpose: x has {x_channels} channels, the kernel takes {channels} "
                                    f"(divisible by groups={groups}).")
-    # the equivalent convolution's weight: (out, in/groups, *window), flipped in space
+    # the equivalent convolution's weight: (out, in/groups, window...), flipped in space
     grouped = reshape(weights, (count, channels // count, per_group, *window))
     forward = reshape(permute_dims(grouped, (0, 2, 1, *range(3, n + 3))), (count * per_group, channels // count, *window))
     forward = flip(forward, axis=tuple(range(2, n + 2)))
