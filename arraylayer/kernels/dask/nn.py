@@ -25,6 +25,8 @@ from arraylayer.kernels.dask._lazy import chunkwise, whole_axes
 sigmoid = chunkwise("sigmoid", numpy_nn.sigmoid)
 relu = chunkwise("relu", numpy_nn.relu)
 erf = chunkwise("erf", numpy_nn.erf)
+erfc = chunkwise("erfc", numpy_nn.erfc)
+erfinv = chunkwise("erfinv", numpy_nn.erfinv)
 
 _IMAGE_AXES = (1, 2, 3)  # height, width and channels in either layout: one chunk each
 _OUT = (0, 1, 2, 3)  # blockwise indices of an image batch (the batch axis is index 0)
