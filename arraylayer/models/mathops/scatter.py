@@ -6,7 +6,8 @@ into zeros (duplicates add up, as keras' scatter does), ``scatter_update`` repla
 last row wins, on every backend). Both lay the index rows out flat and reduce per position with the
 segment reductions (arraylayer/models/mathops/segments.py), so they are lazy on dask and
 differentiable in the values; indices outside the shape are dropped. ``slice_update`` writes a
-block at ``start_indices``, clamped so the block fits (jax.lax.dynamic_update_slice's rule).
+block at ``start_indices``, a negative start counted from the end and
+clamped so the block fits (jax.lax.dynamic_update_slice's rule).
 """
 
 from __future__ import annotations
@@ -90,8 +91,8 @@ def scatter_update(inputs: Array, indices: Array, updates: Array) -> Array:
 
 def slice_update(inputs: Array, start_indices: Sequence[Any], updates: Array) -> Array:
     """inputs with the block ``inputs[s0:s0+u0, s1:s1+u1, ...]`` replaced by ``updates`` (shape
-    (u0, u1, ...), cast to inputs' dtype). Starts are ints or 0-d integer arrays (traced ones too),
-    clamped to [0, n - u] so the block always fits."""
+    (u0, u1, ...), cast to inputs' dtype). Starts are ints or 0-d integer arrays (traced ones too);
+    a negative one counts from the end, and each is clamped to [0, n - u] so the block always fits."""
     _, inputs, dtype = array_input(inputs)
     _, updates, _ = array_input(updates)
     shape, block = tuple(inputs.shape), tuple(updates.shape)
@@ -105,7 +106,7 @@ def slice_update(inputs: Array, start_indices: Sequence[Any], updates: Array) ->
     for axis, (start, n, u) in enumerate(zip(starts, shape, block)):
         if u == 0:
             return inputs
-        start = _clamped(start, n - u, axis)
+        start = _clamped(start, n, n - u, axis)
         offsets = elementwise.subtract(_arange_like_int(inputs, n), start)  # position - start along the axis
         ok = elementwise.logical_and(elementwise.greater_equal(offsets, 0), elementwise.less(offsets, u))
         result = indexing.take(result, elementwise.clip(offsets, 0, u - 1), axis=axis)
@@ -114,15 +115,18 @@ def slice_update(inputs: Array, start_indices: Sequence[Any], updates: Array) ->
     return inputs if inside is None else searching.where(inside, result, inputs)
 
 
-def _clamped(start: Any, high: int, axis: int) -> Any:
-    """A start index clamped to [0, high]: a Python int here, an integer array by arraylayer's clip."""
+def _clamped(start: Any, n: int, high: int, axis: int) -> Any:
+    """A start index (negative: counted from the end, n added) clamped to [0, high]: a Python int
+    here, an integer array by arraylayer's where and clip."""
     if not hasattr(start, "shape"):
-        return min(max(arguments.integer(start, f"start_indices[{axis}]"), 0), high)
+        start = arguments.integer(start, f"start_indices[{axis}]")
+        return min(max(start + n if start < 0 else start, 0), high)
     _, start, dtype = array_input(start)
     if dtype.category not in ("int", "uint") or len(start.shape) != 0:
         raise InvalidArgumentError(f"slice_update: start_indices[{axis}] must be an int or a 0-d integer array; "
                                    f"got a {dtype} array of shape {tuple(start.shape)}.")
-    return elementwise.clip(data_types.astype(start, "int32"), 0, high)
+    start = data_types.astype(start, "int32")
+    return elementwise.clip(searching.where(elementwise.less(start, 0), elementwise.add(start, n), start), 0, high)
 
 
 def _arange_like_int(like: Array, n: int) -> Array:

@@ -1,11 +1,13 @@
 """``top_k`` and ``in_top_k``: the k largest entries along the last axis.
 
 Ties go to the lower index first (jax.lax.top_k's order) on every backend: the entries are ranked by
-a stable descending ``argsort``, so NaN ranks as ``sort`` puts it (last, i.e. smallest).
+a stable descending ``argsort``, and NaN ranks above every number, +inf included (jax.lax.top_k's order; keras' NumPy backend ranks it
+last).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 from arraylayer import arguments
@@ -31,6 +33,17 @@ def _k(k: Any, length: int, name: str) -> int:
     return k
 
 
+def _descending(x: Array, floating: bool) -> Array:
+    """The stable descending order of x along its last axis with NaN first (jax.lax.top_k's): the
+    values with NaN read as +inf, then the NaNs moved to the front by a second stable sort."""
+    if not floating:
+        return sorting.argsort(x, axis=-1, descending=True, stable=True)
+    nan = elementwise.isnan(x)
+    order = sorting.argsort(searching.where(nan, math.inf, x), axis=-1, descending=True, stable=True)
+    later = elementwise.logical_not(indexing.take_along_axis(nan, order, axis=-1))
+    return indexing.take_along_axis(order, sorting.argsort(later, axis=-1, stable=True), axis=-1)
+
+
 def top_k(x: Array, k: int, sorted: bool = True) -> TopK:  # noqa: A002 - keras' and jax's name
     """The ``k`` largest entries of x along its last axis, largest first, and their indices.
 
@@ -46,7 +59,7 @@ def top_k(x: Array, k: int, sorted: bool = True) -> TopK:  # noqa: A002 - keras'
     if dtype.category == "complex":
         raise InvalidDtypeError(f"top_k orders real values; got {dtype}. Rank by arraylayer.abs(x) instead.")
     k = _k(k, x.shape[-1], "top_k")
-    order = sorting.argsort(x, axis=-1, descending=True, stable=True)
+    order = _descending(x, dtype.category == "float")
     indices = order[..., :k]
     return TopK(indexing.take_along_axis(x, indices, axis=-1), indices)
 
