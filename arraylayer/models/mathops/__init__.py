@@ -7,8 +7,11 @@ May import what ``arraylayer/models/`` may import, and ``models.nn``.
 """
 
 from arraylayer.api.dispatch import accepting_wrapped as _accepting_wrapped
-from arraylayer.models.mathops import scatter as _scatter, segments as _segments, selection as _selection
-from arraylayer.models.mathops import special as _special, spectral as _spectral
+from arraylayer.models.mathops import scatter as _scatter
+from arraylayer.models.mathops import segments as _segments
+from arraylayer.models.mathops import selection as _selection
+from arraylayer.models.mathops import special as _special
+from arraylayer.models.mathops import spectral as _spectral
 
 # arraylayer.Array in, Array out, as every public function
 rsqrt = _accepting_wrapped(_special.rsqrt)

@@ -97,13 +97,13 @@ def slice_update(inputs: Array, start_indices: Sequence[Any], updates: Array) ->
     _, updates, _ = array_input(updates)
     shape, block = tuple(inputs.shape), tuple(updates.shape)
     starts = tuple(start_indices)
-    if len(starts) != len(shape) or len(block) != len(shape) or any(u > n for u, n in zip(block, shape)):
+    if len(starts) != len(shape) or len(block) != len(shape) or any(u > n for u, n in zip(block, shape, strict=True)):
         raise InvalidArgumentError(f"slice_update: one start per axis of inputs (shape {shape}) and updates of the "
                                    f"same rank no larger along any axis; got {len(starts)} starts and updates of "
                                    f"shape {block}.")
     result = data_types.astype(updates, dtype)
     inside = None
-    for axis, (start, n, u) in enumerate(zip(starts, shape, block)):
+    for axis, (start, n, u) in enumerate(zip(starts, shape, block, strict=True)):
         if u == 0:
             return inputs
         start = _clamped(start, n, n - u, axis)
