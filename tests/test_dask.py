@@ -55,6 +55,7 @@ VALID_CALLS: Final[dict[str, tuple[list[Any], dict[str, Any]]]] = {
     "fft.hfft": ([COMPLEX], {"axis": 0}),
     "fft.irfft": ([COMPLEX], {"axis": 0, "n": 6}),
     "fft.irfftn": ([COMPLEX], {}),
+    "fft.irfft2": ([COMPLEX], {}),
     "linalg.cross": ([ROWS3, ROWS3_B], {"axis": -1}),
     "nancumsum": ([H], {"axis": 1, "include_initial": True}),
     "nancumprod": ([H], {"axis": 0}),
@@ -283,6 +284,21 @@ MODULE_CALLS: Final[dict[str, Callable[[], Any]]] = {
     "tree_leaves": lambda: al.tree_leaves({"a": _chunked(H), "b": (_chunked(ROWS3),)}),
     "tree_map_with_path": lambda: al.tree_map_with_path(lambda path, x: al.exp(x), {"a": _chunked(H)}),
     "to_device": lambda: al.to_device(_chunked(H), "cpu"),
+    # keras.ops' math group (arraylayer/models/mathops/): compositions, lazy on dask
+    "top_k": lambda: al.top_k(_chunked(H), 2),
+    "in_top_k": lambda: al.in_top_k(_chunked(("A", "int32", [0, 1, 2, 3])), _chunked(H), 2),
+    **{name: (lambda name=name: getattr(al, name)(_chunked(H), _chunked(("A", "int32", [0, 2, 0, 1])),
+                                                  num_segments=3))
+       for name in ("segment_sum", "segment_prod", "segment_max", "segment_min")},
+    **{name: (lambda name=name: getattr(al, name)(al.multiply(_chunked(H), 0.2)))
+       for name in ("rsqrt", "erf", "erfc", "erfinv")},
+    "logdet": lambda: al.logdet(_chunked(H)),
+    "stft": lambda: al.stft(_chunked(("A", "float32", np.linspace(-1, 1, 24).tolist())), 8, 4, 8),
+    "istft": lambda: al.istft(al.stft(_chunked(("A", "float32", np.linspace(-1, 1, 24).tolist())), 8, 4, 8), 8, 4, 8),
+    "scatter": lambda: al.scatter(_chunked(("A", "int32", [[0, 1], [0, 1], [2, 3]])),
+                                  _chunked(("A", "float32", [1.0, 2.0, 3.0])), (3, 4)),
+    "scatter_update": lambda: al.scatter_update(_chunked(H), _chunked(("A", "int32", [[1], [3]])), _chunked(H)[:2]),
+    "slice_update": lambda: al.slice_update(_chunked(H), (1, 2), _chunked(H)[:2, :2]),
 }
 
 #: What dask has no kernel for: gradients (a dask array has no autodiff).

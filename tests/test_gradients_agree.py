@@ -346,6 +346,10 @@ FFT_CASES = {
     "irfftn": _fft_case("irfftn", True, s=(3, 5), axes=(0, 1)),  # odd: only the one at 0 is dropped
     "hfft": _fft_case("hfft", True, n=7, norm="ortho"),
     "ihfft": _fft_case("ihfft", False, axis=0),
+    "fft2": _fft_case("fft2", True, s=(2, 5)),
+    "ifft2": _fft_case("ifft2", True, norm="ortho"),
+    "rfft2": _fft_case("rfft2", False),
+    "irfft2": _fft_case("irfft2", True, s=(3, 5)),
     "fftshift": _fft_case("fftshift", False, axes=(1,)),
     "ifftshift": _fft_case("ifftshift", False),
 }

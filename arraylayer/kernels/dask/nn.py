@@ -25,6 +25,8 @@ from arraylayer.kernels.dask._lazy import chunkwise, whole_axes
 sigmoid = chunkwise("sigmoid", numpy_nn.sigmoid)
 relu = chunkwise("relu", numpy_nn.relu)
 erf = chunkwise("erf", numpy_nn.erf)
+erfc = chunkwise("erfc", numpy_nn.erfc)
+erfinv = chunkwise("erfinv", numpy_nn.erfinv)
 
 def concrete(x: Any) -> None:
     """None: a dask array's values are known only once computed, and arraylayer never computes."""

@@ -11,6 +11,8 @@ import numpy as np
 from jax import lax
 
 erf = lax.erf
+erfc = lax.erfc
+erfinv = lax.erf_inv
 relu = jax.nn.relu
 sigmoid = jax.nn.sigmoid
 

@@ -37,6 +37,46 @@ def erf(x: Any) -> Any:
     return _erf_float64()(np.asarray(x, np.float64)).astype(x.dtype)
 
 
+def erfc(x: Any) -> Any:
+    """1 - erf(x) computed in float64 (SciPy's or math.erfc), rounded to x's dtype."""
+    return _special_float64("erfc")(np.asarray(x, np.float64)).astype(x.dtype)
+
+
+def erfinv(x: Any) -> Any:
+    """The inverse error function in float64 (SciPy's, or Newton steps on math.erf), rounded to x's dtype."""
+    return _special_float64("erfinv")(np.asarray(x, np.float64)).astype(x.dtype)
+
+
+_SPECIAL: dict[str, Any] = {}
+
+
+def _erfinv_newton(y: Any) -> Any:
+    """erfinv without SciPy: Giles' single-precision start refined by Newton steps on math.erf."""
+    y = np.asarray(y, np.float64)
+    w = -np.log(np.maximum((1.0 - y) * (1.0 + y), 1e-300))
+    x = np.where(w < 5.0, y * (1.50140941 + 0.246640727 * (w - 2.5)),
+                 y * (2.83297682 + 1.00167406 * (np.sqrt(w) - 3.0)))
+    erf64 = np.vectorize(math.erf, otypes=[np.float64])
+    for _ in range(4):
+        x = x - (erf64(x) - y) / (2.0 / math.sqrt(math.pi) * np.exp(-x * x))
+    x = np.where(np.abs(y) == 1.0, np.copysign(np.inf, y), x)
+    return np.where(np.abs(y) > 1.0, np.nan, x)
+
+
+def _special_float64(name: str) -> Any:
+    """SciPy's ``name`` when SciPy is installed, else a float64 fallback; looked up once."""
+    found = _SPECIAL.get(name)
+    if found is None:
+        try:
+            import scipy.special as special
+        except ImportError:
+            found = np.vectorize(math.erfc, otypes=[np.float64]) if name == "erfc" else _erfinv_newton
+        else:
+            found = getattr(special, name)
+        _SPECIAL[name] = found
+    return found
+
+
 def _erf_float64() -> Any:
     """SciPy's erf when SciPy is installed (double precision as well, 35x faster per element than
     math.erf), else math.erf per element. Looked up at the first call: importing SciPy is slow."""

@@ -10,6 +10,8 @@ from typing import Any
 import tensorflow as tf
 
 erf = tf.math.erf
+erfc = tf.math.erfc
+erfinv = tf.math.erfinv
 relu = tf.nn.relu
 sigmoid = tf.math.sigmoid
 

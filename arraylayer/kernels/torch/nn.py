@@ -10,6 +10,8 @@ import torch
 import torch.nn.functional as F
 
 erf = torch.special.erf
+erfc = torch.special.erfc
+erfinv = torch.special.erfinv
 relu = torch.relu
 sigmoid = torch.sigmoid
 
