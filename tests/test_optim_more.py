@@ -119,3 +119,100 @@ def test_float64_updates_match_to_float64_precision(backend, name, request):
     for key in P0:
         assert al.Dtype(params[key].dtype) is al.float64
         np.testing.assert_allclose(host(params)[key], expected[key], rtol=1e-10, atol=1e-12, err_msg=f"{name} {key}")
+
+
+MAKERS = {"rmsprop": lambda: al.optim.rmsprop(0.01, momentum=0.5, centered=True),
+          "adagrad": lambda: al.optim.adagrad(0.1, initial_accumulator_value=0.1),
+          "lion": lambda: al.optim.lion(0.01, weight_decay=0.1), "lamb": lambda: al.optim.lamb(0.01, weight_decay=0.1),
+          "adafactor": lambda: al.optim.adafactor(0.05)}
+
+
+@pytest.mark.parametrize("name", sorted(MAKERS))
+def test_a_compiled_training_step_equals_the_eager_one(backend, name):
+    if backend in ("numpy", "dask"):
+        pytest.skip(f"{backend} has no compiler or autodiff")
+    from test_compile_and_grad import compiler
+
+    optimizer = MAKERS[name]()
+    x = on(backend, {"x": np.linspace(-1, 1, 12).reshape(3, 4)})["x"]
+
+    def step(params, state):
+        loss, grads = al.value_and_grad(lambda p: al.mean(al.square(al.add(al.matmul(x, p["w"]), p["b"]))))(params)
+        params, state = optimizer.update(grads, state, params)
+        return params, state, loss
+
+    params = on(backend, {"w": P0["w"].T, "b": P0["w"][:, 0]})
+    eager = compiled = (params, optimizer.init(params))
+    fast = compiler(backend)(step)
+    for _ in range(3):
+        *eager, eager_loss = step(*eager)
+        *compiled, compiled_loss = fast(*compiled)
+    np.testing.assert_allclose(float(host(compiled_loss)), float(host(eager_loss)), rtol=1e-5)
+    for key in ("w", "b"):
+        np.testing.assert_allclose(host(compiled[0])[key], host(eager[0])[key], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(MAKERS))
+def test_the_state_checkpoints_and_training_resumes(backend, name, tmp_path):
+    optimizer = MAKERS[name]()
+    params = on(backend, P0)
+    state = optimizer.init(params)
+    params, state = optimizer.update(on(backend, GRADS[0]), state, params)
+    al.checkpoint.save(tmp_path / "s.safetensors", {"params": params, "state": state}, step=1)
+    loaded = al.checkpoint.load(tmp_path / "s.safetensors", {"params": params, "state": state}).tree
+    for grads in GRADS[1:]:
+        params, state = optimizer.update(on(backend, grads), state, params)
+        loaded["params"], loaded["state"] = optimizer.update(on(backend, grads), loaded["state"], loaded["params"])
+    for key in P0:
+        np.testing.assert_array_equal(host(loaded["params"])[key], host(params)[key])
+
+
+@pytest.mark.parametrize("make", [lambda: al.optim.rmsprop(-0.1), lambda: al.optim.rmsprop(decay=1.0),
+                                  lambda: al.optim.rmsprop(momentum=1.5), lambda: al.optim.rmsprop(centered=1),
+                                  lambda: al.optim.adagrad(eps=-1.0),
+                                  lambda: al.optim.adagrad(initial_accumulator_value=-0.1),
+                                  lambda: al.optim.lion(b1=1.0), lambda: al.optim.lion(b2=-0.1),
+                                  lambda: al.optim.lamb(weight_decay=-1.0), lambda: al.optim.lamb(b1=1.0),
+                                  lambda: al.optim.adafactor(0.0), lambda: al.optim.adafactor(decay_rate=0.5),
+                                  lambda: al.optim.adafactor(clipping_threshold=0.0), lambda: al.optim.lion("0.1")])
+def test_bad_hyper_parameters_are_refused(make):
+    with pytest.raises((al.InvalidArgumentError, al.InvalidArgumentTypeError), match="must lie in|must be|pass|float"):
+        make()
+
+
+@pytest.mark.parametrize("name", sorted(MAKERS))
+def test_a_gradient_of_another_shape_is_refused_with_its_path(backend, name):
+    optimizer = MAKERS[name]()
+    params = on(backend, {"layer": P0})
+    bad = on(backend, {"layer": {**P0, "w": np.ones(1)}})
+    with pytest.raises(al.InvalidArgumentError, match=r"at 'layer/w' .*shape \(1,\)"):
+        optimizer.update(bad, optimizer.init(params), params)
+
+
+@pytest.mark.parametrize("name", sorted(MAKERS))
+def test_gradients_of_another_tree_are_refused_with_the_path(backend, name):
+    optimizer = MAKERS[name]()
+    params = on(backend, P0)
+    with pytest.raises(al.InvalidArgumentError, match="no leaf at 'k'|leaf at 'k'"):
+        optimizer.update(on(backend, {"w": P0["w"], "b": P0["b"]}), optimizer.init(params), params)
+
+
+@pytest.mark.parametrize(("made_by", "given_to"), [("adam", "rmsprop"), ("rmsprop", "adagrad"), ("adagrad", "lion"),
+                                                   ("lion", "adafactor"), ("adafactor", "lamb"), ("sgd", "lamb")])
+def test_another_optimizers_state_is_refused(backend, made_by, given_to):
+    makers = {**MAKERS, "adam": lambda: al.optim.adam(), "sgd": lambda: al.optim.sgd(0.1, momentum=0.9)}
+    params = on(backend, P0)
+    state = makers[made_by]().init(params)
+    with pytest.raises(al.ArrayLayerError, match="state"):
+        makers[given_to]().update(on(backend, GRADS[0]), state, params)
+
+
+def test_a_schedule_sets_the_learning_rate(backend):
+    """torch's Adagrad lr_decay as a schedule of the step count (0 at the first step)."""
+    def rate(count):
+        return al.divide(0.1, al.add(1.0, al.multiply(al.astype(count, al.float32), 0.5)))
+
+    got = run(backend, al.optim.adagrad(rate))
+    expected = by_torch(lambda ps: __import__("torch").optim.Adagrad(ps, lr=0.1, lr_decay=0.5))
+    for key in P0:
+        np.testing.assert_allclose(got[key], expected[key], rtol=1e-5, atol=2e-6, err_msg=key)
