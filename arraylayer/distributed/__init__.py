@@ -9,9 +9,9 @@ tensors. jax.distributed and TensorFlow's collective ops are issue 41's next ste
 May import: the base modules, ``dtypes``, ``runtime``, ``api``, ``models``, ``cli``, the face ``arraylayer``.
 """
 
-from arraylayer.distributed.collectives import all_gather, all_reduce, broadcast
+from arraylayer.distributed.collectives import all_gather, all_reduce, barrier, broadcast
 from arraylayer.distributed.parallel import data_parallel, data_parallel_transform, shard
-from arraylayer.distributed.world import barrier, initialize, is_initialized, local_rank, rank, shutdown, world_size
+from arraylayer.distributed.world import initialize, is_initialized, local_rank, rank, shutdown, world_size
 from arraylayer.errors import DistributedError, DistributedMismatchError, DistributedTimeoutError
 
 __all__ = ["initialize", "shutdown", "is_initialized", "rank", "world_size", "local_rank", "barrier",

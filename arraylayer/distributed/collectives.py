@@ -21,7 +21,7 @@ from arraylayer.errors import (DistributedError, DistributedMismatchError, Distr
                                InvalidArgumentError, InvalidDtypeError)
 from arraylayer.models.tree import tree_flatten, tree_paths
 
-__all__ = ["all_reduce", "all_gather", "broadcast", "exchange_signature"]
+__all__ = ["all_reduce", "all_gather", "broadcast", "barrier", "exchange_signature"]
 
 OPS = ("sum", "mean", "max", "min")
 
@@ -157,3 +157,9 @@ def broadcast(tree: Any, root: int = 0, *, timeout: float | None = None) -> Any:
         _wait(dist.broadcast(t, src=root, async_op=True), timeout, "broadcast")
         out.append(_back(t, x))
     return rebuild(out)
+
+
+def barrier(timeout: float | None = None) -> None:
+    """Wait until every rank reaches this call (a collective: a signature exchange)."""
+    current()
+    exchange_signature("barrier", [], timeout)

@@ -14,7 +14,7 @@ from typing import Any
 
 from arraylayer.errors import DistributedError, InvalidArgumentError
 
-__all__ = ["initialize", "shutdown", "is_initialized", "rank", "world_size", "local_rank", "barrier", "current"]
+__all__ = ["initialize", "shutdown", "is_initialized", "rank", "world_size", "local_rank", "current"]
 
 
 @dataclass
@@ -86,13 +86,6 @@ def world_size() -> int:
 def local_rank() -> int:
     """This process's rank on its host."""
     return current().local_rank
-
-
-def barrier(timeout: float | None = None) -> None:
-    """Wait until every rank reaches this call (a collective: a signature exchange)."""
-    from arraylayer.distributed.collectives import exchange_signature
-
-    exchange_signature("barrier", [], timeout)
 
 
 def shutdown() -> None:
