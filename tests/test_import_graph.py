@@ -280,4 +280,4 @@ def test_the_folder_rules_are_layers():
 def test_the_top_level_is_small():
     top = [p.name for p in ROOT.iterdir() if p.suffix in (".py", ".c")]
     assert len(top) <= MOST_TOP_LEVEL, f"{len(top)} modules directly in arraylayer/ (give the new ones a folder): {sorted(top)}"
-    assert set(FOLDERS) >= {"api", "array", "backends", "cli", "dtypes", "kernels", "lowp", "models", "runtime", "support", "xp"}
+    assert set(FOLDERS) >= {"api", "array", "backends", "cli", "dtypes", "kernels", "lowp", "models", "runtime", "support", "xp", "distributed"}
