@@ -18,7 +18,7 @@ from typing import Any, Final
 from arraylayer import arguments
 from arraylayer.api import creation, data_types, elementwise, manipulation, searching, statistical
 from arraylayer.dtypes import DtypeLike
-from arraylayer.errors import InvalidArgumentError
+from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError
 
 Array = Any
 
@@ -157,6 +157,7 @@ def ravel(a: Array, /) -> Array:
 
 def swapaxes(a: Array, axis1: int, axis2: int, /) -> Array:
     """``a`` with ``axis1`` and ``axis2`` exchanged."""
+    a = a if hasattr(a, "ndim") else creation.asarray(a)
     order = list(range(a.ndim))
     first, second = arguments.axis(axis1, a.ndim, "axis1"), arguments.axis(axis2, a.ndim, "axis2")
     order[first], order[second] = order[second], order[first]
@@ -192,7 +193,11 @@ def _sequence(tup: Any, function: str) -> list[Array]:
     """The arrays of a stack function's sequence argument (a non-empty list or tuple)."""
     if not isinstance(tup, (list, tuple)) or not tup:
         raise InvalidArgumentError(f"{function}: expects a non-empty list or tuple of arrays, got {type(tup).__name__}.")
-    return [creation.asarray(a) if not hasattr(a, "ndim") else a for a in tup]
+    loose = [type(a).__name__ for a in tup if not hasattr(a, "ndim")]
+    if loose:
+        raise InvalidArgumentTypeError(f"{function}: expects arrays, got {', '.join(loose)}; pass arrays "
+                                       f"(al.asarray(...)), as concat does.")
+    return list(tup)
 
 
 def _at_least(m: Array, ndim: int, function: str) -> None:

@@ -184,7 +184,7 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "stft": Uses(("take", "multiply", "rfft"), "f"),
     "istft": Uses(("irfft", "multiply", "divide"), "c"),
     "scatter": Uses(("equal", "where", "sum"), _NUMERIC),
-    "scatter_update": Uses(("equal", "where", "max", "take")),
+    "scatter_update": Uses(("equal", "where", "take")),
     "slice_update": Uses(("take", "where")),
     # utility
     "all": Uses(("all",)),
