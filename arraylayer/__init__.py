@@ -134,12 +134,12 @@ globals().update(_FUNCTIONS)
 # (optimizers over parameter trees), initializers, schedules and transforms (learning rates, gradient
 # transformations), checkpoint (safetensors files), layers (init/apply pairs) and mixed_precision (dtype
 # policies, loss scaling). None of them imports a framework.
-from arraylayer.models import checkpoint, initializers, layers, mixed_precision, nn, optim, random, schedules, transforms  # noqa: E402, F401
+from arraylayer.models import checkpoint, image, initializers, layers, mixed_precision, nn, optim, random, schedules, transforms  # noqa: E402, F401
 from arraylayer.models.tree import tree_leaves, tree_map, tree_map_with_path, tree_paths  # noqa: E402
 
 # The toolkit's modules live in models/ and keep their public import paths: ``import arraylayer.optim``
 # and ``from arraylayer.checkpoint import save`` find the same module objects as ``al.optim``.
-for _module in (checkpoint, initializers, layers, mixed_precision, nn, optim, random, schedules, transforms):
+for _module in (checkpoint, image, initializers, layers, mixed_precision, nn, optim, random, schedules, transforms):
     _sys.modules.setdefault(f"{__name__}.{_module.__name__.rpartition('.')[2]}", _module)
 del _module
 
@@ -266,7 +266,7 @@ __all__ = [
     "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
     "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit", "checked_scalars", "set_checked_scalars",
     "use_checked_scalars", "torch_guard_filter",
-    "linalg", "fft", "random", "nn", "optim", "schedules", "transforms", "checkpoint", "initializers", "layers",
+    "linalg", "fft", "random", "nn", "image", "optim", "schedules", "transforms", "checkpoint", "initializers", "layers",
     "mixed_precision", "__array_api_version__", "__array_namespace_info__",
     "Array", "grad", "value_and_grad", "tree_map", "tree_leaves", "tree_map_with_path", "tree_paths", "UnsupportedOperationError", "GradientError",
     "scan", "map", "fori_loop", "while_loop", "cond", "switch", "associative_scan", "vmap", "stop_gradient",
