@@ -8,27 +8,25 @@ Importing it imports no array framework (not even NumPy).
 
 from __future__ import annotations
 
+import gc as _gc
 import sys as _sys
 from typing import Any
 
+# Importing the namespace leaves some 14,000 new objects (and more pass through). In a process that has
+# just imported torch, that is enough to start the full collection torch's import left due (some 70 ms
+# over torch's objects), so the collector pauses while the modules load and that collection runs where
+# it would have run without arraylayer.
+_collecting = _gc.isenabled()
+_gc.disable()
+try:
+    from arraylayer.api import CATEGORIES as _CATEGORIES  # (the dtypes, runtime, support and api folders)
+    from arraylayer.array import Array
+finally:
+    if _collecting:
+        _gc.enable()
 from arraylayer import errors
-from arraylayer.api import CATEGORIES as _CATEGORIES
 from arraylayer.api import fft, linalg
 from arraylayer.api.info import __array_namespace_info__
-from arraylayer.array import Array
-from arraylayer.models.autodiff import grad, value_and_grad
-from arraylayer.models.flow import (
-    associative_scan,
-    cond,
-    custom_gradient,
-    fori_loop,
-    jvp,
-    scan,
-    stop_gradient,
-    switch,
-    vmap,
-    while_loop,
-)
 from arraylayer.context import (
     checked_scalars,
     narrow_64bit,
@@ -130,18 +128,57 @@ from arraylayer.version import __array_api_version__, __version__  # noqa: F401 
 # The Array API functions: every public name of each category module (arraylayer/api/<category>.py).
 _FUNCTIONS: dict[str, Any] = {name: getattr(module, name) for module in _CATEGORIES for name in module.__all__}
 globals().update(_FUNCTIONS)
-# What models need: random (threefry keys), nn (activations, losses, convolution, pooling), optim
-# (optimizers over parameter trees), initializers, schedules and transforms (learning rates, gradient
-# transformations), checkpoint (safetensors files), layers (init/apply pairs) and mixed_precision (dtype
-# policies, loss scaling). None of them imports a framework.
-from arraylayer.models import checkpoint, image, initializers, layers, mixed_precision, nn, optim, random, schedules, transforms  # noqa: E402, F401
-from arraylayer.models.tree import tree_leaves, tree_map, tree_map_with_path, tree_paths  # noqa: E402
+# The model toolkit (arraylayer/models/) loads on first use, so that ``import arraylayer`` costs
+# only the namespace: ``al.nn``, ``al.scan`` or ``from arraylayer import layers`` import their module
+# then (see __getattr__). Its modules keep their public import paths: ``import arraylayer.optim``
+# finds the same module object as ``al.optim`` (_ToolkitAliases below).
+_TOOLKIT_MODULES = {name: f"arraylayer.models.{name}" for name in (
+    "checkpoint", "image", "initializers", "layers", "mixed_precision", "nn", "optim", "random", "schedules", "transforms")}
+_TOOLKIT_NAMES = {
+    **dict.fromkeys(("grad", "value_and_grad"), "arraylayer.models.autodiff"),
+    **dict.fromkeys(("tree_leaves", "tree_map", "tree_map_with_path", "tree_paths"), "arraylayer.models.tree"),
+    **dict.fromkeys(("scan", "map", "fori_loop", "while_loop", "cond", "switch", "associative_scan", "vmap",
+                     "stop_gradient", "custom_gradient", "jvp"), "arraylayer.models.flow"),
+    **dict.fromkeys(("erf", "erfc", "erfinv", "in_top_k", "istft", "logdet", "rsqrt", "scatter", "scatter_update",
+                     "segment_max", "segment_min", "segment_prod", "segment_sum", "slice_update", "stft", "top_k"),
+                    "arraylayer.models.mathops"),
+}
 
-# The toolkit's modules live in models/ and keep their public import paths: ``import arraylayer.optim``
-# and ``from arraylayer.checkpoint import save`` find the same module objects as ``al.optim``.
-for _module in (checkpoint, image, initializers, layers, mixed_precision, nn, optim, random, schedules, transforms):
-    _sys.modules.setdefault(f"{__name__}.{_module.__name__.rpartition('.')[2]}", _module)
-del _module
+
+def _toolkit(name: str) -> Any:
+    """The toolkit's module or function ``name``, imported now and kept as a plain attribute."""
+    import importlib
+
+    if name in _TOOLKIT_MODULES:
+        value = importlib.import_module(_TOOLKIT_MODULES[name])
+    else:
+        value = getattr(importlib.import_module(_TOOLKIT_NAMES[name]), name)
+    globals()[name] = value
+    return value
+
+
+class _ToolkitAliases:
+    """Finds ``arraylayer.<toolkit module>`` (``import arraylayer.optim``) as the module in models/."""
+
+    @staticmethod
+    def find_spec(fullname: str, path: Any = None, target: Any = None) -> Any:
+        package, _, name = fullname.rpartition(".")
+        if package != __name__ or name not in _TOOLKIT_MODULES:
+            return None
+        from importlib.machinery import ModuleSpec
+
+        return ModuleSpec(fullname, _ToolkitAliases)
+
+    @staticmethod
+    def create_module(spec: Any) -> Any:
+        return _toolkit(spec.name.rpartition(".")[2])
+
+    @staticmethod
+    def exec_module(module: Any) -> None:
+        """The module ran when models/ imported it: nothing is left to run."""
+
+
+_sys.meta_path.append(_ToolkitAliases)
 
 # The dtypes every backend holds are plain attributes. The others (int64, uint16, uint32,
 # uint64, float64, complex128) are looked up through __getattr__ below, so that, as seed 004
@@ -221,7 +258,10 @@ def _named_group(name: str, dtypes: tuple[Dtype, ...]) -> DtypeGroup:
 
 def __getattr__(name: str) -> Any:
     """Backend-dependent names: the 64-bit/unsigned dtypes, valid_*/invalid_* tuples,
-    NativeDtype and native_<dtype>, all answered for the backend active in this context."""
+    NativeDtype and native_<dtype>, all answered for the backend active in this context; and
+    the model toolkit's modules and functions, imported on first use."""
+    if name in _TOOLKIT_MODULES or name in _TOOLKIT_NAMES:
+        return _toolkit(name)
     if name in _BACKEND_DEPENDENT_DTYPES:
         return _dtype_attribute(name)
     if name.startswith("valid_") and name[6:] in _KIND_TUPLES:
@@ -266,11 +306,13 @@ __all__ = [
     "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
     "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit", "checked_scalars", "set_checked_scalars",
     "use_checked_scalars", "torch_guard_filter",
-    "linalg", "fft", "random", "nn", "image", "optim", "schedules", "transforms", "checkpoint", "initializers", "layers",
+    "linalg", "fft", "random", "nn", "optim", "schedules", "transforms", "checkpoint", "image", "initializers", "layers",
     "mixed_precision", "__array_api_version__", "__array_namespace_info__",
     "Array", "grad", "value_and_grad", "tree_map", "tree_leaves", "tree_map_with_path", "tree_paths", "UnsupportedOperationError", "GradientError",
     "scan", "map", "fori_loop", "while_loop", "cond", "switch", "associative_scan", "vmap", "stop_gradient",
     "custom_gradient", "jvp", "ControlFlowError",
+    "top_k", "in_top_k", "segment_sum", "segment_prod", "segment_max", "segment_min", "rsqrt", "erf", "erfc",
+    "erfinv", "logdet", "stft", "istft", "scatter", "scatter_update", "slice_update",
     "function_supported_dtypes", "function_unsupported_dtypes", "UnverifiedVersionWarning",
     *sorted(_FUNCTIONS.keys() - {"can_cast", "finfo", "iinfo", "result_type", "__array_namespace_info__"}),
 ]
@@ -286,5 +328,7 @@ from arraylayer.backends import first_use as _first_use  # noqa: E402  (prepares
 
 _first_use.install()
 
-# jax.lax.map's name shadows the builtin here: imported last, after this module's own uses of map()
-from arraylayer.models.flow import map  # noqa: E402, A004
+
+def __dir__() -> list[str]:
+    """The namespace's names, the toolkit's not yet imported included."""
+    return sorted({*globals(), *__all__})

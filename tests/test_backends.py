@@ -91,6 +91,23 @@ def test_selecting_numpy_imports_no_other_framework():
     assert out.stdout.strip() == "[]"
 
 
+def test_import_arraylayer_loads_no_toolkit_module_until_one_is_used():
+    """The model toolkit (models/) loads on first use: ``import arraylayer`` pays for the namespace only,
+    and each way of reaching the toolkit gives the one module object."""
+    code = textwrap.dedent("""
+        import sys, arraylayer as al
+        print(sorted(m for m in sys.modules if m.startswith("arraylayer.models")))
+        import arraylayer.optim
+        from arraylayer import layers
+        from arraylayer.checkpoint import save
+        print(arraylayer.optim is al.optim is sys.modules["arraylayer.models.optim"], layers is al.layers,
+              save is al.checkpoint.save, al.scan is sys.modules["arraylayer.models.flow"].scan,
+              "vmap" in dir(al), al.map is sys.modules["arraylayer.models.flow"].map)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["[]", "True True True True True True"]
+
+
 def test_set_backend_and_use_backend(backend):
     al.set_backend(backend)
     assert al.current_backend() == backend
