@@ -133,7 +133,7 @@ globals().update(_FUNCTIONS)
 # then (see __getattr__). Its modules keep their public import paths: ``import arraylayer.optim``
 # finds the same module object as ``al.optim`` (_ToolkitAliases below).
 _TOOLKIT_MODULES = {name: f"arraylayer.models.{name}" for name in (
-    "checkpoint", "initializers", "layers", "mixed_precision", "nn", "optim", "random", "schedules", "transforms")}
+    "checkpoint", "image", "initializers", "layers", "mixed_precision", "nn", "optim", "random", "schedules", "transforms")}
 _TOOLKIT_NAMES = {
     **dict.fromkeys(("grad", "value_and_grad"), "arraylayer.models.autodiff"),
     **dict.fromkeys(("tree_leaves", "tree_map", "tree_map_with_path", "tree_paths"), "arraylayer.models.tree"),
@@ -306,7 +306,7 @@ __all__ = [
     "to_backend", "dev", "to_device", "default_device", "set_default_device", "use_device",
     "narrow_64bit", "set_narrow_64bit", "use_narrow_64bit", "checked_scalars", "set_checked_scalars",
     "use_checked_scalars", "torch_guard_filter",
-    "linalg", "fft", "random", "nn", "optim", "schedules", "transforms", "checkpoint", "initializers", "layers",
+    "linalg", "fft", "random", "nn", "optim", "schedules", "transforms", "checkpoint", "image", "initializers", "layers",
     "mixed_precision", "__array_api_version__", "__array_namespace_info__",
     "Array", "grad", "value_and_grad", "tree_map", "tree_leaves", "tree_map_with_path", "tree_paths", "UnsupportedOperationError", "GradientError",
     "scan", "map", "fori_loop", "while_loop", "cond", "switch", "associative_scan", "vmap", "stop_gradient",

@@ -206,6 +206,7 @@ _LOGITS = ("A", "float32", [[2.0, -1.0, 0.5], [0.0, 1.5, -2.0]])
 _LABELS = ("A", "int32", [2, 0])
 #: images of 3 x 5 x 4 x 2 (chunks of 2 along every axis, so the image axes are rechunked whole)
 _IMAGES = ("A", "float32", np.random.default_rng(3).standard_normal((3, 5, 4, 2)).round(2).tolist())
+_RGB = ("A", "float32", np.random.default_rng(6).uniform(0, 1, (2, 3, 4, 3)).round(2).tolist())
 _HWIO = ("A", "float32", np.random.default_rng(4).standard_normal((3, 2, 2, 3)).round(2).tolist())
 _QKV = ("A", "float32", np.random.default_rng(5).standard_normal((2, 3, 2, 2)).round(2).tolist())
 #: arraylayer.models.random, arraylayer.models.nn and the tree and interchange functions on dask inputs: name -> call.
@@ -270,6 +271,19 @@ MODULE_CALLS: Final[dict[str, Callable[[], Any]]] = {
     "nn.multi_hot": lambda: al.nn.multi_hot(_chunked(("A", "int32", [[0, 2], [1, 1]])), 3),
     "nn.ctc_loss": lambda: al.nn.ctc_loss(_chunked(("A", "int32", [[1, 2], [3, 0]])), _chunked(_IMAGES)[:2, :, :, 0],
                                           _chunked(("A", "int32", [2, 1])), _chunked(("A", "int32", [4, 3]))),
+    # arraylayer.image: slicing, take, pad and element-wise arithmetic over lazy images
+    "image.resize": lambda: al.image.resize(_chunked(_IMAGES), (4, 7)),
+    "image.resize nearest": lambda: al.image.resize(_chunked(_IMAGES), (7, 3), interpolation="nearest"),
+    "image.rgb_to_grayscale": lambda: al.image.rgb_to_grayscale(_chunked(_RGB)),
+    "image.rgb_to_hsv": lambda: al.image.rgb_to_hsv(_chunked(_RGB)),
+    "image.hsv_to_rgb": lambda: al.image.hsv_to_rgb(_chunked(_RGB)),
+    "image.crop_images": lambda: al.image.crop_images(_chunked(_IMAGES), 1, 1, target_height=3, target_width=2),
+    "image.pad_images": lambda: al.image.pad_images(_chunked(_IMAGES), 1, 2, 0, 1),
+    "image.extract_patches": lambda: al.image.extract_patches(_chunked(_IMAGES), 2, 1, padding="same"),
+    "image.map_coordinates": lambda: al.image.map_coordinates(
+        _chunked(H), _chunked(("A", "float32", [[0.5, 2.5, -1.0], [1.25, 3.5, 0.0]])), 1),
+    "image.affine_transform": lambda: al.image.affine_transform(
+        _chunked(_RGB), _chunked(("A", "float32", [1.1, 0.23, -0.47, 0.13, 0.91, 0.71, 0.0, 0.0]))),
     # control flow on dask: Python loops and branches over lazy arrays
     "scan": lambda: al.scan(lambda c, x: (al.add(c, x), al.multiply(c, x)), _chunked(H)[0], _chunked(H)),
     "map": lambda: al.map(al.sum, _chunked(H)),
@@ -433,7 +447,7 @@ def _public_callables() -> set[str]:
     """Every public function of arraylayer, arraylayer.models.random and arraylayer.models.nn (linalg and fft
     are in FUNCTIONS), by name."""
     names = {n for n in al.__all__ if callable(getattr(al, n)) and not isinstance(getattr(al, n), type)}
-    for module in ("random", "nn"):
+    for module in ("random", "nn", "image"):
         names |= {f"{module}.{n}" for n, f in vars(getattr(al, module)).items() if not n.startswith("_")
                   and callable(f) and not isinstance(f, type) and f.__module__.startswith(f"arraylayer.models.{module}")}
     return names

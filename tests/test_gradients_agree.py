@@ -459,6 +459,11 @@ NOT_DIFFERENTIABLE = {
         "adaptive_avg_pool", "adaptive_max_pool", "batch_norm", "group_norm", "instance_norm")],
         "differentiable: its gradient case is in tests/test_nn_agreement.py (against NumPy references by finite differences)"),
     "nn.multi_hot": "integer labels in, a constant out",
+    **dict.fromkeys(["image." + name for name in (
+        "resize", "rgb_to_grayscale", "rgb_to_hsv", "hsv_to_rgb", "crop_images", "pad_images", "extract_patches",
+        "map_coordinates", "affine_transform")],
+        "differentiable: its gradient case is in tests/test_image_ops.py (against NumPy/SciPy/JAX references by finite "
+        "differences)"),
     "heaviside": "a step function: its gradient is 0 wherever it is defined",
     **dict.fromkeys(["isposinf", "isneginf", "isreal"], "bool out"),
     **dict.fromkeys(["identity", "tri", "logspace"], "no array input"),
@@ -523,7 +528,7 @@ def _public_functions() -> set[str]:
     modules = (*CATEGORIES, al.linalg, al.fft)
     return {name for module in modules for name in module.__all__
             if callable(getattr(module, name)) and not isinstance(getattr(module, name), type)} | {
-        f"nn.{name}" for name in al.nn.__all__}
+        f"nn.{name}" for name in al.nn.__all__} | {f"image.{name}" for name in al.image.__all__}
 
 
 def test_every_public_function_is_covered_or_excluded_with_a_reason():

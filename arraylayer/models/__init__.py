@@ -1,6 +1,7 @@
 """The model toolkit: what a backend-agnostic model is written with, over plain trees of arrays.
 
-The folder ``arraylayer/models/`` owns ``nn/`` (activations, losses, convolution, pooling, normalisation, dropout), ``random/``
+The folder ``arraylayer/models/`` owns ``nn/`` (activations, losses, convolution, pooling, normalisation, dropout), ``image/``
+(resizing, colour, cropping and padding, patches, sampling), ``random/``
 (threefry keys: the same numbers on every backend), ``layers.py`` and ``attention.py``, the
 initialisers, optimisers and gradient transformations (``optim.py``, ``transforms.py``,
 ``scalings.py``, ``leafwise.py``, ``schedules.py``), ``mixed_precision.py``, ``checkpoint.py`` (safetensors files,
