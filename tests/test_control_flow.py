@@ -350,6 +350,30 @@ def test_a_body_that_changes_the_carry_fails_the_same_way_everywhere(backend):
         al.scan(lambda c, x: (c, x), {"a": "text"}, length=1)
 
 
+def test_a_one_array_carry_is_checked_at_every_step_not_only_the_first(backend):
+    """The one-array carry's fast check (loops._leaf_like) still catches a change at a later step."""
+    x = on(backend, [1.0, 2.0])
+    steps = on(backend, [0.0, 1.0, 2.0])
+
+    def changes_late(c, s):  # the carry turns float16 at the third step
+        calls.append(1)
+        return (al.astype(c, "float16") if len(calls) == 3 else c + s), c
+
+    def y_grows_late(c, s):
+        calls.append(1)
+        return c, (al.concat([c, c[:1]]) if len(calls) == 3 else c)
+
+    for body, match in ((changes_late, r"carry f returned has its leaf of float16 \(2,\)"),
+                        (y_grows_late, r"y f returned has its leaf of float32 \(3,\)")):
+        calls: list[int] = []
+        if backend == "jax":  # lax.scan traces the body once: no third call, the first one's check covers all
+            al.scan(body, x, steps)
+            assert len(calls) == 1
+            continue
+        with pytest.raises(al.ControlFlowError, match=match):
+            al.scan(body, x, steps)
+
+
 @pytest.mark.parametrize("call, error, match", [
     (lambda x: al.scan(3, x, x), al.InvalidArgumentTypeError, "f must be a function"),
     (lambda x: al.scan(lambda c, v: (c, v), x, x[0]), al.InvalidArgumentError, "0-d"),

@@ -107,11 +107,22 @@ class _ScanStep:
         self.carry_specs = specs(backend, carry.leaves)
         self.ys: Flat | None = None
         self.ys_specs: list[Spec] = []
+        # A carry that is one array (a recurrent layer's h) is checked without taking trees apart.
+        self.one_leaf = len(carry.leaves) == 1 and carry.tree is carry.leaves[0]
+        self.one_x = len(xs.leaves) == 1 and xs.tree is xs.leaves[0]
 
     def __call__(self, carry: Sequence[Any], x: Sequence[Any]) -> tuple[list[Any], list[Any]]:
-        out = self.f(self.carry.rebuild(list(carry)), self.xs.rebuild(list(x)))
+        out = self.f(carry[0] if self.one_leaf else self.carry.rebuild(list(carry)),
+                     x[0] if self.one_x else self.xs.rebuild(list(x)))
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
             raise ControlFlowError(f"scan: f(carry, x) returns a pair (carry, y); it returned {_kind(out)}.")
+        if self.one_leaf and self.ys is not None and len(self.ys.leaves) == 1 and self.ys.tree is self.ys.leaves[0] \
+                and _leaf_like(self.backend, out[0], self.carry_specs[0]) \
+                and _leaf_like(self.backend, out[1], self.ys_specs[0]):
+            return [out[0]], [out[1]]
+        return self._checked(out)
+
+    def _checked(self, out: Any) -> tuple[list[Any], list[Any]]:
         dtypes = [s.dtype for s in self.carry_specs]
         new = flatten(self.backend, out[0], "the carry f returned", dtypes)
         check_like("scan", "the carry f returned", self.carry, self.carry_specs, new,
@@ -131,6 +142,13 @@ class _ScanStep:
                                 for s, leaf in zip(specs(backend, xs.leaves), xs.leaves, strict=True)])
         assert self.ys is not None
         return self.ys.rebuild(ys)
+
+
+def _leaf_like(backend: Backend, value: Any, spec: Spec) -> bool:
+    """Whether ``value`` is a native array of exactly ``spec``'s dtype and shape (the fast check of a
+    one-array carry; anything else takes the full check and its error)."""
+    return isinstance(value, backend.array_types) and backend.dtype_of(value) == spec.dtype \
+        and tuple(value.shape) == spec.shape
 
 
 class _CarryStep:
