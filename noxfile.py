@@ -4,10 +4,11 @@
 two parts alone, ``badinput`` (the full bad-input campaign) and ``lowp`` (the low-precision casts over
 every format, every float16/bfloat16 pattern and 2**22 float32 ones), ``dispatch`` (the compiled and the
 pure-Python dispatch compared on every element-wise function and operator), ``triton`` (torch's Triton
-casts in Triton's interpreter, in an environment of its own: part of CI's test command).
+casts in Triton's interpreter, in an environment of its own: part of CI's test command), ``distributed``
+(the transformer data-parallel on 2 processes against one, on jax, torch and tensorflow).
 
 ``main``, ``transformer``, ``tests``, ``docs``, ``demo``, ``bench``, ``conformance``, ``clients``, ``badinput``,
-``lowp`` and ``dispatch`` share ONE environment, ``.nox/shared`` (every framework, CPU builds: about 3.1 GB), created
+``lowp``, ``dispatch`` and ``distributed`` share ONE environment, ``.nox/shared`` (every framework, CPU builds: about 3.1 GB), created
 on first use and updated by pip on each run; nox's own per-session environments are used only by ``tests-<backend>`` (one
 framework each), ``triton`` and ``lint``. Every install goes through constraints.txt, which pins the frameworks
 (torch==2.13.0 included: an unpinned torch would pull several GB of CUDA packages).
@@ -101,6 +102,14 @@ def gru(session: nox.Session) -> None:
     jax (jax.jit), torch and tensorflow (tf.function) from one seed, the held-out loss of each scored
     on NumPy; exits non-zero unless the losses agree (examples/train_gru.py). Arguments go to the script."""
     shared(session, "examples/train_gru.py", *session.posargs)
+
+
+@nox.session(python=False)
+def distributed(session: nox.Session) -> None:
+    """The main job's transformer data-parallel on 2 processes (arraylayer's launcher) on jax, torch and
+    tensorflow, each against one process on the whole batch: exits non-zero unless the losses and
+    parameters agree (examples/train_distributed.py; about 7 minutes on 2 cores). Arguments go to the script."""
+    shared(session, "examples/train_distributed.py", *session.posargs)
 
 
 @nox.session(python=False)
