@@ -23,9 +23,9 @@ __all__ = ["launch_envs", "join", "leave", "gather_digest", "all_reduce", "all_g
 
 _GROUP: Final = 4100  # the group key of the world (any key MultiWorkerMirroredStrategy leaves unused)
 _STATE: dict[str, Any] = {}
-_NATIVE: Final = frozenset(("float16", "bfloat16", "float32", "float64", "int32", "int64"))
+_NATIVE: Final = frozenset(("float16", "float32", "float64", "int32", "int64"))  # every op's; reductions: bfloat16 too
 #: dtype -> the dtype it travels as, for those the collective ops refuse (each cast back is exact)
-_WIRE: Final = {"bool": "int32", "int8": "int32", "int16": "int32", "uint8": "int32", "uint16": "int32",
+_WIRE: Final = {"bfloat16": "float32", "bool": "int32", "int8": "int32", "int16": "int32", "uint8": "int32", "uint16": "int32",
                 "uint32": "int64", "uint64": "int64", "complex64": "float32", "complex128": "float64"}
 _MERGE: Final = {"sum": "Add", "max": "Max", "min": "Min"}
 
@@ -86,12 +86,16 @@ def _tensor(x: Any) -> Any:
     return x if isinstance(x, tf.Tensor) else tf.constant(as_numpy(x))
 
 
+def _native(name: str, op: str) -> bool:
+    return name in _NATIVE or (name == "bfloat16" and op in _MERGE)
+
+
 def _encode(t: Any, op: str) -> Any:
     """``t`` in a dtype the collective ops take; uint64 max/min keep their order (sign bit flipped)."""
     import tensorflow as tf
 
     name = t.dtype.name
-    if name in _NATIVE:
+    if _native(name, op):
         return t
     if name not in _WIRE:
         raise UnsupportedDtypeError(f"the tensorflow engine cannot carry {name} leaves: cast them to float32 first.")
@@ -107,7 +111,7 @@ def _decode(w: Any, like: Any, op: str) -> Any:
     import tensorflow as tf
 
     name = like.dtype.name
-    if name in _NATIVE:
+    if _native(name, op):
         return w
     if name.startswith("complex"):
         return tf.complex(w[..., 0], w[..., 1])
