@@ -87,8 +87,8 @@ def main() -> None:
     own = OWN[backend](dist.world_size())
     for n in SIZES:
         x = al.to_backend(np.ones(n, np.float32), backend)
-        ours = lambda: ready(dist.all_reduce(x))  # noqa: E731
-        theirs = lambda: ready(own(x))  # noqa: E731
+        ours = lambda x=x: ready(dist.all_reduce(x))  # noqa: E731
+        theirs = lambda x=x: ready(own(x))  # noqa: E731
         assert np.array_equal(ours(), theirs())  # warm-up and check
         times: dict[str, list[float]] = {"arraylayer": [], "own": []}
         for _ in range(REPEATS):

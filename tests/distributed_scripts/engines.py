@@ -7,10 +7,10 @@ import time
 
 import ml_dtypes
 import numpy as np
+from train import main as train
 
 import arraylayer as al
 import arraylayer.distributed as dist
-from train import main as train
 
 backend = sys.argv[1]
 world = dist.initialize(timeout=30)

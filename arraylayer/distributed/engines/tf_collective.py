@@ -121,12 +121,13 @@ def _decode(w: Any, like: Any, op: str) -> Any:
     return tf.cast(w, like.dtype)  # modular for the integers (a sum wraps as the narrow dtype does)
 
 
-def _call(rank: int, what: str, timeout: float, run: Any) -> Any:
+def _call(rank: int, what: str, timeout: float, op: str, **arguments: Any) -> Any:
+    """``tf.raw_ops.<op>`` on this worker's CPU with the timeout, its failure as arraylayer's."""
     import tensorflow as tf
 
     try:
         with tf.device(_STATE["device"]):
-            return run()
+            return getattr(tf.raw_ops, op)(group_key=_GROUP, instance_key=_key(), timeout_seconds=timeout, **arguments)
     except tf.errors.OpError as error:
         fail(error, rank, what, timeout)
 
@@ -135,33 +136,27 @@ def gather_digest(rank: int, size: int, digest: bytes, timeout: float) -> list[b
     import tensorflow as tf
 
     mine = tf.constant(np.frombuffer(digest, dtype=np.int32)[None])
-    rows = _call(rank, "the signature exchange", timeout, lambda: tf.raw_ops.CollectiveGatherV2(
-        input=mine, group_size=size, group_key=_GROUP, instance_key=_key(), ordering_token=[], timeout_seconds=timeout))
+    rows = _call(rank, "the signature exchange", timeout, "CollectiveGatherV2", input=mine, group_size=size,
+                 ordering_token=[])
     return [row.tobytes() for row in rows.numpy()]
 
 
 def all_reduce(rank: int, size: int, leaves: list, op: str, timeout: float) -> list:
-    import tensorflow as tf
-
     out = []
     for x in leaves:
         t = _tensor(x)
-        wire = _call(rank, f"all_reduce[{op}]", timeout, lambda: tf.raw_ops.CollectiveReduceV2(
-            input=_encode(t, op), group_size=size, group_key=_GROUP, instance_key=_key(), ordering_token=[],
-            merge_op=_MERGE[op], final_op="Id", timeout_seconds=timeout))
+        wire = _call(rank, f"all_reduce[{op}]", timeout, "CollectiveReduceV2", input=_encode(t, op), group_size=size,
+                     ordering_token=[], merge_op=_MERGE[op], final_op="Id")
         out.append(_decode(wire, t, op))
     return out
 
 
 def all_gather(rank: int, size: int, leaves: list, timeout: float) -> list:
-    import tensorflow as tf
-
     out = []
     for x in leaves:
         t = _tensor(x)
-        wire = _call(rank, "all_gather", timeout, lambda: tf.raw_ops.CollectiveGatherV2(
-            input=_encode(t, "gather")[None], group_size=size, group_key=_GROUP, instance_key=_key(),
-            ordering_token=[], timeout_seconds=timeout))
+        wire = _call(rank, "all_gather", timeout, "CollectiveGatherV2", input=_encode(t, "gather")[None],
+                     group_size=size, ordering_token=[])
         out.append(_decode(wire, t, "gather"))
     return out
 
@@ -173,13 +168,10 @@ def broadcast(rank: int, size: int, leaves: list, root: int, timeout: float) -> 
     for x in leaves:
         t = _tensor(x)
         wire = _encode(t, "broadcast")
-        key = _key()
         if rank == root:
-            run = lambda: tf.raw_ops.CollectiveBcastSendV2(  # noqa: E731
-                input=wire, group_size=size, group_key=_GROUP, instance_key=key, timeout_seconds=timeout)
+            got = _call(rank, "broadcast", timeout, "CollectiveBcastSendV2", input=wire, group_size=size)
         else:
-            run = lambda: tf.raw_ops.CollectiveBcastRecvV2(  # noqa: E731
-                group_size=size, group_key=_GROUP, instance_key=key, shape=tf.shape(wire), T=wire.dtype,
-                timeout_seconds=timeout)
-        out.append(_decode(_call(rank, "broadcast", timeout, run), t, "broadcast"))
+            got = _call(rank, "broadcast", timeout, "CollectiveBcastRecvV2", group_size=size, shape=tf.shape(wire),
+                        T=wire.dtype)
+        out.append(_decode(got, t, "broadcast"))
     return out
