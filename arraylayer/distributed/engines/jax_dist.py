@@ -47,7 +47,8 @@ def join(rank: int, size: int, timeout: float) -> None:
     try:
         jax.config.update("jax_cpu_collectives_implementation", "gloo")
         jax.distributed.initialize(coordinator_address=coordinator, num_processes=size, process_id=rank,
-                                   initialization_timeout=max(1, int(round(timeout))))
+                                   initialization_timeout=max(1, int(round(timeout))),
+                                   shutdown_timeout_seconds=max(1, int(round(timeout))))  # bounds the exit too
     except Exception as error:
         raise DistributedError(f"rank {rank} could not join the jax world of {size} at {coordinator}: "
                                f"{str(error).splitlines()[0] if str(error) else type(error).__name__} (initialize "
