@@ -2,9 +2,9 @@
 
 The folder ``arraylayer/distributed/`` owns the world (``world.py``: ``initialize`` from the launcher's,
 torchrun's or no environment), the collectives over trees (``collectives.py``), ``shard`` and
-``data_parallel`` (``parallel.py``) and the launcher ``python -m arraylayer launch`` (``launch.py``).
-The engine today is torch.distributed (gloo on CPU); NumPy leaves go through it as zero-copy torch
-tensors. jax.distributed and TensorFlow's collective ops are issue 41's next step.
+``data_parallel`` (``parallel.py``), the launcher ``python -m arraylayer launch`` (``launch.py``) and
+the engines (``engines/``: the table backend -> engine, jax.distributed, TensorFlow's collective ops,
+torch.distributed's gloo), each framework's own collectives.
 
 May import: the base modules, ``dtypes``, ``runtime``, ``api``, ``models``, ``cli``, the face ``arraylayer``.
 """

@@ -1,7 +1,9 @@
 """``python -m arraylayer launch --nproc N SCRIPT [ARGS...]``: start N ranks, prefix their output, stop all on a failure.
 
 Each rank gets the launcher's variables (``ARRAYLAYER_RANK`` ...) and torchrun's (``RANK``, ``WORLD_SIZE``,
-``LOCAL_RANK``, ``LOCAL_WORLD_SIZE``, ``MASTER_ADDR``, ``MASTER_PORT``) on a free port. When a rank exits
+``LOCAL_RANK``, ``LOCAL_WORLD_SIZE``, ``MASTER_ADDR``, ``MASTER_PORT``) on a free port, and the variables of
+``--backend``'s engine (``engines.ENGINES``: jax's coordinator, TensorFlow's ``TF_CONFIG``) on free ports
+(with ``--master-port`` given: ``MASTER_PORT + 1`` onwards). When a rank exits
 non-zero the others are terminated (then killed) and the launcher exits with that status, naming the rank.
 """
 
@@ -10,27 +12,28 @@ from __future__ import annotations
 import argparse
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
 
 from arraylayer.cli import Command, CommandError
+from arraylayer.distributed import engines
+from arraylayer.distributed.engines.common import free_ports
+from arraylayer.errors import InvalidArgumentError
 
 __all__ = ["COMMAND", "free_port", "run_launch"]
 
 
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port free now on ``host`` (the operating system's choice)."""
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
+    return free_ports(1, host)[0]
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nproc", type=int, required=True, help="processes on this node")
-    parser.add_argument("--backend", default=None, help="arraylayer backend the ranks use (ARRAYLAYER_BACKEND)")
+    parser.add_argument("--backend", default=None, help="the world's backend (ARRAYLAYER_BACKEND), which picks the engine: jax.distributed, "
+                        "TensorFlow's collective ops or torch.distributed (the default)")
     parser.add_argument("--nnodes", type=int, default=1)
     parser.add_argument("--node-rank", type=int, default=0)
     parser.add_argument("--master-addr", default="127.0.0.1")
@@ -68,8 +71,17 @@ def run_launch(args: argparse.Namespace) -> int:
         raise CommandError("--nproc and --nnodes must be >= 1 and --node-rank in [0, nnodes).")
     if args.master_port == 0 and args.nnodes > 1:
         raise CommandError("--master-port is required with --nnodes > 1.")
-    port = args.master_port or free_port(args.master_addr)
     world = args.nproc * args.nnodes
+    try:
+        engine = engines.load(args.backend)
+    except InvalidArgumentError as error:
+        raise CommandError(str(error)) from None
+    if args.master_port:  # several hosts: the engine's ports follow the master's
+        port, ports = args.master_port, [args.master_port + 1 + i for i in range(world)]
+    else:
+        port, *ports = free_ports(1 + world, args.master_addr)
+    first = args.node_rank * args.nproc
+    engine_envs = engine.launch_envs(range(first, first + args.nproc), world, args.master_addr, ports)
     lock = threading.Lock()
     procs, pumps = [], []
     for local in range(args.nproc):
@@ -80,6 +92,7 @@ def run_launch(args: argparse.Namespace) -> int:
                         f"{prefix}LOCAL_RANK": str(local), f"{prefix}MASTER_ADDR": args.master_addr,
                         f"{prefix}MASTER_PORT": str(port)})
         env["LOCAL_WORLD_SIZE"] = str(args.nproc)
+        env.update(engine_envs[local])
         if args.backend:
             env["ARRAYLAYER_BACKEND"] = args.backend
         p = subprocess.Popen([sys.executable, "-u", args.script, *args.script_args], env=env,

@@ -1,17 +1,19 @@
 """The world of ranks: joined once from the environment, a world of one when none is set.
 
 The environment is the launcher's (``ARRAYLAYER_RANK`` ...) or torchrun's (``RANK``, ``WORLD_SIZE``,
-``LOCAL_RANK``, ``MASTER_ADDR``, ``MASTER_PORT``). The engine is torch.distributed's process group
-(gloo), joined through a TCP store with the timeout given, which also bounds every collective.
+``LOCAL_RANK``, ``MASTER_ADDR``, ``MASTER_PORT``). The world's backend (``initialize(backend=...)`` or
+``ARRAYLAYER_BACKEND``, which ``launch --backend`` sets) picks its engine from ``engines.ENGINES``:
+jax.distributed, TensorFlow's collective ops, or torch.distributed's gloo; the timeout given bounds
+the joining and every collective.
 """
 
 from __future__ import annotations
 
-import datetime
 import os
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
 
+from arraylayer.distributed import engines
 from arraylayer.errors import DistributedError, InvalidArgumentError
 
 __all__ = ["initialize", "shutdown", "is_initialized", "rank", "world_size", "local_rank", "current"]
@@ -23,7 +25,8 @@ class World:
     size: int
     local_rank: int
     timeout: float
-    group: Any = None  # torch.distributed's default group when size > 1
+    backend: str | None = None
+    engine: ModuleType | None = None  # joined when size > 1
 
 
 _WORLD: World | None = None
@@ -33,31 +36,24 @@ def _env(*names: str) -> str | None:
     return next((os.environ[n] for n in names if n in os.environ), None)
 
 
-def initialize(timeout: float = 60.0) -> World:
-    """Join the world the environment describes (a world of one when none does); idempotent."""
+def initialize(timeout: float = 60.0, backend: str | None = None) -> World:
+    """Join the world the environment describes (a world of one when none does) on ``backend``'s engine
+    (default: ``ARRAYLAYER_BACKEND``, else torch.distributed's gloo); idempotent."""
     global _WORLD
     if _WORLD is not None:
         return _WORLD
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
         raise InvalidArgumentError(f"timeout must be a positive number of seconds, got {timeout!r}.")
+    backend = backend or os.environ.get("ARRAYLAYER_BACKEND") or None
+    engines.engine_name(backend)  # an unknown backend is refused in a world of one too
     size = int(_env("ARRAYLAYER_WORLD_SIZE", "WORLD_SIZE") or 1)
     rank_ = int(_env("ARRAYLAYER_RANK", "RANK") or 0)
     local = int(_env("ARRAYLAYER_LOCAL_RANK", "LOCAL_RANK") or 0)
-    world = World(rank_, size, local, float(timeout))
+    world = World(rank_, size, local, float(timeout), backend)
     if size > 1:
-        import torch.distributed as dist
-
-        addr = _env("ARRAYLAYER_MASTER_ADDR", "MASTER_ADDR") or "127.0.0.1"
-        port = _env("ARRAYLAYER_MASTER_PORT", "MASTER_PORT")
-        if port is None:
-            raise DistributedError("WORLD_SIZE > 1 but no MASTER_PORT: start the script with "
-                                   "'python -m arraylayer launch' or torchrun.")
-        try:
-            dist.init_process_group("gloo", init_method=f"tcp://{addr}:{port}", rank=rank_, world_size=size,
-                                    timeout=datetime.timedelta(seconds=timeout))
-        except Exception as error:  # the store's own timeout or a refused connection
-            raise DistributedError(f"rank {rank_} could not join the world of {size} at {addr}:{port}: {error}") from error
-        world.group = dist.group.WORLD
+        engine = engines.load(backend)
+        engine.join(rank_, size, float(timeout))
+        world.engine = engine
     _WORLD = world
     return world
 
@@ -89,10 +85,9 @@ def local_rank() -> int:
 
 
 def shutdown() -> None:
-    """Leave the world (destroys the process group); ``initialize`` may be called again."""
+    """Leave the world (the engine's own shutdown); ``initialize`` may be called again (not on jax and
+    tensorflow, whose runtimes join once per process)."""
     global _WORLD
-    if _WORLD is not None and _WORLD.size > 1:
-        import torch.distributed as dist
-
-        dist.destroy_process_group()
+    if _WORLD is not None and _WORLD.engine is not None:
+        _WORLD.engine.leave()
     _WORLD = None

@@ -1,0 +1,119 @@
+"""torch.distributed with gloo: the engine of torch, NumPy and dask worlds (and of none named).
+
+Leaves of any backend travel as torch tensors (zero-copy from NumPy); bools as uint8 and complex numbers
+as (real, imag) pairs, both exact. Each collective is asynchronous and waited on with the timeout.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from arraylayer.distributed.engines.common import as_numpy, env, fail, timedelta
+from arraylayer.errors import DistributedError
+
+__all__ = ["launch_envs", "join", "leave", "gather_digest", "all_reduce", "all_gather", "broadcast"]
+
+
+def launch_envs(ranks: range, world: int, addr: str, ports: list[int]) -> list[dict[str, str]]:
+    """Nothing beyond the launcher's MASTER_ADDR / MASTER_PORT, which gloo's TCP store uses."""
+    return [{} for _ in ranks]
+
+
+def join(rank: int, size: int, timeout: float) -> None:
+    import torch.distributed as dist
+
+    addr = env("ARRAYLAYER_MASTER_ADDR", "MASTER_ADDR") or "127.0.0.1"
+    port = env("ARRAYLAYER_MASTER_PORT", "MASTER_PORT")
+    if port is None:
+        raise DistributedError("WORLD_SIZE > 1 but no MASTER_PORT: start the script with "
+                               "'python -m arraylayer launch' or torchrun.")
+    try:
+        dist.init_process_group("gloo", init_method=f"tcp://{addr}:{port}", rank=rank, world_size=size,
+                                timeout=timedelta(timeout))
+    except Exception as error:  # the store's own timeout or a refused connection
+        raise DistributedError(f"rank {rank} could not join the world of {size} at {addr}:{port}: {error}") from error
+
+
+def leave() -> None:
+    import torch.distributed as dist
+
+    if dist.is_initialized():
+        dist.destroy_process_group()
+
+
+def _wait(work: Any, rank: int, what: str, timeout: float) -> None:
+    try:
+        work.wait(timeout=timedelta(timeout))
+    except Exception as error:
+        fail(error, rank, what, timeout)
+
+
+def _tensor(x: Any) -> Any:
+    import torch
+
+    if isinstance(x, torch.Tensor):
+        return x.detach().clone()
+    return torch.from_numpy(np.array(as_numpy(x)))
+
+
+def _wire(t: Any) -> Any:
+    import torch
+
+    return t.to(torch.uint8) if t.dtype == torch.bool else (torch.view_as_real(t) if t.is_complex() else t)
+
+
+def _unwire(w: Any, like: Any) -> Any:
+    import torch
+
+    return w.to(torch.bool) if like.dtype == torch.bool else (torch.view_as_complex(w) if like.is_complex() else w)
+
+
+def gather_digest(rank: int, size: int, digest: bytes, timeout: float) -> list[bytes]:
+    import torch
+    import torch.distributed as dist
+
+    mine = torch.frombuffer(bytearray(digest), dtype=torch.uint8).clone()
+    rows = [torch.empty_like(mine) for _ in range(size)]
+    _wait(dist.all_gather(rows, mine, async_op=True), rank, "the signature exchange", timeout)
+    return [row.numpy().tobytes() for row in rows]
+
+
+def all_reduce(rank: int, size: int, leaves: list, op: str, timeout: float) -> list:
+    import torch.distributed as dist
+
+    reduce_op = {"sum": dist.ReduceOp.SUM, "max": dist.ReduceOp.MAX, "min": dist.ReduceOp.MIN}[op]
+    out = []
+    for x in leaves:
+        t = _tensor(x)
+        wire = _wire(t)
+        _wait(dist.all_reduce(wire, reduce_op, async_op=True), rank, f"all_reduce[{op}]", timeout)
+        out.append(_unwire(wire, t).to(t.dtype))
+    return out
+
+
+def all_gather(rank: int, size: int, leaves: list, timeout: float) -> list:
+    import torch
+    import torch.distributed as dist
+
+    out = []
+    for x in leaves:
+        t = _tensor(x)
+        wire = _wire(t)
+        rows = [torch.empty_like(wire) for _ in range(size)]
+        _wait(dist.all_gather(rows, wire, async_op=True), rank, "all_gather", timeout)
+        out.append(_unwire(torch.stack(rows), t))
+    return out
+
+
+def broadcast(rank: int, size: int, leaves: list, root: int, timeout: float) -> list:
+    import torch.distributed as dist
+
+    out = []
+    for x in leaves:
+        t = _tensor(x)
+        wire = _wire(t)
+        _wait(dist.broadcast(wire, src=root, async_op=True), rank, "broadcast", timeout)
+        out.append(_unwire(wire, t))
+    return out
