@@ -17,7 +17,6 @@ No function here is a decorator: each public function calls what it needs, inlin
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -32,6 +31,7 @@ from arraylayer.dtypes.promotion import result_type
 from arraylayer.runtime.registry import backend_of
 from arraylayer.support import kernel_unsupported_dtypes, stored_only_dtypes
 from arraylayer.api.scalars import scalar_converter
+from arraylayer.api.signatures import signature_of
 
 __all__ = [
     "kernel", "unsupported_error", "not_defined", "operand", "as_array", "index_dtype", "index_result",
@@ -287,7 +287,7 @@ def _wrap_result(result: Any, wrap: Callable[[Any], Any]) -> Any:
     return wrap(result) if isinstance(result, backend.array_types) else result
 
 
-def array_role(parameter: inspect.Parameter) -> str:
+def array_role(parameter: Any) -> str:
     """How a parameter may hold arrays, read from its annotation: ``"array"`` (one array),
     ``"either"`` (an array, or a list/tuple of them; also for unannotated parameters) or ``""``
     (no array: dtypes, axes, flags)."""
@@ -299,7 +299,7 @@ def array_role(parameter: inspect.Parameter) -> str:
     return "array"
 
 
-def source_signature(signature: inspect.Signature, prefix: str) -> tuple[list[str], list[str], dict[str, Any]]:
+def source_signature(signature: Any, prefix: str) -> tuple[list[str], list[str], dict[str, Any]]:
     """The pieces of a generated function with ``signature``: its parameter list (defaults named
     ``<prefix><index>``), the call that passes every parameter on, and the defaults by name."""
     parameters, call, defaults = [], [], {}
@@ -343,7 +343,7 @@ def accepting_wrapped(function: Callable[..., Any]) -> Callable[..., Any]:
                                                                "accepts_wrapped", False):
         return function  # (a compiled element-wise function: its dispatcher, __self__, says so)
     try:
-        signature = inspect.signature(function)
+        signature = signature_of(function)  # inspect.signature's answer, read from the code where it can
     except (TypeError, ValueError):  # no signature to copy: check every argument
         return _accepting_any(function)
     namespace = own_namespace({"_al_f": function, "_al_W": WRAPPERS, "_al_holds": _holds,  # unguarded when compiled

@@ -21,28 +21,52 @@ Kinds of special values (``specials``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 __all__ = ["Format", "FORMATS", "FLOAT_FORMATS", "INT_FORMATS", "NATIVE", "STATUS", "get_format"]
 
 
-@dataclass(frozen=True)
 class Format:
-    """One low-precision type: its encoding fields (integers have ``exponent_bits == 0``)."""
+    """One low-precision type: its encoding fields (integers have ``exponent_bits == 0``).
+
+    A frozen value, equal and hashed by its fields, like a frozen dataclass (written out: the
+    ``dataclasses`` module would add ``inspect`` to ``import arraylayer``, issue 42)."""
+
+    _FIELDS: Final = ("name", "bits", "exponent_bits", "mantissa_bits", "bias", "specials", "signed")
 
     name: str
     bits: int
-    exponent_bits: int = 0
-    mantissa_bits: int = 0
-    bias: int = 0
-    specials: str = "int"  # ieee | fn | fnuz | e8m0 | finite | int
-    signed: bool = True
-    #: whether it is a floating format (a field, not a property: read on every cast)
-    is_float: bool = field(init=False, repr=False, compare=False)
+    exponent_bits: int
+    mantissa_bits: int
+    bias: int
+    specials: str  # ieee | fn | fnuz | e8m0 | finite | int
+    signed: bool
+    #: whether it is a floating format (an attribute, not a property: read on every cast)
+    is_float: bool
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "is_float", self.specials != "int")
+    def __init__(self, name: str, bits: int, exponent_bits: int = 0, mantissa_bits: int = 0, bias: int = 0,
+                 specials: str = "int", signed: bool = True) -> None:
+        for field, value in zip(self._FIELDS, (name, bits, exponent_bits, mantissa_bits, bias, specials, signed)):
+            object.__setattr__(self, field, value)
+        object.__setattr__(self, "is_float", specials != "int")
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, field) for field in self._FIELDS)
+
+    def __repr__(self) -> str:
+        return f"Format({', '.join(f'{field}={getattr(self, field)!r}' for field in self._FIELDS)})"
+
+    def __eq__(self, other: object) -> bool:
+        return self._values() == other._values() if other.__class__ is self.__class__ else NotImplemented  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Format is frozen: cannot assign to {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Format is frozen: cannot delete {name!r}")
 
     @property
     def ml_dtypes_name(self) -> str:
