@@ -31,7 +31,7 @@ from typing import Any, Final, Union
 from arraylayer.dtypes.catalogue import CATALOGUE, CHAR, KIND_LETTER, LOW_PRECISION, native_name
 from arraylayer.dtypes.numpy_face import NUMPY_DTYPE_ATTRIBUTES, AsNumpyDtype
 from arraylayer.errors import InvalidDtypeError
-from arraylayer.lowp.formats import FORMATS
+from arraylayer.lowp.formats import FORMATS, FrozenRecord
 
 __all__ = ["Dtype", "DtypeLike", "as_dtype", "all_dtypes", "all_numeric_dtypes", "all_int_dtypes",
            "all_uint_dtypes", "all_float_dtypes", "all_complex_dtypes", "all_low_precision_dtypes",
@@ -402,43 +402,7 @@ def dtype_bits(x: DtypeLike) -> int:
     return _dtype_of(x).bits
 
 
-class _Limits:
-    """A frozen record of machine limits, equal and hashed by its fields, like a frozen dataclass
-    (written out: the ``dataclasses`` module would add ``inspect`` to ``import arraylayer``, issue 42)."""
-
-    _FIELDS: tuple[str, ...] = ()
-
-    def __init__(self, *args: Any, **values: Any) -> None:
-        if len(args) > len(self._FIELDS) or values.keys() & set(self._FIELDS[:len(args)]):
-            raise TypeError(f"{type(self).__name__}() takes the fields {', '.join(self._FIELDS)}, each once")
-        values.update(zip(self._FIELDS, args))
-        if values.keys() != set(self._FIELDS):
-            missing, extra = set(self._FIELDS) - values.keys(), values.keys() - set(self._FIELDS)
-            raise TypeError(f"{type(self).__name__}() takes the fields {', '.join(self._FIELDS)}: "
-                            f"missing {sorted(missing)}, unexpected {sorted(extra)}")
-        for field in self._FIELDS:
-            object.__setattr__(self, field, values[field])
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, field) for field in self._FIELDS)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__qualname__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self._FIELDS)})"
-
-    def __eq__(self, other: object) -> bool:
-        return self._values() == other._values() if other.__class__ is self.__class__ else NotImplemented  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen: cannot assign to {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen: cannot delete {name!r}")
-
-
-class FInfo(_Limits):
+class FInfo(FrozenRecord):
     """Machine limits of a floating-point dtype (the Array API's ``finfo_object``).
 
     For a complex dtype the figures are those of its real component, and ``dtype``
@@ -454,7 +418,7 @@ class FInfo(_Limits):
     dtype: Dtype
 
 
-class IInfo(_Limits):
+class IInfo(FrozenRecord):
     """Machine limits of an integer dtype (the Array API's ``iinfo_object``)."""
 
     _FIELDS = ("bits", "max", "min", "dtype")
