@@ -32,6 +32,7 @@ from arraylayer.runtime.registry import backend_of
 from arraylayer.support import kernel_unsupported_dtypes, stored_only_dtypes
 from arraylayer.api.scalars import scalar_converter
 from arraylayer.api.signatures import signature_of
+from arraylayer.api.wrapper_templates import function_from_source
 
 __all__ = [
     "kernel", "unsupported_error", "not_defined", "operand", "as_array", "index_dtype", "index_result",
@@ -373,14 +374,18 @@ def accepting_wrapped(function: Callable[..., Any]) -> Callable[..., Any]:
             checks.append(f"type({name}) in _al_W")
     if not checks:
         return function
-    source = (
-        f"def public({', '.join(parameters)}):\n"
-        f"    if {' or '.join(checks)}:\n"
-        f"        return _al_call(_al_f, ({''.join(a + ', ' for a in packed)}), {{{', '.join(kwargs_packed)}}})\n"
-        f"    return _al_f({', '.join(call)})\n"
+    source = (  # one line: wrapper_code.py holds these lines compiled (api/wrapper_templates.py)
+        f"def public({', '.join(parameters)}): "
+        f"return _al_call(_al_f, ({''.join(a + ', ' for a in packed)}), {{{', '.join(kwargs_packed)}}}) "
+        f"if {' or '.join(checks)} else _al_f({', '.join(call)})\n"
     )
-    exec(compile(source, f"<arraylayer.accepting_wrapped {function.__qualname__}>", "exec"), namespace)  # noqa: S102
-    public = functools.update_wrapper(namespace["public"], function)
+    ordered = signature.parameters.values()
+    positional_defaults = tuple(p.default for p in ordered if p.default is not p.empty
+                                and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    keyword_defaults = {p.name: p.default for p in ordered if p.default is not p.empty and p.kind is p.KEYWORD_ONLY}
+    public = function_from_source(source, f"<arraylayer.accepting_wrapped {function.__qualname__}>", namespace,
+                                  positional_defaults, keyword_defaults)
+    public = functools.update_wrapper(public, function)
     public.accepts_wrapped = True  # type: ignore[attr-defined]
     return public
 
