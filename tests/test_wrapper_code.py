@@ -114,7 +114,7 @@ def _as_tuples(signature) -> list[tuple]:
             for p in signature.parameters.values()]
 
 
-def _sample(a, b: int = 1, /, c: "Array" = 2, *args: float, d, e=3, **kw: "Any") -> None:  # noqa: F821
+def _sample(a, b: int = 1, /, c: Array = 2, *args: float, d, e=3, **kw: Any) -> None:  # noqa: F821
     pass
 
 

@@ -37,7 +37,7 @@ class FrozenRecord:
         fields = self._FIELDS
         if len(args) > len(fields) or values.keys() & set(fields[:len(args)]):
             raise TypeError(f"{type(self).__name__}() takes the fields {', '.join(fields)}, each once")
-        values.update(zip(fields, args))
+        values.update(zip(fields, args, strict=False))  # (fewer args than fields: the rest by keyword)
         if values.keys() != set(fields):
             raise TypeError(f"{type(self).__name__}() takes the fields {', '.join(fields)}: given {sorted(values)}")
         for field in fields:
