@@ -17,7 +17,6 @@ No function here is a decorator: each public function calls what it needs, inlin
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -32,6 +31,8 @@ from arraylayer.dtypes.promotion import result_type
 from arraylayer.runtime.registry import backend_of
 from arraylayer.support import kernel_unsupported_dtypes, stored_only_dtypes
 from arraylayer.api.scalars import scalar_converter
+from arraylayer.api.signatures import signature_of
+from arraylayer.api.wrapper_templates import function_from_source
 
 __all__ = [
     "kernel", "unsupported_error", "not_defined", "operand", "as_array", "index_dtype", "index_result",
@@ -287,7 +288,7 @@ def _wrap_result(result: Any, wrap: Callable[[Any], Any]) -> Any:
     return wrap(result) if isinstance(result, backend.array_types) else result
 
 
-def array_role(parameter: inspect.Parameter) -> str:
+def array_role(parameter: Any) -> str:
     """How a parameter may hold arrays, read from its annotation: ``"array"`` (one array),
     ``"either"`` (an array, or a list/tuple of them; also for unannotated parameters) or ``""``
     (no array: dtypes, axes, flags)."""
@@ -299,7 +300,7 @@ def array_role(parameter: inspect.Parameter) -> str:
     return "array"
 
 
-def source_signature(signature: inspect.Signature, prefix: str) -> tuple[list[str], list[str], dict[str, Any]]:
+def source_signature(signature: Any, prefix: str) -> tuple[list[str], list[str], dict[str, Any]]:
     """The pieces of a generated function with ``signature``: its parameter list (defaults named
     ``<prefix><index>``), the call that passes every parameter on, and the defaults by name."""
     parameters, call, defaults = [], [], {}
@@ -343,7 +344,7 @@ def accepting_wrapped(function: Callable[..., Any]) -> Callable[..., Any]:
                                                                "accepts_wrapped", False):
         return function  # (a compiled element-wise function: its dispatcher, __self__, says so)
     try:
-        signature = inspect.signature(function)
+        signature = signature_of(function)  # inspect.signature's answer, read from the code where it can
     except (TypeError, ValueError):  # no signature to copy: check every argument
         return _accepting_any(function)
     namespace = own_namespace({"_al_f": function, "_al_W": WRAPPERS, "_al_holds": _holds,  # unguarded when compiled
@@ -373,14 +374,18 @@ def accepting_wrapped(function: Callable[..., Any]) -> Callable[..., Any]:
             checks.append(f"type({name}) in _al_W")
     if not checks:
         return function
-    source = (
-        f"def public({', '.join(parameters)}):\n"
-        f"    if {' or '.join(checks)}:\n"
-        f"        return _al_call(_al_f, ({''.join(a + ', ' for a in packed)}), {{{', '.join(kwargs_packed)}}})\n"
-        f"    return _al_f({', '.join(call)})\n"
+    source = (  # one line: wrapper_code.py holds these lines compiled (api/wrapper_templates.py)
+        f"def public({', '.join(parameters)}): "
+        f"return _al_call(_al_f, ({''.join(a + ', ' for a in packed)}), {{{', '.join(kwargs_packed)}}}) "
+        f"if {' or '.join(checks)} else _al_f({', '.join(call)})\n"
     )
-    exec(compile(source, f"<arraylayer.accepting_wrapped {function.__qualname__}>", "exec"), namespace)  # noqa: S102
-    public = functools.update_wrapper(namespace["public"], function)
+    ordered = signature.parameters.values()
+    positional_defaults = tuple(p.default for p in ordered if p.default is not p.empty
+                                and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    keyword_defaults = {p.name: p.default for p in ordered if p.default is not p.empty and p.kind is p.KEYWORD_ONLY}
+    public = function_from_source(source, f"<arraylayer.accepting_wrapped {function.__qualname__}>", namespace,
+                                  positional_defaults, keyword_defaults)
+    public = functools.update_wrapper(public, function)
     public.accepts_wrapped = True  # type: ignore[attr-defined]
     return public
 

@@ -26,13 +26,12 @@ May import: the base modules, ``lowp.formats`` (the low-precision formats as dat
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Final, Union
 
 from arraylayer.dtypes.catalogue import CATALOGUE, CHAR, KIND_LETTER, LOW_PRECISION, native_name
 from arraylayer.dtypes.numpy_face import NUMPY_DTYPE_ATTRIBUTES, AsNumpyDtype
 from arraylayer.errors import InvalidDtypeError
-from arraylayer.lowp.formats import FORMATS
+from arraylayer.lowp.formats import FORMATS, FrozenRecord
 
 __all__ = ["Dtype", "DtypeLike", "as_dtype", "all_dtypes", "all_numeric_dtypes", "all_int_dtypes",
            "all_uint_dtypes", "all_float_dtypes", "all_complex_dtypes", "all_low_precision_dtypes",
@@ -403,14 +402,14 @@ def dtype_bits(x: DtypeLike) -> int:
     return _dtype_of(x).bits
 
 
-@dataclass(frozen=True)
-class FInfo:
+class FInfo(FrozenRecord):
     """Machine limits of a floating-point dtype (the Array API's ``finfo_object``).
 
     For a complex dtype the figures are those of its real component, and ``dtype``
     is that real dtype, as the standard specifies.
     """
 
+    _FIELDS = ("bits", "eps", "max", "min", "smallest_normal", "dtype")
     bits: int
     eps: float
     max: float
@@ -419,10 +418,10 @@ class FInfo:
     dtype: Dtype
 
 
-@dataclass(frozen=True)
-class IInfo:
+class IInfo(FrozenRecord):
     """Machine limits of an integer dtype (the Array API's ``iinfo_object``)."""
 
+    _FIELDS = ("bits", "max", "min", "dtype")
     bits: int
     max: int
     min: int

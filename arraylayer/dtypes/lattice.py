@@ -69,10 +69,13 @@ def upper_sets(lattice: Mapping[str, tuple[str, ...]]) -> dict[str, frozenset[st
 def join_table(lattice: Mapping[str, tuple[str, ...]]) -> dict[tuple[str, str], str | None]:
     """The join of every ordered pair of nodes; None where the pair has no upper bound."""
     uppers = upper_sets(lattice)
+    # A least upper bound is the one node whose upper set is the common one (two nodes with one
+    # upper set would each lie above the other): a dict look-up, and each pair once (it is symmetric).
+    by_upper = {above: node for node, above in uppers.items()}
+    nodes = list(lattice)
     table: dict[tuple[str, str], str | None] = {}
-    for a in lattice:
-        for b in lattice:
-            common = uppers[a] & uppers[b]
-            least = [node for node in common if uppers[node] == common]
-            table[a, b] = least[0] if least else None
-    return table
+    for i, a in enumerate(nodes):
+        upper_a = uppers[a]
+        for b in nodes[i:]:
+            table[a, b] = table[b, a] = by_upper.get(upper_a & uppers[b])
+    return {(a, b): table[a, b] for a in nodes for b in nodes}

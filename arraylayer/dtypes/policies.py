@@ -159,11 +159,12 @@ def _with_bool_alias(table: dict[Any, dict[Any, Cell]]) -> dict[Any, dict[Any, C
 
 def _lattice_table(lattice: dict[str, tuple[str, ...]], policy: str, allows: Callable[[str, str, str | None], str | None]) -> dict[Any, dict[Any, Cell]]:
     joins = join_table(lattice)
+    keys = {code: _key(code) for code in lattice}  # once per code, not once per cell
     table: dict[Any, dict[Any, Cell]] = {}
     for (a, b), joined in joins.items():
         refusal = allows(a, b, joined)
-        cell: Cell = Failure(policy, refusal) if refusal else _key(joined)  # type: ignore[arg-type]
-        table.setdefault(_key(a), {})[_key(b)] = cell
+        cell: Cell = Failure(policy, refusal) if refusal else keys[joined]  # type: ignore[index]
+        table.setdefault(keys[a], {})[keys[b]] = cell
     return _with_bool_alias(table)
 
 

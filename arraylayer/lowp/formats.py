@@ -21,28 +21,65 @@ Kinds of special values (``specials``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
-__all__ = ["Format", "FORMATS", "FLOAT_FORMATS", "INT_FORMATS", "NATIVE", "STATUS", "get_format"]
+__all__ = ["Format", "FrozenRecord", "FORMATS", "FLOAT_FORMATS", "INT_FORMATS", "NATIVE", "STATUS", "get_format"]
 
 
-@dataclass(frozen=True)
-class Format:
+class FrozenRecord:
+    """A frozen value with named fields (``_FIELDS``, in order), equal and hashed by them, shown
+    as ``Name(field=value, ...)``: what ``@dataclass(frozen=True)`` makes, written out because the
+    ``dataclasses`` module would bring ``inspect`` into ``import arraylayer`` (issue 42)."""
+
+    _FIELDS: tuple[str, ...] = ()
+
+    def __init__(self, *args: Any, **values: Any) -> None:
+        fields = self._FIELDS
+        if len(args) > len(fields) or values.keys() & set(fields[:len(args)]):
+            raise TypeError(f"{type(self).__name__}() takes the fields {', '.join(fields)}, each once")
+        values.update(zip(fields, args, strict=False))  # (fewer args than fields: the rest by keyword)
+        if values.keys() != set(fields):
+            raise TypeError(f"{type(self).__name__}() takes the fields {', '.join(fields)}: given {sorted(values)}")
+        for field in fields:
+            object.__setattr__(self, field, values[field])
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, field) for field in self._FIELDS)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self._FIELDS)})"
+
+    def __eq__(self, other: object) -> bool:
+        return self._values() == other._values() if other.__class__ is self.__class__ else NotImplemented  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen: cannot assign to {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is frozen: cannot delete {name!r}")
+
+
+class Format(FrozenRecord):
     """One low-precision type: its encoding fields (integers have ``exponent_bits == 0``)."""
 
+    _FIELDS = ("name", "bits", "exponent_bits", "mantissa_bits", "bias", "specials", "signed")
     name: str
     bits: int
-    exponent_bits: int = 0
-    mantissa_bits: int = 0
-    bias: int = 0
-    specials: str = "int"  # ieee | fn | fnuz | e8m0 | finite | int
-    signed: bool = True
-    #: whether it is a floating format (a field, not a property: read on every cast)
-    is_float: bool = field(init=False, repr=False, compare=False)
+    exponent_bits: int
+    mantissa_bits: int
+    bias: int
+    specials: str  # ieee | fn | fnuz | e8m0 | finite | int
+    signed: bool
+    #: whether it is a floating format (not a field, not a property: read on every cast)
+    is_float: bool
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "is_float", self.specials != "int")
+    def __init__(self, name: str, bits: int, exponent_bits: int = 0, mantissa_bits: int = 0, bias: int = 0,
+                 specials: str = "int", signed: bool = True) -> None:
+        super().__init__(name, bits, exponent_bits, mantissa_bits, bias, specials, signed)
+        object.__setattr__(self, "is_float", specials != "int")
 
     @property
     def ml_dtypes_name(self) -> str:

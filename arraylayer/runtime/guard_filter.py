@@ -23,7 +23,6 @@ when the function is traced, with or without the filter (docs/concepts.rst).
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -103,6 +102,8 @@ def install_as_default(check_function_manager: type) -> None:
     original = check_function_manager.__init__
     if getattr(original, "_arraylayer_default_filter", False):
         return
+    import inspect  # here, not at import: ``import arraylayer`` stays without inspect (issue 42)
+
     signature = inspect.signature(original)
     if "guard_filter_fn" not in signature.parameters:
         raise AttributeError("torch._dynamo's CheckFunctionManager takes no guard_filter_fn")
