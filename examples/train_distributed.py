@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -117,6 +118,10 @@ def rank_job(config: Config, backend: str, out: str) -> None:
         if dist.rank() == 0:
             np.savez(out, losses=np.asarray(losses), **flat(params))
         dist.barrier()
+    except BaseException:  # shown before shutdown: an engine may end the process while leaving
+        traceback.print_exc()
+        sys.stderr.flush()
+        raise
     finally:
         dist.shutdown()
 

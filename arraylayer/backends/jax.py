@@ -207,11 +207,12 @@ class JaxBackend(AstypeCasts, BuiltinBackend):
 
     def _default_device(self) -> str:
         """JAX's default device: ``jax_default_device`` (a device or a platform name) when set,
-        else the first device of the default platform."""
+        else the first device of the default platform this process holds (in a jax.distributed
+        world, ``jax.devices()`` lists every process's devices, the others' first)."""
         jax = self.module
         chosen = jax.config.jax_default_device
         if chosen is None or isinstance(chosen, str):
-            chosen = jax.devices(chosen)[0]
+            chosen = jax.local_devices(backend=chosen)[0]
         return self._name_of(chosen)
 
     def native_device(self, device: str) -> Any:

@@ -16,6 +16,13 @@ backend = sys.argv[1]
 world = dist.initialize(timeout=30)
 r, n = dist.rank(), dist.world_size()
 assert world.engine.__name__.rsplit(".", 1)[1] == {"jax": "jax_dist", "tensorflow": "tf_collective"}[backend]
+# Every rank computes on its own device, which arraylayer names (in a jax world, jax.devices() lists the
+# other processes' devices first: the default device is this process's first local one), also in a trace.
+assert al.dev(al.zeros(2)) == "cpu"
+if backend == "jax":
+    import jax
+
+    jax.jit(lambda x: al.arange(2, device=al.dev(x)) + x)(al.zeros(2))
 DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "float16", "bfloat16", "float32", "complex64",
           "int64", "uint64", "float64", "complex128"]
 
