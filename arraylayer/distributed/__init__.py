@@ -9,11 +9,12 @@ torch.distributed's gloo), each framework's own collectives.
 May import: the base modules, ``dtypes``, ``runtime``, ``api``, ``models``, ``cli``, the face ``arraylayer``.
 """
 
+from arraylayer.distributed.checkpoints import save
 from arraylayer.distributed.collectives import all_gather, all_reduce, barrier, broadcast
 from arraylayer.distributed.parallel import data_parallel, data_parallel_transform, shard
 from arraylayer.distributed.world import initialize, is_initialized, local_rank, rank, shutdown, world_size
 from arraylayer.errors import DistributedError, DistributedMismatchError, DistributedTimeoutError
 
 __all__ = ["initialize", "shutdown", "is_initialized", "rank", "world_size", "local_rank", "barrier",
-           "all_reduce", "all_gather", "broadcast", "shard", "data_parallel", "data_parallel_transform",
+           "all_reduce", "all_gather", "broadcast", "shard", "data_parallel", "data_parallel_transform", "save",
            "DistributedError", "DistributedMismatchError", "DistributedTimeoutError"]

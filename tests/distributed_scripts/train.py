@@ -1,6 +1,8 @@
 """Adam on a linear model: 2 ranks with half the batch each against 1 process on the whole batch."""
 
+import os
 import sys
+import tempfile
 
 import numpy as np
 
@@ -32,6 +34,19 @@ def main(backend: str) -> None:
         assert np.max(np.abs(mine[k] - whole[k])) <= 2e-5, (k, mine[k], whole[k])
     gathered = dist.all_gather(mine)
     assert all(np.array_equal(gathered[k][0], gathered[k][1]) for k in mine)
+    # rank 0 writes, every rank returns once the file is whole, and it loads in one process on NumPy
+    folder = dist.broadcast(np.frombuffer(tempfile.mkdtemp().encode().ljust(256, b"\0"), np.uint8).copy())
+    path = os.path.join(bytes(np.asarray(folder)).rstrip(b"\0").decode(), "run.safetensors")
+    dist.save(path, {"params": mine}, step=25)
+    tree, step = al.checkpoint.load(path, backend="numpy")
+    assert step == 25 and all(np.array_equal(tree["params"][k], mine[k]) for k in mine)
+    try:
+        dist.save(os.path.join(path, "not-a-folder", "x.safetensors"), {"params": mine})
+    except Exception as error:  # rank 0's own error, a DistributedError naming it on the others
+        assert (type(error).__name__ == "DistributedError") == (dist.rank() != 0), error
+        assert "could not save" in str(error) or dist.rank() == 0, error
+    else:
+        raise AssertionError("a checkpoint under a file was written")
     print("OK", backend)
 
 
