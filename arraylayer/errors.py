@@ -30,6 +30,9 @@ __all__ = [
     "LinAlgError",
     "CheckpointError",
     "AllocationError",
+    "DistributedError",
+    "DistributedMismatchError",
+    "DistributedTimeoutError",
 ]
 
 
@@ -172,3 +175,17 @@ def unknown_lengths_error(what: str, shape: tuple[Any, ...]) -> InvalidArgumentE
         f"{what} of shape {tuple(shape)}: dask cannot do this on an array whose lengths are unknown (nan) until "
         f"computed (after a boolean mask, nonzero or unique_*). Call x.compute_chunk_sizes() on the dask array "
         f"first (on an arraylayer.Array: x.native.compute_chunk_sizes(); it computes).")
+
+
+class DistributedError(ArrayLayerError, RuntimeError):
+    """A collective of ``arraylayer.distributed`` that cannot complete: the world is not initialised,
+    a peer is gone, or the engine failed. Subclasses ``RuntimeError``, as torch.distributed's errors do."""
+
+
+class DistributedMismatchError(DistributedError, ValueError):
+    """The ranks called a collective with trees, shapes, dtypes or operations that differ. Raised on
+    every rank (each compares the signatures of all ranks), never a hang."""
+
+
+class DistributedTimeoutError(DistributedError, TimeoutError):
+    """A collective did not complete within its timeout (a rank that never called it, or a dead peer)."""

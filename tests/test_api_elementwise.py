@@ -30,7 +30,7 @@ NOT_FOR_COMPLEX = {"atan2", "copysign", "floor_divide", "greater", "greater_equa
 INTEGER_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert"}
 SHIFTS = {"bitwise_left_shift", "bitwise_right_shift"}
 NOT_FOR_BOOL = {"subtract", "negative", "positive", "abs", "square", "sign", "pow", "floor_divide", "remainder",
-                "ceil", "floor", "trunc", "round", "conj", "real", "imag", "signbit"} | SHIFTS
+                "ceil", "floor", "trunc", "round", "conj", "signbit"} | SHIFTS
 FLOAT_VALUED = {"acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "expm1", "log", "log1p",
                 "log2", "log10", "reciprocal", "sin", "sinh", "sqrt", "tan", "tanh", "divide", "atan2",
                 "copysign", "hypot", "logaddexp", "nextafter"}

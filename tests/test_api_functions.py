@@ -179,6 +179,7 @@ def test_manipulation_against_numpy(backend):
     cases = {
         "reshape": (al.reshape(x, (6, 4)), host.reshape(6, 4)),
         "permute_dims": (al.permute_dims(x, (2, 0, 1)), np.transpose(host, (2, 0, 1))),
+        "transpose": (al.transpose(x), np.transpose(host)),
         "expand_dims": (al.expand_dims(x, axis=1), np.expand_dims(host, 1)),
         "squeeze": (al.squeeze(al.expand_dims(x, axis=0), 0), host),
         "flip": (al.flip(x, axis=1), np.flip(host, 1)),

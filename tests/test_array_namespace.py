@@ -54,14 +54,15 @@ def _calls(xp):
     squeezable = xp.asarray([[1.0, 2.0]], dtype=xp.float32)
     other = {
         "bitwise_invert": (i,), "clip": (a, 1.5, 3.0), "astype": (a, xp.int32), "full_like": (a, 2.0),
-        "concat": ([a, a],), "stack": ([a, a],), "reshape": (a, (4,)), "permute_dims": (a, (1, 0)),
+        "concat": ([a, a],), "stack": ([a, a],), "hstack": ([a, a],), "vstack": ([a, a],), "dstack": ([a, a],),
+        "swapaxes": (a, 0, 1), "reshape": (a, (4,)), "permute_dims": (a, (1, 0)),
         "expand_dims": (a,), "roll": (a, 1), "pad": (a, 1), "quantile": (a, 0.5), "nanquantile": (a, [0.2, 0.8]),
         "moveaxis": (a, 0, 1), "repeat": (v, 2), "tile": (v, (2,)), "sliding_window_view": (v, 2),
         "unstack": (a,), "broadcast_to": (v, (2, 3)), "where": (b, v, 0.0), "take": (v, i),
         "take_along_axis": (v, i), "searchsorted": (xp.sort(v), v), "tensordot": (a, a),
         "meshgrid": (v, v), "isin": (v, v), "broadcast_shapes": ((2, 1), (3,)),
         "from_dlpack": (a,), "asarray": ([1, 2],), "arange": (3,), "empty": ((2,),), "eye": (2,),
-        "full": ((2,), 1.0), "linspace": (0.0, 1.0, 3), "ones": ((2,),), "zeros": ((2,),),
+        "full": ((2,), 1.0), "linspace": (0.0, 1.0, 3), "logspace": (0.0, 1.0, 3), "ones": ((2,),), "zeros": ((2,),),
     }
     other["squeeze"] = (squeezable,)
     return {**unary, **other}, kwargs

@@ -82,7 +82,8 @@ BAD: Final[dict[str, list[Any]]] = {
 
 #: Parameter name -> (role, valid value). Parameters not listed keep their default.
 PARAMS: Final[dict[str, tuple[str, Any]]] = {
-    "x": ("array", MATRIX), "x1": ("array", MATRIX), "x2": ("array", MATRIX), "obj": ("array", [1, 2]),
+    "x": ("array", MATRIX), "m": ("array", MATRIX), "a": ("array", MATRIX), "tup": ("arrays", [MATRIX, MATRIX]),
+    "axis1": ("axis", 0), "axis2": ("axis", 1), "x1": ("array", MATRIX), "x2": ("array", MATRIX), "obj": ("array", [1, 2]),
     "condition": ("array", BOOLS), "indices": ("array", INTS), "sorter": ("array", None),
     "prepend": ("array", None), "append": ("array", None), "min": ("scalar", None), "max": ("scalar", None),
     "arrays": ("arrays", [MATRIX, MATRIX]),

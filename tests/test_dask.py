@@ -55,6 +55,7 @@ VALID_CALLS: Final[dict[str, tuple[list[Any], dict[str, Any]]]] = {
     "fft.hfft": ([COMPLEX], {"axis": 0}),
     "fft.irfft": ([COMPLEX], {"axis": 0, "n": 6}),
     "fft.irfftn": ([COMPLEX], {}),
+    "fft.irfft2": ([COMPLEX], {}),
     "linalg.cross": ([ROWS3, ROWS3_B], {"axis": -1}),
     "nancumsum": ([H], {"axis": 1, "include_initial": True}),
     "nancumprod": ([H], {"axis": 0}),
@@ -68,6 +69,14 @@ VALID_CALLS: Final[dict[str, tuple[list[Any], dict[str, Any]]]] = {
     "take_along_axis": ([H, IDX], {"axis": 1}),
     "to_device": ([H, "cpu"], {}),
     "vecdot": ([H, H], {"axis": 0}),
+    "hstack": ([[H, H]], {}),
+    "vstack": ([[H, H]], {}),
+    "dstack": ([[H, H]], {}),
+    "rot90": ([H], {"k": 3}),
+    "swapaxes": ([H, 0, 1], {}),
+    "tri": ([3], {"M": 4, "k": 1}),
+    "identity": ([3], {}),
+    "logspace": ([0.0, 2.0], {"num": 5}),
 }
 
 
@@ -219,6 +228,24 @@ MODULE_CALLS: Final[dict[str, Callable[[], Any]]] = {
     "nn.conv2d": lambda: al.nn.conv2d(_chunked(_IMAGES), _chunked(_HWIO), padding="SAME"),
     "nn.max_pool2d": lambda: al.nn.max_pool2d(_chunked(_IMAGES), 2, padding="SAME"),
     "nn.avg_pool2d": lambda: al.nn.avg_pool2d(_chunked(_IMAGES), 3, stride=1, padding="SAME"),
+    # convolution, pooling and normalisation in 1 to 3 spatial dimensions (NumPy's kernels per block of images)
+    "nn.conv1d": lambda: al.nn.conv1d(_chunked(_IMAGES)[:, :, 0], _chunked(_HWIO)[0], padding="SAME"),
+    "nn.conv3d": lambda: al.nn.conv3d(al.expand_dims(_chunked(_IMAGES), axis=-1),
+                                      al.reshape(_chunked(_HWIO)[:2], (2, 2, 2, 1, 3))),
+    "nn.conv_transpose": lambda: al.nn.conv_transpose(_chunked(_IMAGES), _chunked(_HWIO)[:, :, :2, :2], stride=2,
+                                                      padding=1, output_padding=1),
+    "nn.depthwise_conv": lambda: al.nn.depthwise_conv(_chunked(_IMAGES), _chunked(_HWIO)[:, :, :, :2], padding="SAME"),
+    "nn.separable_conv": lambda: al.nn.separable_conv(_chunked(_IMAGES), _chunked(_HWIO)[:, :, :, :2],
+                                                      al.reshape(_chunked(_HWIO)[:1, :1, :, :2], (1, 1, 4, 1))),
+    "nn.max_pool1d": lambda: al.nn.max_pool1d(_chunked(_IMAGES)[:, :, 0], 2, padding="SAME"),
+    "nn.avg_pool1d": lambda: al.nn.avg_pool1d(_chunked(_IMAGES)[:, :, 0], 3, stride=1, padding="SAME"),
+    "nn.max_pool3d": lambda: al.nn.max_pool3d(al.expand_dims(_chunked(_IMAGES), axis=-1), 2),
+    "nn.avg_pool3d": lambda: al.nn.avg_pool3d(al.expand_dims(_chunked(_IMAGES), axis=-1), 2, padding="SAME"),
+    "nn.adaptive_avg_pool": lambda: al.nn.adaptive_avg_pool(_chunked(_IMAGES), (3, 3)),
+    "nn.adaptive_max_pool": lambda: al.nn.adaptive_max_pool(_chunked(_IMAGES), (2, 3)),
+    "nn.batch_norm": lambda: al.nn.batch_norm(_chunked(_IMAGES), _chunked(H)[0, :2], al.exp(_chunked(H)[1, :2])),
+    "nn.group_norm": lambda: al.nn.group_norm(_chunked(_IMAGES), 2),
+    "nn.instance_norm": lambda: al.nn.instance_norm(_chunked(_IMAGES)),
     "nn.mse": lambda: al.nn.mse(_chunked(H), _chunked(("A", "float32", _FLIPPED))),
     "nn.cross_entropy": lambda: al.nn.cross_entropy(_chunked(_LOGITS), _chunked(_LABELS)),
     "nn.cross_entropy ignore_index, smoothing": lambda: al.nn.cross_entropy(
@@ -257,6 +284,21 @@ MODULE_CALLS: Final[dict[str, Callable[[], Any]]] = {
     "tree_leaves": lambda: al.tree_leaves({"a": _chunked(H), "b": (_chunked(ROWS3),)}),
     "tree_map_with_path": lambda: al.tree_map_with_path(lambda path, x: al.exp(x), {"a": _chunked(H)}),
     "to_device": lambda: al.to_device(_chunked(H), "cpu"),
+    # keras.ops' math group (arraylayer/models/mathops/): compositions, lazy on dask
+    "top_k": lambda: al.top_k(_chunked(H), 2),
+    "in_top_k": lambda: al.in_top_k(_chunked(("A", "int32", [0, 1, 2, 3])), _chunked(H), 2),
+    **{name: (lambda name=name: getattr(al, name)(_chunked(H), _chunked(("A", "int32", [0, 2, 0, 1])),
+                                                  num_segments=3))
+       for name in ("segment_sum", "segment_prod", "segment_max", "segment_min")},
+    **{name: (lambda name=name: getattr(al, name)(al.multiply(_chunked(H), 0.2)))
+       for name in ("rsqrt", "erf", "erfc", "erfinv")},
+    "logdet": lambda: al.logdet(_chunked(H)),
+    "stft": lambda: al.stft(_chunked(("A", "float32", np.linspace(-1, 1, 24).tolist())), 8, 4, 8),
+    "istft": lambda: al.istft(al.stft(_chunked(("A", "float32", np.linspace(-1, 1, 24).tolist())), 8, 4, 8), 8, 4, 8),
+    "scatter": lambda: al.scatter(_chunked(("A", "int32", [[0, 1], [0, 1], [2, 3]])),
+                                  _chunked(("A", "float32", [1.0, 2.0, 3.0])), (3, 4)),
+    "scatter_update": lambda: al.scatter_update(_chunked(H), _chunked(("A", "int32", [[1], [3]])), _chunked(H)[:2]),
+    "slice_update": lambda: al.slice_update(_chunked(H), (1, 2), _chunked(H)[:2, :2]),
 }
 
 #: What dask has no kernel for: gradients (a dask array has no autodiff).

@@ -287,6 +287,7 @@ CASES: dict[str, Case] = {
     "meshgrid": Case(lambda x, y: al.stack(al.meshgrid(x, y)), lambda x, y: np.stack(np.meshgrid(x, y)), (V3, V4)),
     "moveaxis": Case(lambda x: al.moveaxis(x, 0, 1), lambda x: np.moveaxis(x, 0, 1), (A,)),
     "permute_dims": Case(lambda x: al.permute_dims(x, (1, 0)), lambda x: np.permute_dims(x, (1, 0)), (A,)),
+    "transpose": Case(lambda x: al.transpose(x), lambda x: np.transpose(x), (A,)),
     "repeat": Case(lambda x: al.repeat(x, 2, axis=1), lambda x: np.repeat(x, 2, axis=1), (A,)),
     "reshape": Case(lambda x: al.reshape(x, (4, 3)), lambda x: np.reshape(x, (4, 3)), (A,)),
     "roll": Case(lambda x: al.roll(x, 1, axis=1), lambda x: np.roll(x, 1, axis=1), (A,)),
@@ -345,6 +346,10 @@ FFT_CASES = {
     "irfftn": _fft_case("irfftn", True, s=(3, 5), axes=(0, 1)),  # odd: only the one at 0 is dropped
     "hfft": _fft_case("hfft", True, n=7, norm="ortho"),
     "ihfft": _fft_case("ihfft", False, axis=0),
+    "fft2": _fft_case("fft2", True, s=(2, 5)),
+    "ifft2": _fft_case("ifft2", True, norm="ortho"),
+    "rfft2": _fft_case("rfft2", False),
+    "irfft2": _fft_case("irfft2", True, s=(3, 5)),
     "fftshift": _fft_case("fftshift", False, axes=(1,)),
     "ifftshift": _fft_case("ifftshift", False),
 }
@@ -382,6 +387,25 @@ EIG_CASES = {
                     (REAL_SPECTRUM, COMPLEX_PAIR)),
     "eig": Case(lambda x: _al_moduli(al.linalg.eig(x)), lambda x: _np_moduli(np.linalg.eig(x)), (REAL_SPECTRUM,)),
 }
+# keras.ops' small NumPy names (arraylayer/api/numpy_more.py)
+CASES.update({
+    "exp2": Case(al.exp2, np.exp2, (A,)),
+    "deg2rad": Case(al.deg2rad, np.deg2rad, (A,)),
+    "rad2deg": Case(al.rad2deg, np.rad2deg, (A,)),
+    "logaddexp2": Case(al.logaddexp2, np.logaddexp2, (A, A * 0.5)),
+    "fmax": Case(al.fmax, np.fmax, (A, A * 0.5 + 0.1)),
+    "fmin": Case(al.fmin, np.fmin, (A, A * 0.5 + 0.1)),
+    "divide_no_nan": Case(al.divide_no_nan, np.divide, (A, A * 0.5 + 3.0)),
+    "flipud": Case(al.flipud, np.flipud, (A,)),
+    "fliplr": Case(al.fliplr, np.fliplr, (A,)),
+    "rot90": Case(al.rot90, np.rot90, (A,)),
+    "ravel": Case(al.ravel, np.ravel, (A,)),
+    "swapaxes": Case(lambda x: al.swapaxes(x, 0, 1), lambda x: np.swapaxes(x, 0, 1), (A,)),
+    "hstack": Case(lambda x, y: al.hstack([x, y]), lambda x, y: np.hstack([x, y]), (A, A * 2.0)),
+    "vstack": Case(lambda x, y: al.vstack([x, y]), lambda x, y: np.vstack([x, y]), (A, A * 2.0)),
+    "dstack": Case(lambda x, y: al.dstack([x, y]), lambda x, y: np.dstack([x, y]), (A, A * 2.0)),
+    "ptp": Case(lambda x: al.ptp(x, axis=0), lambda x: np.ptp(x, axis=0), (A,)),
+})
 CASES.update(FFT_CASES)
 CASES.update(EIG_CASES)
 
@@ -430,9 +454,14 @@ NOT_DIFFERENTIABLE = {
         "relu6", "leaky_relu", "elu", "selu", "celu", "softsign", "log_sigmoid", "hard_sigmoid", "hard_silu",
         "hard_tanh", "tanh_shrink", "soft_shrink", "hard_shrink", "threshold", "sparse_plus", "sparse_sigmoid",
         "squareplus", "glu", "sparsemax", "binary_cross_entropy", "categorical_cross_entropy",
-        "sparse_categorical_cross_entropy", "ctc_loss", "moments", "normalize")],
+        "sparse_categorical_cross_entropy", "ctc_loss", "moments", "normalize", "conv1d", "conv3d", "conv_transpose",
+        "depthwise_conv", "separable_conv", "max_pool1d", "avg_pool1d", "max_pool3d", "avg_pool3d",
+        "adaptive_avg_pool", "adaptive_max_pool", "batch_norm", "group_norm", "instance_norm")],
         "differentiable: its gradient case is in tests/test_nn_agreement.py (against NumPy references by finite differences)"),
     "nn.multi_hot": "integer labels in, a constant out",
+    "heaviside": "a step function: its gradient is 0 wherever it is defined",
+    **dict.fromkeys(["isposinf", "isneginf", "isreal"], "bool out"),
+    **dict.fromkeys(["identity", "tri", "logspace"], "no array input"),
     **dict.fromkeys(["argmax", "argmin", "nanargmax", "nanargmin", "argsort", "count_nonzero", "nonzero", "searchsorted", "matrix_rank"],
                     "integer-valued (indices or counts)"),
     **dict.fromkeys(["all", "any"], "bool-valued"),

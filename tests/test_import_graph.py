@@ -165,7 +165,8 @@ def test_the_graph_is_read():
     assert {"arraylayer.dtypes", "arraylayer.dtypes.defaults", "arraylayer.api.dispatch"} <= set(MODULES)
     assert "arraylayer.dtypes.policies" in GRAPH["arraylayer.dtypes.promotion"]
     assert "arraylayer.runtime.registry" in GRAPH["arraylayer.runtime.native"]
-    assert GRAPH["arraylayer.dtypes"] == {"arraylayer.errors", "arraylayer.dtypes.catalogue", "arraylayer.lowp.formats"}
+    assert GRAPH["arraylayer.dtypes"] == {"arraylayer.errors", "arraylayer.dtypes.catalogue", "arraylayer.dtypes.numpy_face",
+                                          "arraylayer.lowp.formats"}
 
 
 def test_the_dtype_core_knows_no_backend():
@@ -179,8 +180,10 @@ def test_the_dtype_core_knows_no_backend():
 def test_dtypes_imports_nothing_of_arraylayer_but_its_errors():
     # and plain data: its catalogue (names, categories, widths) and the low-precision encodings,
     # which import nothing but those encodings and the errors either
-    assert GRAPH["arraylayer.dtypes"] <= {"arraylayer.errors", "arraylayer.dtypes.catalogue", "arraylayer.lowp.formats"}
+    assert GRAPH["arraylayer.dtypes"] <= {"arraylayer.errors", "arraylayer.dtypes.catalogue", "arraylayer.lowp.formats",
+                                          "arraylayer.dtypes.numpy_face"}
     assert GRAPH["arraylayer.dtypes.catalogue"] <= {"arraylayer.lowp.formats"}
+    assert GRAPH["arraylayer.dtypes.numpy_face"] == set()  # how a Dtype looks to NumPy-minded code: nothing imported
     assert GRAPH["arraylayer.lowp.formats"] <= {"arraylayer.errors"}
 
 
@@ -277,4 +280,4 @@ def test_the_folder_rules_are_layers():
 def test_the_top_level_is_small():
     top = [p.name for p in ROOT.iterdir() if p.suffix in (".py", ".c")]
     assert len(top) <= MOST_TOP_LEVEL, f"{len(top)} modules directly in arraylayer/ (give the new ones a folder): {sorted(top)}"
-    assert set(FOLDERS) >= {"api", "array", "backends", "cli", "dtypes", "kernels", "lowp", "models", "runtime", "support", "xp"}
+    assert set(FOLDERS) >= {"api", "array", "backends", "cli", "dtypes", "kernels", "lowp", "models", "runtime", "support", "xp", "distributed"}

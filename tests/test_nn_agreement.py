@@ -352,6 +352,51 @@ _NEEDS_BACKEND |= {"binary_cross_entropy", "binary_cross_entropy_from_logits", "
                    "categorical_cross_entropy_of_probabilities", "sparse_categorical_cross_entropy", "ctc_loss"}
 
 
+# -- convolution, pooling and normalisation in 1 to 3 spatial dimensions (tests/test_conv_pool_norm.py):
+# torch.nn.functional in float64 is the reference, channels-first inputs
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+
+def _torch(function: Any) -> Any:
+    return lambda *args: function(*(torch.tensor(a) for a in args)).numpy()
+
+
+def _u(*shape: int) -> np.ndarray:
+    return RNG.uniform(-1, 1, shape)
+
+
+GRADIENT_CASES.update({
+    "conv1d": (lambda x, w: nn.conv1d(x, w, 2, 1, data_format="NCW", groups=2),
+               _torch(lambda x, w: F.conv1d(x, w, stride=2, padding=1, groups=2)), (_u(1, 2, 5), _u(4, 1, 3))),
+    "conv3d": (lambda x, w: nn.conv3d(x, w, data_format="NCDHW"), _torch(F.conv3d), (_u(1, 1, 3, 3, 3), _u(2, 1, 2, 2, 2))),
+    "conv_transpose": (lambda x, w: nn.conv_transpose(x, w, 2, 1, 1, data_format="NCHW"),
+                       _torch(lambda x, w: F.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1)),
+                       (_u(1, 2, 3, 3), _u(2, 2, 2, 2))),
+    "depthwise_conv": (lambda x, w: nn.depthwise_conv(x, w, data_format="NCHW"),
+                       _torch(lambda x, w: F.conv2d(x, w, groups=2)), (_u(1, 2, 4, 4), _u(4, 1, 2, 2))),
+    "separable_conv": (lambda x, d, p: nn.separable_conv(x, d, p, data_format="NCHW"),
+                       _torch(lambda x, d, p: F.conv2d(F.conv2d(x, d, groups=2), p)),
+                       (_u(1, 2, 4, 4), _u(2, 1, 2, 2), _u(3, 2, 1, 1))),
+    "max_pool1d": (lambda x: nn.max_pool1d(x, 2, data_format="NCW"), _torch(lambda x: F.max_pool1d(x, 2)), (_u(1, 2, 6),)),
+    "avg_pool1d": (lambda x: nn.avg_pool1d(x, 3, 2, 1, data_format="NCW"),
+                   _torch(lambda x: F.avg_pool1d(x, 3, 2, 1, count_include_pad=False)), (_u(1, 2, 6),)),
+    "max_pool3d": (lambda x: nn.max_pool3d(x, 2, data_format="NCDHW"), _torch(lambda x: F.max_pool3d(x, 2)),
+                   (_u(1, 1, 4, 4, 4),)),
+    "avg_pool3d": (lambda x: nn.avg_pool3d(x, 2, data_format="NCDHW"), _torch(lambda x: F.avg_pool3d(x, 2)),
+                   (_u(1, 1, 4, 4, 4),)),
+    "adaptive_avg_pool": (lambda x: nn.adaptive_avg_pool(x, (2, 3), data_format="NCHW"),
+                          _torch(lambda x: F.adaptive_avg_pool2d(x, (2, 3))), (_u(1, 2, 5, 7),)),
+    "adaptive_max_pool": (lambda x: nn.adaptive_max_pool(x, (2, 3), data_format="NCHW"),
+                          _torch(lambda x: F.adaptive_max_pool2d(x, (2, 3))), (_u(1, 2, 5, 7),)),
+    "batch_norm": (lambda x, m, v, s, o: nn.batch_norm(x, m, v, s, o, axis=1),
+                   _torch(lambda x, m, v, s, o: F.batch_norm(x, m, v, s, o)),
+                   (_u(2, 3, 2, 2), _u(3), RNG.uniform(0.5, 2, 3), _u(3), _u(3))),
+    "group_norm": (lambda x, s, o: nn.group_norm(x, 2, s, o, axis=1), _torch(lambda x, s, o: F.group_norm(x, 2, s, o)),
+                   (_u(2, 4, 2, 2), _u(4), _u(4))),
+    "instance_norm": (lambda x: nn.instance_norm(x, axis=1), _torch(F.instance_norm), (_u(2, 2, 3, 2),)),
+})
+
 NO_GRADIENT_CASE = {"dropout": "its own test below (the gradient is the mask / (1 - rate))",
                     "one_hot": "integer labels in, a constant out",
                     "multi_hot": "integer labels in, a constant out",

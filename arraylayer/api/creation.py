@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from arraylayer.runtime.devices import canonical_device, default_device
-from arraylayer.dtypes import Dtype, DtypeLike, as_dtype
+from arraylayer.dtypes import Dtype, DtypeLike, as_dtype, iinfo
 from arraylayer.errors import (
     AllocationError,
     InvalidArgumentError,
@@ -135,6 +135,16 @@ def _check_fill(value: Any, dtype: Dtype, what: str) -> None:
         check_ints_fit((value,), dtype)
 
 
+def _infinite_to_int(value: Any, dtype: Dtype) -> Any:
+    """An infinite float fill for an integer dtype as that dtype's extreme of the same sign (what
+    array-api-extra's nanmax/nanmin ask for integer arrays, and array-api-strict accepts; NumPy's
+    cast would give the minimum for both signs); anything else as it is (NaN into an int still raises)."""
+    if value.__class__ is float and dtype.is_integer and math.isinf(value):
+        limits = iinfo(dtype)
+        return limits.max if value > 0 else limits.min
+    return value
+
+
 def _exact(value: Any, dtype: Dtype) -> Any:
     """A Python int fill value for a float dtype as a float (torch cannot convert 2**70)."""
     return float(value) if value.__class__ is int and dtype.category in ("float", "complex") else value
@@ -220,9 +230,11 @@ def full(shape: Shape, fill_value: bool | int | float | complex, *, dtype: Dtype
          device: str | None = None, chunks: Any = None) -> Array:
     """An array filled with ``fill_value``. Without ``dtype`` the dtype is the default of the
     value's kind (``full(s, 1)``: default int; ``full(s, 1.0)``: default float). A value that
-    ``dtype`` cannot hold (1.5 into int32, 300 into int8) raises instead of truncating."""
+    ``dtype`` cannot hold (1.5 into int32, 300 into int8) raises instead of truncating; an infinite
+    float into an integer dtype is that dtype's largest (``inf``) or smallest (``-inf``) value."""
     backend = backend_of()
     resolved = infer_dtype_unchecked(dtype, fill_value)
+    fill_value = _infinite_to_int(fill_value, resolved)
     _check_fill(fill_value, resolved, "fill_value")
     if resolved.is_low_precision:
         return _low_precision(backend, lambda wide: full(shape, fill_value, dtype=wide, device=device, chunks=chunks),
@@ -238,6 +250,7 @@ def full(shape: Shape, fill_value: bool | int | float | complex, *, dtype: Dtype
 def _like(name: str, x: Array, dtype: DtypeLike | None, device: str | None, *fill: Any, chunks: Any = None) -> Array:
     backend, x, own = array_input(x)
     resolved = own if dtype is None else as_dtype(dtype)
+    fill = tuple(_infinite_to_int(value, resolved) for value in fill)
     if resolved.is_low_precision:
         _check_ones(name, resolved)
         return _low_precision(backend, lambda wide: _like(name, x, wide, device, *fill, chunks=chunks), resolved)
@@ -246,6 +259,9 @@ def _like(name: str, x: Array, dtype: DtypeLike | None, device: str | None, *fil
         fill = (_exact(fill[0], resolved),)
     placement = backend.placement_like(x) if device is None else native_device(backend, device)
     if chunks is None and backend.chunked:
+        if any(length != length for length in x.shape):  # unknown lengths (after unique, a mask): dask's own
+            like = getattr(backend.load().module, f"{name}_like")  # *_like keeps x's unknown chunks
+            return like(x, *fill, dtype=native_dtype(backend, resolved))
         chunks = x.chunks  # x's own chunking
     shape = tuple(x.shape)
     chunking = arguments.chunks(backend, chunks, shape, resolved)

@@ -31,7 +31,7 @@ Norm = Literal["backward", "ortho", "forward"]
 
 __all__ = [
     "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
-    "fftfreq", "rfftfreq", "fftshift", "ifftshift",
+    "fftfreq", "rfftfreq", "fftshift", "ifftshift", "fft2", "ifft2", "rfft2", "irfft2",
 ]
 
 _NORMS: Final = ("backward", "ortho", "forward")
@@ -180,6 +180,30 @@ def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
 def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
            norm: Norm = "backward") -> Array:
     """The inverse of :func:`rfftn`: real output of shape ``s`` over ``axes``."""
+    return _many_axes("irfftn", ("complex",), x, s, axes, norm)
+
+
+def fft2(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] = (-2, -1),
+         norm: Norm = "backward") -> Array:
+    """The 2-d transform over ``axes`` (the last two by default): :func:`fftn` over two axes."""
+    return _many_axes("fftn", ("float", "complex"), x, s, axes, norm)
+
+
+def ifft2(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] = (-2, -1),
+          norm: Norm = "backward") -> Array:
+    """The inverse of :func:`fft2`: :func:`ifftn` over two axes."""
+    return _many_axes("ifftn", ("float", "complex"), x, s, axes, norm)
+
+
+def rfft2(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] = (-2, -1),
+          norm: Norm = "backward") -> Array:
+    """The 2-d transform of real input: :func:`rfftn` over two axes (the last one halved)."""
+    return _many_axes("rfftn", ("float",), x, s, axes, norm)
+
+
+def irfft2(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] = (-2, -1),
+           norm: Norm = "backward") -> Array:
+    """The inverse of :func:`rfft2`: :func:`irfftn` over two axes."""
     return _many_axes("irfftn", ("complex",), x, s, axes, norm)
 
 

@@ -19,7 +19,7 @@ Array = Any
 
 __all__ = [
     "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis", "permute_dims", "repeat",
-    "reshape", "roll", "squeeze", "stack", "tile", "unstack",
+    "reshape", "roll", "squeeze", "stack", "tile", "transpose", "unstack",
 ]
 
 
@@ -146,6 +146,15 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     if not isinstance(order, tuple) or len(order) != len(x.shape):
         raise InvalidArgumentError(f"permute_dims needs a permutation of all {len(x.shape)} axes, got {axes!r}.")
     return kernel(backend, "permute_dims", dtype)(x, order)
+
+
+def transpose(x: Array, /, axes: tuple[int, ...] | None = None) -> Array:
+    """NumPy's ``transpose``: ``permute_dims`` with the axes reversed when ``axes`` is None (xarray's
+    ``quantile`` and other NumPy-minded code call ``xp.transpose(x, axes)``)."""
+    if axes is None:
+        _, native, _ = array_input(x)
+        axes = tuple(range(len(native.shape) - 1, -1, -1))
+    return permute_dims(x, axes)
 
 
 def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:

@@ -161,4 +161,5 @@ COMMANDS: dict[str, Command | str] = {
     "table": "arraylayer.cli.promotion_table:COMMAND",
     "support": "arraylayer.cli.probe:SUPPORT_COMMAND",
     "probe": "arraylayer.cli.probe:PROBE_COMMAND",
+    "launch": "arraylayer.distributed.launch:COMMAND",
 }

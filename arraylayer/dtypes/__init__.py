@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Union
 
 from arraylayer.dtypes.catalogue import CATALOGUE, CHAR, KIND_LETTER, LOW_PRECISION, native_name
+from arraylayer.dtypes.numpy_face import NUMPY_DTYPE_ATTRIBUTES, AsNumpyDtype
 from arraylayer.errors import InvalidDtypeError
 from arraylayer.lowp.formats import FORMATS
 
@@ -55,9 +56,16 @@ class Dtype:
     on any NumPy. ``bits`` is the width of a value (4 for int4), ``itemsize`` the bytes a backend stores
     per element (1 for every low-precision type); ``is_low_precision`` marks the float8/6/4 and
     int4/int2 family, whose kind follows its meaning as JAX's does (float8 is "real floating").
+
+    Once NumPy is imported, ``isinstance(d, numpy.dtype)`` is true (``d.__class__`` is ``numpy.dtype``;
+    ``type(d)`` stays Dtype), and NumPy's dtype attributes (``type``, ``str``, ``byteorder``, ``names``...)
+    are those of ``numpy.dtype(d)``: code written for NumPy's dtypes (xarray's ``maybe_promote``) takes a
+    Dtype as the NumPy dtype it converts to, while a Dtype still equals and hashes as its name and keeps
+    arraylayer's promotion rules.
     """
 
     __slots__ = ("name", "category", "kind", "bits", "itemsize", "char", "is_low_precision", "_hash")
+    __class__ = AsNumpyDtype()  # type: ignore[assignment]  # numpy.dtype to isinstance, once NumPy is imported
 
     name: str
     category: str
@@ -89,10 +97,11 @@ class Dtype:
     def __eq__(self, other: object) -> bool:
         if other is self:
             return True
-        if isinstance(other, str):
-            return other == self.name
-        if other.__class__ is Dtype:
+        kind = type(other)  # type(), not __class__ (numpy.dtype, see dtypes.numpy_face)
+        if kind is Dtype:
             return False
+        if kind is str or isinstance(other, str):
+            return other == self.name
         return NotImplemented
 
     def __ne__(self, other: object) -> bool:
@@ -119,6 +128,12 @@ class Dtype:
 
     def __deepcopy__(self, memo: Any) -> Dtype:
         return self
+
+    def __getattr__(self, attribute: str) -> Any:
+        # only for attributes not found: NumPy's dtype attributes, from numpy.dtype(self)
+        if attribute in NUMPY_DTYPE_ATTRIBUTES:
+            return getattr(self.numpy_dtype, attribute)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {attribute!r}")
 
     @property
     def numpy_dtype(self) -> Any:

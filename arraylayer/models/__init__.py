@@ -3,7 +3,7 @@
 The folder ``arraylayer/models/`` owns ``nn/`` (activations, losses, convolution, pooling, normalisation, dropout), ``random/``
 (threefry keys: the same numbers on every backend), ``layers.py`` and ``attention.py``, the
 initialisers, optimisers and gradient transformations (``optim.py``, ``transforms.py``,
-``leafwise.py``, ``schedules.py``), ``mixed_precision.py``, ``checkpoint.py`` (safetensors files,
+``scalings.py``, ``leafwise.py``, ``schedules.py``), ``mixed_precision.py``, ``checkpoint.py`` (safetensors files,
 with ``safetensors_format.py`` and ``atomic_files.py``), ``autodiff.py`` (``grad``/``value_and_grad``
 on each framework's own machinery), ``tree.py`` and the frameworks' fused kernels (``fused.py``,
 ``dropout_masks.py``).

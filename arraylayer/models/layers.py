@@ -30,10 +30,18 @@ from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError
 from arraylayer.models.layer_base import Layer, _features, _inputs, _keys, _output, _positive, _weight
 from arraylayer.models.mixed_precision import Policy
 from arraylayer.models.nn.common import _floating
+from arraylayer.models.conv_layers import (
+    adaptive_avg_pool, adaptive_max_pool, avg_pool, conv1d, conv3d, conv_transpose, depthwise_conv, max_pool,
+    separable_conv,
+)
+from arraylayer.models.norm_layers import StatefulLayer, batch_norm, group_norm
 from arraylayer.models.recurrent import gru, gru_cell, lstm, lstm_cell
 
 __all__ = ["Layer", "dense", "embedding", "conv2d", "layer_norm", "rms_norm", "mlp", "attention",
-           "transformer_block", "gru", "gru_cell", "lstm", "lstm_cell"]
+           "transformer_block", "gru", "gru_cell", "lstm", "lstm_cell",
+           # arraylayer/models/conv_layers.py and norm_layers.py
+           "conv1d", "conv3d", "conv_transpose", "depthwise_conv", "separable_conv", "max_pool", "avg_pool",
+           "adaptive_avg_pool", "adaptive_max_pool", "StatefulLayer", "batch_norm", "group_norm"]
 
 
 # -- dense -------------------------------------------------------------------------------------------------

@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from arraylayer.models import transforms as tx
+from arraylayer.models import scalings, transforms as tx
 from arraylayer import arguments
 from arraylayer.models.transforms import GradientTransformation, Hyper, Mask, Schedule
 
-__all__ = ["Optimizer", "sgd", "adam", "adamw", "from_transforms"]
+__all__ = ["Optimizer", "sgd", "adam", "adamw", "rmsprop", "adagrad", "lion", "lamb", "adafactor", "from_transforms"]
 
 
 class Optimizer(NamedTuple):
@@ -89,3 +89,65 @@ def adamw(learning_rate: Hyper | Schedule = 1e-3, b1: Hyper = 0.9, b2: Hyper = 0
     if tx.is_zero(decay):
         return _merged(adam_scaling, rate)
     return _merged(adam_scaling, tx.add_decayed_weights(decay, mask), rate)
+
+
+def _flagged(value: Any, name: str) -> bool:
+    return arguments.flag(value, name)
+
+
+def rmsprop(learning_rate: Hyper | Schedule = 1e-2, decay: Hyper = 0.99, eps: Hyper = 1e-8, momentum: Hyper = 0.0,
+            centered: bool = False, weight_decay: Hyper = 0.0) -> Optimizer:
+    """RMSprop as torch.optim.RMSprop computes it: ``s = decay * s + (1 - decay) * g**2``,
+    ``g / (sqrt(s) + eps)`` (``centered``: ``sqrt(s - mean(g)**2)``), then heavy-ball ``momentum``;
+    ``weight_decay`` adds ``weight_decay * p`` to the gradient first (coupled, as torch's)."""
+    pieces = [scalings.scale_by_rms(decay, eps, _flagged(centered, "centered"))]
+    mu = tx.hyper(momentum, "momentum", high=1.0, open_low=False)
+    if not tx.is_zero(mu):
+        pieces.append(tx.trace(mu))
+    return _coupled(weight_decay, pieces, learning_rate)
+
+
+def _coupled(weight_decay: Hyper, pieces: list[GradientTransformation], learning_rate: Any) -> Optimizer:
+    decay = tx.hyper(weight_decay, "weight_decay", open_low=False)
+    first = [] if tx.is_zero(decay) else [tx.add_decayed_weights(decay)]
+    return _merged(*first, *pieces, tx.scale_by_learning_rate(learning_rate))
+
+
+def adagrad(learning_rate: Hyper | Schedule = 1e-2, initial_accumulator_value: Hyper = 0.0, eps: Hyper = 1e-10,
+            weight_decay: Hyper = 0.0) -> Optimizer:
+    """Adagrad (Duchi et al.) as torch.optim.Adagrad computes it: ``s += g**2`` from
+    ``initial_accumulator_value``, ``p -= lr * g / (sqrt(s) + eps)``; coupled ``weight_decay``.
+    (torch's ``lr_decay`` is a schedule here: ``lambda t: lr / (1 + t * lr_decay)``.)"""
+    return _coupled(weight_decay, [scalings.scale_by_adagrad(initial_accumulator_value, eps)], learning_rate)
+
+
+def lion(learning_rate: Hyper | Schedule = 1e-4, b1: Hyper = 0.9, b2: Hyper = 0.99, weight_decay: Hyper = 0.0,
+         mask: Mask = None) -> Optimizer:
+    """Lion (Chen et al., 2023): ``p -= lr * (sign(b1 * m + (1 - b1) * g) + weight_decay * p)``,
+    then ``m = b2 * m + (1 - b2) * g`` (decoupled weight decay on the leaves ``mask`` selects)."""
+    pieces = [scalings.scale_by_lion(b1, b2)]
+    decay = tx.hyper(weight_decay, "weight_decay", open_low=False)
+    if not tx.is_zero(decay):
+        pieces.append(tx.add_decayed_weights(decay, mask))
+    return _merged(*pieces, tx.scale_by_learning_rate(learning_rate))
+
+
+def lamb(learning_rate: Hyper | Schedule = 1e-3, b1: Hyper = 0.9, b2: Hyper = 0.999, eps: Hyper = 1e-6,
+         weight_decay: Hyper = 0.0, mask: Mask = None) -> Optimizer:
+    """LAMB (You et al., 2020): Adam's bias-corrected step plus ``weight_decay * p``, times each
+    leaf's trust ratio ``||p|| / ||step||`` (1 where either norm is zero), times ``-lr``."""
+    pieces = [tx.scale_by_adam(b1, b2, eps)]
+    decay = tx.hyper(weight_decay, "weight_decay", open_low=False)
+    if not tx.is_zero(decay):
+        pieces.append(tx.add_decayed_weights(decay, mask))
+    return _merged(*pieces, scalings.scale_by_trust_ratio(), tx.scale_by_learning_rate(learning_rate))
+
+
+def adafactor(learning_rate: Hyper = 1e-2, decay_rate: Hyper = -0.8, eps1: float | None = None, eps2: Hyper = 1e-3,
+              clipping_threshold: Hyper = 1.0) -> Optimizer:
+    """Adafactor (Shazeer and Stern) in torch.optim.Adafactor's variant (``scalings.scale_by_adafactor``):
+    factored second moments for leaves of rank >= 2, the relative step ``min(learning_rate,
+    1/sqrt(t)) * max(eps2, rms(p))``, update clipping at ``clipping_threshold``, ``1 - beta2_t =
+    t**decay_rate``; no first moment and no weight decay. ``learning_rate`` is a float or 0-d array."""
+    return _merged(scalings.scale_by_adafactor(learning_rate, decay_rate, eps1, eps2, clipping_threshold),
+                   tx.scale(-1.0))

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2] / "arraylayer"
 #: The folders from the bottom layer up (a folder imports only folders listed before it, and the base);
 #: tests/test_architecture.py checks that every folder is here and that the order keeps the rules.
 LAYERS = ("dtypes", "runtime", "kernels", "lowp", "support", "api", "array", "models", "backends",
-          "xp", "integrations", "cli")
+          "xp", "integrations", "cli", "distributed")
 BASE = ("errors.py", "context.py", "arguments.py", "version.py")
 FACE = ("__init__.py", "__main__.py")
 

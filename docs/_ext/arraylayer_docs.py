@@ -40,6 +40,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 
 from architecture import architecture  # docs/_ext is on the path (conf.py)
+from keras_map import keras_ops_page
 
 logger = logging.getLogger(__name__)
 
@@ -675,6 +676,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "support.rst.inc": support_matrix,
     "benchmarks.rst.inc": benchmark_tables,
     "architecture.rst.inc": architecture,
+    "keras_ops.rst.inc": keras_ops_page,
 }
 
 

@@ -85,10 +85,10 @@ NATIVE_CLIENT_BUGS: dict[tuple[str, str], str] = {
 }
 
 # Gaps of arraylayer that work under way closes (keys of conftest's PENDING), per (case, client or "*").
-PENDING: dict[tuple[str, str], str] = dict.fromkeys([(name, "dask") for name in ("nunique", "setdiff1d")], "dask-lengths")
+PENDING: dict[tuple[str, str], str] = dict.fromkeys([(name, "dask") for name in ("setdiff1d",)], "dask-lengths")
 # the native dask namespace (arraylayer.xp.dask, dask arrays in and out) still misses these
 NATIVE_PENDING: dict[tuple[str, str], str] = dict.fromkeys(
-    [(name, "dask") for name in ("apply_where", "at-add-mask", "isclose", "nunique", "setdiff1d")], "dask-lengths")
+    [(name, "dask") for name in ("apply_where", "at-add-mask", "isclose", "setdiff1d")], "dask-lengths")
 
 
 def _case(name: str, client: Any, bugs: dict[tuple[str, str], str],

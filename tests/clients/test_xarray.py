@@ -87,26 +87,10 @@ CASES: dict[str, Case] = {
 }
 
 # Cases that fail because of xarray itself, per (case, client or "*"), with the reason.
-_NP_DTYPE = ("xarray 2026.9.0 core/dtypes.py maybe_promote raises TypeError 'dtype float64 must be one of an "
-             "extension array dtype or numpy dtype' for any dtype that is not a np.dtype (arraylayer's Dtype converts "
-             "with np.dtype(d) but cannot be one: NumPy refuses subclasses of its dtype, 'Cannot subclass DType'); "
-             "where(cond) without other, shift, weighted, rolling (its min_periods mask) and idxmin/idxmax (their NaN "
-             "handling, entered since Dtype.kind is NumPy's 'f') fill with NaN through it")
-CLIENT_BUGS: dict[tuple[str, str], str] = {
-    ("where", "*"): _NP_DTYPE,
-    ("shift", "*"): _NP_DTYPE,
-    ("weighted-mean", "*"): _NP_DTYPE,
-    ("rolling-mean", "*"): _NP_DTYPE,
-    ("rolling-sum-center", "*"): _NP_DTYPE,
-    ("idxmax", "*"): _NP_DTYPE,
-}
+CLIENT_BUGS: dict[tuple[str, str], str] = {}
 
 # Gaps of arraylayer that work under way closes (keys of conftest's PENDING), per (case, client or "*").
-PENDING: dict[tuple[str, str], str] = {
-    ("idxmin-nan", "*"): "Array.real and Array.imag of a bool Array raise (NumPy gives the array and zeros), so "
-                         "xarray's duck-array check (hasattr of both) raises on the all-NaN mask; past it, "
-                         "maybe_promote as for idxmax",
-}
+PENDING: dict[tuple[str, str], str] = {}
 
 
 @pytest.mark.parametrize("name", list(CASES))

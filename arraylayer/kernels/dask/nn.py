@@ -25,11 +25,8 @@ from arraylayer.kernels.dask._lazy import chunkwise, whole_axes
 sigmoid = chunkwise("sigmoid", numpy_nn.sigmoid)
 relu = chunkwise("relu", numpy_nn.relu)
 erf = chunkwise("erf", numpy_nn.erf)
-
-_IMAGE_AXES = (1, 2, 3)  # height, width and channels in either layout: one chunk each
-_OUT = (0, 1, 2, 3)  # blockwise indices of an image batch (the batch axis is index 0)
-_WEIGHTS = (4, 5, 6, 7)  # indices of a convolution kernel, none in the output: gathered whole
-
+erfc = chunkwise("erfc", numpy_nn.erfc)
+erfinv = chunkwise("erfinv", numpy_nn.erfinv)
 
 def concrete(x: Any) -> None:
     """None: a dask array's values are known only once computed, and arraylayer never computes."""
@@ -42,38 +39,44 @@ def checked(x: Any, check: Callable[[Any], Any]) -> Any:
     return x.map_blocks(check, dtype=x.dtype, meta=x._meta)
 
 
-def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[int, int], ...],
-           dilation: tuple[int, int], channels_last: bool) -> Any:
-    """NumPy's conv2d per block of whole images; ``kernel`` (dask or NumPy) whole in every task."""
+def conv(x: Any, kernel: Any, strides: tuple[int, ...], padding: tuple[tuple[int, int], ...],
+         dilation: tuple[int, ...], channels_last: bool, groups: int = 1) -> Any:
+    """NumPy's conv per block of whole images; ``kernel`` (dask or NumPy) whole in every task."""
     weights = kernel if isinstance(kernel, da.Array) else da.asarray(kernel)
-    function = functools.partial(numpy_nn.conv2d, strides=strides, padding=padding, dilation=dilation,
-                                 channels_last=channels_last)
+    function = functools.partial(numpy_nn.conv, strides=strides, padding=padding, dilation=dilation,
+                                 channels_last=channels_last, groups=groups)
     return _per_images(function, x, weights)
 
 
-def max_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
+def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[int, int], ...],
+           dilation: tuple[int, int], channels_last: bool) -> Any:
+    return conv(x, kernel, strides, padding, dilation, channels_last)
+
+
+def max_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding: Any, channels_last: bool) -> Any:
     """NumPy's max_pool per block of whole images."""
     return _per_images(functools.partial(numpy_nn.max_pool, window=window, strides=strides, padding=padding,
                                          channels_last=channels_last), x)
 
 
-def sum_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
+def sum_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding: Any, channels_last: bool) -> Any:
     """NumPy's sum_pool per block of whole images."""
     return _per_images(functools.partial(numpy_nn.sum_pool, window=window, strides=strides, padding=padding,
                                          channels_last=channels_last), x)
 
 
 def _per_images(function: Callable[..., Any], x: Any, weights: Any = None) -> Any:
-    """``function(images[, weights])`` on each block of whole images of the 4-d ``x`` (batch
-    chunks kept); the output's image axes are sized by ``function`` on a batch of none."""
-    x = whole_axes(x, _IMAGE_AXES)
-    extra = () if weights is None else (weights, _WEIGHTS)
+    """``function(images[, weights])`` on each block of whole images of ``x`` (batch chunks kept;
+    the spatial and channel axes one chunk each); the output's image axes are sized by
+    ``function`` on a batch of none."""
+    image_axes = tuple(range(1, x.ndim))
+    out = tuple(range(x.ndim))
+    x = whole_axes(x, image_axes)
+    extra = () if weights is None else (weights, tuple(range(x.ndim, x.ndim + weights.ndim)))  # gathered whole
     out_shape = _output_shape(function, x, weights)
-    return da.blockwise(function, _OUT, x, _OUT, *extra, dtype=x.dtype, concatenate=True,
-                        adjust_chunks={axis: out_shape[axis] for axis in _IMAGE_AXES},
-                        meta=np.empty((0,) * 4, x.dtype))
-
-
+    return da.blockwise(function, out, x, out, *extra, dtype=x.dtype, concatenate=True,
+                        adjust_chunks={axis: out_shape[axis] for axis in image_axes},
+                        meta=np.empty((0,) * x.ndim, x.dtype))
 def _output_shape(function: Callable[..., Any], x: Any, weights: Any) -> tuple[int, ...]:
     """The shape of ``function``'s output for a batch of no images of x's size (NumPy's own
     arithmetic, at no cost: the inputs are zero-strided views of one zero)."""

@@ -11,6 +11,8 @@ import numpy as np
 from jax import lax
 
 erf = lax.erf
+erfc = lax.erfc
+erfinv = lax.erf_inv
 relu = jax.nn.relu
 sigmoid = jax.nn.sigmoid
 
@@ -20,24 +22,35 @@ def concrete(x: Any) -> Any:
     return None if isinstance(x, jax.core.Tracer) else np.asarray(x)
 
 
-def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[int, int], ...],
-           dilation: tuple[int, int], channels_last: bool) -> Any:
-    numbers = ("NHWC", "HWIO", "NHWC") if channels_last else ("NCHW", "OIHW", "NCHW")
+_SPACE = "DHW"  # the spatial letters of lax's dimension numbers, the last n of them for n axes
+
+
+def conv(x: Any, kernel: Any, strides: tuple[int, ...], padding: tuple[tuple[int, int], ...],
+         dilation: tuple[int, ...], channels_last: bool, groups: int = 1) -> Any:
+    space = _SPACE[3 - len(strides):]
+    numbers = ((f"N{space}C", f"{space}IO", f"N{space}C") if channels_last
+               else (f"NC{space}", f"OI{space}", f"NC{space}"))
     return lax.conv_general_dilated(x, kernel, strides, padding, rhs_dilation=dilation, dimension_numbers=numbers,
+                                    feature_group_count=groups,
                                     precision=lax.Precision.HIGHEST)  # float32 on a GPU too, not TF32
 
 
-def _layout(window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> tuple[Any, ...]:
+def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[int, int], ...],
+           dilation: tuple[int, int], channels_last: bool) -> Any:
+    return conv(x, kernel, strides, padding, dilation, channels_last)
+
+
+def _layout(window: tuple[int, ...], strides: tuple[int, ...], padding: Any, channels_last: bool) -> tuple[Any, ...]:
     if channels_last:
         return (1, *window, 1), (1, *strides, 1), ((0, 0), *padding, (0, 0))
     return (1, 1, *window), (1, 1, *strides), ((0, 0), (0, 0), *padding)
 
 
-def max_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
+def max_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding: Any, channels_last: bool) -> Any:
     dims, steps, pads = _layout(window, strides, padding, channels_last)
     return lax.reduce_window(x, -jnp.inf, lax.max, dims, steps, pads)  # a Python init: JAX sees max, differentiable
 
 
-def sum_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
+def sum_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding: Any, channels_last: bool) -> Any:
     dims, steps, pads = _layout(window, strides, padding, channels_last)
     return lax.reduce_window(x, 0.0, lax.add, dims, steps, pads)

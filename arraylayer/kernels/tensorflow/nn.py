@@ -4,11 +4,14 @@ transposed around them), with explicit padding."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import tensorflow as tf
 
 erf = tf.math.erf
+erfc = tf.math.erfc
+erfinv = tf.math.erfinv
 relu = tf.nn.relu
 sigmoid = tf.math.sigmoid
 
@@ -24,11 +27,12 @@ def softmax_cross_entropy(logits: Any, labels: Any) -> Any:
 
 
 def _last(x: Any, channels_last: bool) -> Any:
-    return x if channels_last else tf.transpose(x, (0, 2, 3, 1))
+    return x if channels_last else tf.transpose(x, (0, *range(2, len(x.shape)), 1))
 
 
 def _back(y: Any, channels_last: bool) -> Any:
-    return y if channels_last else tf.transpose(y, (0, 3, 1, 2))
+    n = len(y.shape)
+    return y if channels_last else tf.transpose(y, (0, n - 1, *range(1, n - 1)))
 
 
 def _pad(x: Any, padding: Any, value: float = 0.0) -> Any:
@@ -38,32 +42,69 @@ def _pad(x: Any, padding: Any, value: float = 0.0) -> Any:
 
 
 def _dilated(kernel: Any, rate: int, axis: int) -> Any:
-    """The HWIO ``kernel`` with ``rate - 1`` zeros between its taps along ``axis`` (0 or 1)."""
+    """The (*window, in, out) ``kernel`` with ``rate - 1`` zeros between its taps along ``axis``."""
     if rate == 1:
         return kernel
     taps = int(kernel.shape[axis])
     spread = tf.stack([kernel] + [tf.zeros_like(kernel)] * (rate - 1), axis=axis + 1)
     shape = tf.concat([tf.shape(kernel)[:axis], [taps * rate], tf.shape(kernel)[axis + 1:]], 0)
     whole = tf.reshape(spread, shape)
-    return whole[: (taps - 1) * rate + 1] if axis == 0 else whole[:, : (taps - 1) * rate + 1]
+    return tf.gather(whole, tf.range((taps - 1) * rate + 1), axis=axis)
+
+
+def conv(x: Any, kernel: Any, strides: tuple[int, ...], padding: tuple[tuple[int, int], ...],
+         dilation: tuple[int, ...], channels_last: bool, groups: int = 1) -> Any:
+    n = len(strides)
+    weights = kernel if channels_last else tf.transpose(kernel, (*range(2, n + 2), 1, 0))  # -> (*window, in, out)
+    # TensorFlow's CPU gradient of a dilated convolution is missing ("dilation rates larger than 1"):
+    # the kernel is spread with zeros instead, a plain convolution whose gradient exists everywhere.
+    for axis, rate in enumerate(dilation):
+        weights = _dilated(weights, rate, axis)
+    x = _pad(_last(x, channels_last), padding)
+    if groups == 1:
+        y = _valid(x, weights, strides)
+    else:  # TensorFlow's CPU kernels have no grouped convolution: one convolution per group
+        parts = zip(tf.split(x, groups, axis=-1), tf.split(weights, groups, axis=-1), strict=True)
+        y = tf.concat([_valid(a, w, strides) for a, w in parts], axis=-1)
+    return _back(y, channels_last)
+
+
+def _valid(x: Any, weights: Any, strides: tuple[int, ...]) -> Any:
+    """The unpadded channels-last convolution. 3-d calls conv3d with its data format spelled out:
+    through tf.nn.convolution the Conv3D op's format is None and its gradient fails to read it."""
+    if len(strides) == 3:
+        return tf.nn.conv3d(x, weights, strides=(1, *strides, 1), padding="VALID", data_format="NDHWC")
+    return tf.nn.convolution(x, weights, strides=strides, padding="VALID")
 
 
 def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[int, int], ...],
            dilation: tuple[int, int], channels_last: bool) -> Any:
-    hwio = kernel if channels_last else tf.transpose(kernel, (2, 3, 1, 0))
-    explicit = [(0, 0), *padding, (0, 0)]  # padded inside the convolution
-    # TensorFlow's CPU gradient of a dilated convolution is missing ("dilation rates larger than 1"):
-    # the kernel is spread with zeros instead, a plain convolution whose gradient exists everywhere.
-    hwio = _dilated(_dilated(hwio, dilation[0], 0), dilation[1], 1)
-    y = tf.nn.conv2d(_last(x, channels_last), hwio, strides=strides, padding=explicit)
+    return conv(x, kernel, strides, padding, dilation, channels_last)
+
+
+_POOL3D_DTYPES = (tf.float32, tf.bfloat16)  # MaxPool3D/AvgPool3D's CPU kernels; others pool as 2-d twice
+
+
+def _pooled(x: Any, window: tuple[int, ...], strides: tuple[int, ...], pool: Any) -> Any:
+    """``pool(x, window, strides)`` of channels-last, padded ``x``; a 3-d pool in a dtype TensorFlow's
+    CPU has no 3-d kernel for (float64, float16) runs as a 2-d pool over (height, width) and then one
+    over depth: the max of maxima and the sum of sums are the same numbers."""
+    if len(window) != 3 or x.dtype in _POOL3D_DTYPES:
+        return pool(x, window, strides)
+    n, d, h, w, c = (tf.shape(x)[i] for i in range(5))
+    planes = pool(tf.reshape(x, (n * d, h, w, c)), window[1:], strides[1:])
+    h2, w2 = tf.shape(planes)[1], tf.shape(planes)[2]
+    columns = pool(tf.reshape(planes, (n, d, h2 * w2, c)), (window[0], 1), (strides[0], 1))
+    return tf.reshape(columns, (n, tf.shape(columns)[1], h2, w2, c))
+
+
+def max_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding: Any, channels_last: bool) -> Any:
+    y = _pooled(_pad(_last(x, channels_last), padding, float("-inf")), window, strides,
+                lambda v, k, s: tf.nn.max_pool(v, k, s, "VALID"))
     return _back(y, channels_last)
 
 
-def max_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
-    y = tf.nn.max_pool2d(_pad(_last(x, channels_last), padding, float("-inf")), window, strides, "VALID")
+def sum_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding: Any, channels_last: bool) -> Any:
+    y = _pooled(_pad(_last(x, channels_last), padding), window, strides,
+                lambda v, k, s: tf.nn.avg_pool(v, k, s, "VALID") * float(math.prod(k)))
     return _back(y, channels_last)
-
-
-def sum_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
-    y = tf.nn.avg_pool2d(_pad(_last(x, channels_last), padding), window, strides, "VALID")
-    return _back(y * (window[0] * window[1]), channels_last)

@@ -10,6 +10,8 @@ import torch
 import torch.nn.functional as F
 
 erf = torch.special.erf
+erfc = torch.special.erfc
+erfinv = torch.special.erfinv
 relu = torch.relu
 sigmoid = torch.sigmoid
 
@@ -30,37 +32,52 @@ def softmax_cross_entropy(logits: Any, labels: Any) -> Any:
     return F.cross_entropy(logits, labels.long(), reduction="none")
 
 
+_CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
+_MAX = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}
+_AVG = {2: F.avg_pool2d, 3: F.avg_pool3d}  # avg_pool1d has no divisor_override: 1-d runs as 2-d
+
+
 def _first(x: Any, channels_last: bool) -> Any:
-    return x.permute(0, 3, 1, 2) if channels_last else x
+    return x.permute(0, x.ndim - 1, *range(1, x.ndim - 1)) if channels_last else x
 
 
 def _back(y: Any, channels_last: bool) -> Any:
-    return y.permute(0, 2, 3, 1) if channels_last else y
+    return y.permute(0, *range(2, y.ndim), 1) if channels_last else y
 
 
 def _pad(x: Any, padding: Any, value: float = 0.0) -> Any:
-    (top, bottom), (left, right) = padding
-    if not (top or bottom or left or right):
+    if not any(a or b for a, b in padding):
         return x
-    return F.pad(x, (left, right, top, bottom), value=value)
+    return F.pad(x, tuple(n for pair in reversed(padding) for n in pair), value=value)  # last axis first
+
+
+def conv(x: Any, kernel: Any, strides: tuple[int, ...], padding: tuple[tuple[int, int], ...],
+         dilation: tuple[int, ...], channels_last: bool, groups: int = 1) -> Any:
+    n = len(strides)
+    weights = kernel.permute(n + 1, n, *range(n)) if channels_last else kernel  # -> (out, in/groups, *window)
+    if all(a == b for a, b in padding):  # symmetric: torch pads inside its convolution
+        y = _CONV[n](_first(x, channels_last), weights, stride=strides, padding=tuple(a for a, _ in padding),
+                     dilation=dilation, groups=groups)
+    else:
+        y = _CONV[n](_pad(_first(x, channels_last), padding), weights, stride=strides, dilation=dilation,
+                     groups=groups)
+    return _back(y, channels_last)
 
 
 def conv2d(x: Any, kernel: Any, strides: tuple[int, int], padding: tuple[tuple[int, int], ...],
            dilation: tuple[int, int], channels_last: bool) -> Any:
-    oihw = kernel.permute(3, 2, 0, 1) if channels_last else kernel
-    (top, bottom), (left, right) = padding
-    if top == bottom and left == right:  # symmetric: torch pads inside its convolution
-        y = F.conv2d(_first(x, channels_last), oihw, stride=strides, padding=(top, left), dilation=dilation)
+    return conv(x, kernel, strides, padding, dilation, channels_last)
+
+
+def max_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding: Any, channels_last: bool) -> Any:
+    y = _MAX[len(window)](_pad(_first(x, channels_last), padding, float("-inf")), window, strides)
+    return _back(y, channels_last)
+
+
+def sum_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding: Any, channels_last: bool) -> Any:
+    y = _pad(_first(x, channels_last), padding)
+    if len(window) == 1:
+        y = F.avg_pool2d(y.unsqueeze(2), (1, *window), (1, *strides), divisor_override=1).squeeze(2)
     else:
-        y = F.conv2d(_pad(_first(x, channels_last), padding), oihw, stride=strides, dilation=dilation)
-    return _back(y, channels_last)
-
-
-def max_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
-    y = F.max_pool2d(_pad(_first(x, channels_last), padding, float("-inf")), window, strides)
-    return _back(y, channels_last)
-
-
-def sum_pool(x: Any, window: tuple[int, int], strides: tuple[int, int], padding: Any, channels_last: bool) -> Any:
-    y = F.avg_pool2d(_pad(_first(x, channels_last), padding), window, strides, divisor_override=1)
+        y = _AVG[len(window)](y, window, strides, divisor_override=1)
     return _back(y, channels_last)

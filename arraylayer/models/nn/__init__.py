@@ -15,8 +15,9 @@ silent conversion to a float of the caller's choosing).
 One job per module: ``common`` (what they share), ``activations`` (and ``activations_more``, the
 rest of keras.ops.nn's), ``softmax_family``, ``losses`` (and ``probabilistic_losses``: binary and
 categorical cross-entropies from logits or probabilities; ``ctc``: the CTC loss),
-``normalization``, ``regularization`` (dropout), ``lookup`` (embedding), ``convolution`` (and
-pooling); ``dot_product_attention`` lives in ``arraylayer/models/attention.py``, which imports these
+``normalization`` (and ``norms``: batch, group and instance norms), ``regularization`` (dropout),
+``lookup`` (embedding), ``convolution`` (1 to 3-d, grouped, depthwise, separable), ``transposed``
+(conv_transpose), ``pooling`` (1 to 3-d, adaptive); ``dot_product_attention`` lives in ``arraylayer/models/attention.py``, which imports these
 modules, not this face.
 """
 
@@ -29,7 +30,12 @@ from arraylayer.models.nn.activations_more import (
     softsign, sparse_plus, sparse_sigmoid, sparsemax, squareplus, tanh_shrink, threshold,
 )
 from arraylayer.models.nn.ctc import ctc_loss
-from arraylayer.models.nn.convolution import avg_pool2d, conv2d, max_pool2d
+from arraylayer.models.nn.norms import batch_norm, group_norm, instance_norm
+from arraylayer.models.nn.convolution import conv1d, conv2d, conv3d, depthwise_conv, separable_conv
+from arraylayer.models.nn.pooling import (
+    adaptive_avg_pool, adaptive_max_pool, avg_pool1d, avg_pool2d, avg_pool3d, max_pool1d, max_pool2d, max_pool3d,
+)
+from arraylayer.models.nn.transposed import conv_transpose
 from arraylayer.models.nn.lookup import embedding
 from arraylayer.models.nn.losses import cross_entropy, mse
 from arraylayer.models.nn.normalization import layer_norm, moments, normalize
@@ -50,4 +56,8 @@ __all__ = [
     # losses and statistics
     "binary_cross_entropy", "categorical_cross_entropy", "sparse_categorical_cross_entropy", "ctc_loss", "moments",
     "normalize", "multi_hot",
+    # convolution, pooling and normalisation in 1 to 3 spatial dimensions
+    "conv1d", "conv3d", "conv_transpose", "depthwise_conv", "separable_conv", "max_pool1d", "avg_pool1d",
+    "max_pool3d", "avg_pool3d", "adaptive_avg_pool", "adaptive_max_pool", "batch_norm", "group_norm",
+    "instance_norm",
 ]

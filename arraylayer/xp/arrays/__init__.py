@@ -77,6 +77,12 @@ class _Wrapper:
         self.classes: set[type] = set()
         #: class of a NumPy scalar seen so far -> its conversion to a 0-d array of this backend
         self.scalars: dict[type, Callable[[Any], Any]] = {}
+        #: NumPy's scalar classes -> their conversion to a 0-d array of this backend, for the array
+        #: arguments of the namespace's functions (empty on NumPy, where they are NumPy's own): a
+        #: NumPy scalar (np.float64(nan), as xarray's fill values are) is a 0-d array of the
+        #: namespace's backend, as it is next to an Array in an operator
+        self.arguments: dict[type, Callable[[Any], Any]] = {} if backend.name == "numpy" else dict.fromkeys(
+            _numpy_scalar_classes(), self._scalar_converter())
         self.wrap = self._wrap_function()
 
     def _wrap_function(self) -> Callable[[Any], Any]:
@@ -131,6 +137,13 @@ class _Wrapper:
         return lambda scalar: backend.asarray(asarray(scalar), backend.dtype_of(scalar))
 
 
+def _numpy_scalar_classes() -> tuple[type, ...]:
+    """NumPy's numeric and bool scalar classes (np.float64, np.int8, np.bool ...)."""
+    import numpy
+
+    return tuple({t for t in numpy.sctypeDict.values() if issubclass(t, (numpy.number, numpy.bool_))})
+
+
 _new_object: Final = object.__new__
 
 
@@ -170,7 +183,7 @@ def array_function(function: Callable[..., Any], backend: Any, name: str, wrap: 
         signature = None
     namespace: dict[str, Any] = {"_f": inner, "_A": Array, "_new": object.__new__, "_T": wrap.classes,
                                  "_wrap": wrap.wrap, "_items": _items, "_values": _values, "_seq": _SEQUENCES,
-                                 "_device": _device, "_V": BACKEND.var, "_B": backend}
+                                 "_device": _device, "_V": BACKEND.var, "_B": backend, "_S": wrap.arguments}
     if signature is None:
         source = "def _public(*args, **kwargs):\n    args = _items(args)\n    kwargs = _values(kwargs)\n"
         call = "_f(*args, **kwargs)"
@@ -185,10 +198,12 @@ def array_function(function: Callable[..., Any], backend: Any, name: str, wrap: 
             elif p.kind is p.VAR_KEYWORD and role:
                 lines.append(f"{n} = _values({n})")
             elif role == "array":
-                lines.append(f"if type({n}) is _A: {n} = {n}._native")
+                lines.append(f"if type({n}) is _A: {n} = {n}._native\n"
+                             f"    elif type({n}) in _S: {n} = _S[type({n})]({n})")
             elif role == "either":
                 lines.append(f"if type({n}) is _A: {n} = {n}._native\n"
-                             f"    elif type({n}) in _seq: {n} = _items({n})")
+                             f"    elif type({n}) in _seq: {n} = _items({n})\n"
+                             f"    elif type({n}) in _S: {n} = _S[type({n})]({n})")
             elif role == "device":
                 lines.append(f"if {n} is not None: {n} = _device({n})")
         source = f"def _public({', '.join(parameters)}):\n" + "".join(f"    {line}\n" for line in lines)

@@ -1,0 +1,19 @@
+"""Training beyond one process: a world of ranks and pytree collectives over each framework's own engine.
+
+The folder ``arraylayer/distributed/`` owns the world (``world.py``: ``initialize`` from the launcher's,
+torchrun's or no environment), the collectives over trees (``collectives.py``), ``shard`` and
+``data_parallel`` (``parallel.py``) and the launcher ``python -m arraylayer launch`` (``launch.py``).
+The engine today is torch.distributed (gloo on CPU); NumPy leaves go through it as zero-copy torch
+tensors. jax.distributed and TensorFlow's collective ops are issue 41's next step.
+
+May import: the base modules, ``dtypes``, ``runtime``, ``api``, ``models``, ``cli``, the face ``arraylayer``.
+"""
+
+from arraylayer.distributed.collectives import all_gather, all_reduce, barrier, broadcast
+from arraylayer.distributed.parallel import data_parallel, data_parallel_transform, shard
+from arraylayer.distributed.world import initialize, is_initialized, local_rank, rank, shutdown, world_size
+from arraylayer.errors import DistributedError, DistributedMismatchError, DistributedTimeoutError
+
+__all__ = ["initialize", "shutdown", "is_initialized", "rank", "world_size", "local_rank", "barrier",
+           "all_reduce", "all_gather", "broadcast", "shard", "data_parallel", "data_parallel_transform",
+           "DistributedError", "DistributedMismatchError", "DistributedTimeoutError"]
