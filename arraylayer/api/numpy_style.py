@@ -1,18 +1,23 @@
 """NumPy functions beyond the standard that clients call on any namespace: ``isclose``/``allclose``,
-``nan_to_num``, ``diag``/``diagonal``/``trace`` (NumPy's axes), ``outer``/``inner``/``kron`` and
-``median``/``percentile``.
+``nan_to_num``, ``diag``/``diagflat``/``diagonal``/``trace`` (NumPy's axes), ``outer``/``inner``/``kron``/
+``vdot`` and ``median``/``percentile``/``nanmedian``/``nanpercentile``. (Counting and statistics:
+:mod:`arraylayer.api.numpy_stats`.)
 
 Each is a composition of arraylayer's own functions (as ``extensions`` is), so it runs on every
 backend with arraylayer's dtype rules, lazily on dask, under jit and autodiff, with no kernel:
 
 * ``isclose`` compares in the promoted dtype of its two inputs (integer or bool: the default float,
-  as NumPy compares them in float64); ``allclose`` is ``all`` of it, a 0-d bool array (``bool()``
+  as NumPy compares them in float64); infinities are compared by ``equal`` only (no ``inf - inf``); ``allclose`` is ``all`` of it, a 0-d bool array (``bool()``
   of it is NumPy's Python bool; a lazy or traced array is not computed until asked).
 * ``nan_to_num`` keeps x's dtype; complex x has its two parts replaced apart, as NumPy does.
 * ``diagonal``/``trace`` take NumPy's ``axis1=0, axis2=1`` (``linalg``'s take the last two axes).
 * ``outer`` flattens its inputs; ``inner`` sums over both last axes; ``kron`` is NumPy's block
-  product; all three in the promoted dtype (bool inputs: ``logical_and``, bool out, as NumPy's).
-* ``median`` is ``quantile`` at 0.5, ``percentile`` is ``quantile`` at ``q / 100``: their dtype.
+  product; ``vdot`` is the conjugated dot product of the flattened inputs; all in the promoted
+  dtype (bool inputs: ``logical_and``/``any``, bool out, as NumPy's).
+* ``median`` is ``quantile`` at 0.5, ``percentile`` is ``quantile`` at ``q / 100``, and their ``nan``
+  forms are ``nanquantile``'s: their dtype (the input's float, the default float for integers).
+* ``diagonal``, ``trace`` and ``outer`` here are NumPy's; ``linalg.diagonal``/``trace``/``outer``
+  stay the Array API standard's (the last two axes, 1-d vectors).
 """
 
 from __future__ import annotations
@@ -31,8 +36,8 @@ from arraylayer.api.manipulation import moveaxis, reshape
 Array = Any
 Axis = int | tuple[int, ...] | None
 
-__all__ = ["allclose", "diag", "diagonal", "inner", "isclose", "kron", "median", "nan_to_num", "outer",
-           "percentile", "trace"]
+__all__ = ["allclose", "diag", "diagflat", "diagonal", "inner", "isclose", "kron", "median", "nan_to_num",
+           "nanmedian", "nanpercentile", "outer", "percentile", "trace", "vdot"]
 
 #: The names this module adds to the main namespace (``arraylayer.api.numpy_style``).
 NUMPY_STYLE: Final = tuple(__all__)
@@ -53,9 +58,13 @@ def isclose(a: Array, b: Array, /, rtol: float = 1e-05, atol: float = 1e-08, equ
     _, dtype, (a, b) = promoted_inputs(a, b)
     if dtype.category not in ("float", "complex"):
         a, b = (data_types.astype(v, default_float_dtype()) for v in (a, b))
-    gap = elementwise.abs(elementwise.subtract(a, b))
-    bound = elementwise.add(atol, elementwise.multiply(rtol, elementwise.abs(b)))
-    close = elementwise.logical_and(elementwise.less_equal(gap, bound), elementwise.isfinite(b))
+    # non-finite pairs are compared by equal alone: zeros in their place keep inf - inf (NaN, a
+    # warning on NumPy) out of the arithmetic
+    finite = elementwise.logical_and(elementwise.isfinite(a), elementwise.isfinite(b))
+    a0, b0 = (searching.where(finite, v, 0) for v in (a, b))
+    gap = elementwise.abs(elementwise.subtract(a0, b0))
+    bound = elementwise.add(atol, elementwise.multiply(rtol, elementwise.abs(b0)))
+    close = elementwise.logical_and(elementwise.less_equal(gap, bound), finite)
     close = elementwise.logical_or(close, elementwise.equal(a, b))
     if equal_nan:
         close = elementwise.logical_or(close, elementwise.logical_and(elementwise.isnan(a), elementwise.isnan(b)))
@@ -145,6 +154,12 @@ def diag(v: Array, /, k: int = 0) -> Array:
     return searching.where(mask, values, zeros)
 
 
+def diagflat(v: Array, /, k: int = 0) -> Array:
+    """NumPy's ``diagflat``: flattened ``v`` as the ``k`` diagonal of a square matrix, in v's dtype."""
+    _, v, _ = array_input(v)
+    return diag(reshape(v, (-1,)), k=k)
+
+
 # -- products ---------------------------------------------------------------------------------------
 
 def _product(a: Array, b: Array) -> Array:
@@ -195,6 +210,20 @@ def kron(a: Array, b: Array, /) -> Array:
     return reshape(product, shape)
 
 
+def vdot(a: Array, b: Array, /) -> Array:
+    """NumPy's ``vdot``: ``sum(conj(a) * b)`` of the flattened inputs (of one size), a 0-d array in
+    the promoted dtype (bool: whether any pair is True)."""
+    _, a, _ = array_input(a)
+    _, b, _ = array_input(b)
+    a, b = reshape(a, (-1,)), reshape(b, (-1,))
+    if a.shape[0] != b.shape[0]:
+        raise InvalidArgumentError(f"vdot needs inputs of one size, got {a.shape[0]} and {b.shape[0]} elements.")
+    _, dtype, (a, b) = promoted_inputs(a, b)
+    if dtype.category == "bool":
+        return utility.any(elementwise.logical_and(a, b))
+    return linalg.vecdot(a, b)
+
+
 # -- median and percentile --------------------------------------------------------------------------
 
 def median(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
@@ -203,17 +232,33 @@ def median(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     return extensions._quantile("median", x, 0.5, axis, keepdims, "linear", skip_nan=False)
 
 
-def percentile(x: Array, /, q: Any, *, axis: Axis = None, keepdims: bool = False, method: str = "linear") -> Array:
-    """NumPy's ``percentile``: ``quantile`` at ``q / 100`` (host numbers in [0, 100])."""
+def _fractions(name: str, q: Any) -> Any:
+    """``q`` (host numbers in [0, 100]: one, a 1-d sequence or a NumPy array) as quantile levels."""
     import numpy as np
 
     if not isinstance(q, (int, float, list, tuple, np.ndarray, np.generic)) or isinstance(q, bool):
-        raise InvalidArgumentError(f"percentile: q={q!r} must be a number in [0, 100] or a sequence or NumPy array "
+        raise InvalidArgumentError(f"{name}: q={q!r} must be a number in [0, 100] or a sequence or NumPy array "
                                    f"of them.")
     levels = np.asarray(q, dtype=np.float64)
     if levels.ndim > 1 or not np.all((levels >= 0) & (levels <= 100)):
-        raise InvalidArgumentError(f"percentile: q={q!r} must be a number or 1-D sequence of numbers in [0, 100].")
+        raise InvalidArgumentError(f"{name}: q={q!r} must be a number or 1-D sequence of numbers in [0, 100].")
     fractions = np.minimum(levels / 100.0, 1.0)
-    return extensions._quantile("percentile", x, float(fractions) if levels.ndim == 0 else fractions, axis,
-                                keepdims, method, skip_nan=False)
+    return float(fractions) if levels.ndim == 0 else fractions
 
+
+def percentile(x: Array, /, q: Any, *, axis: Axis = None, keepdims: bool = False, method: str = "linear") -> Array:
+    """NumPy's ``percentile``: ``quantile`` at ``q / 100`` (host numbers in [0, 100])."""
+    return extensions._quantile("percentile", x, _fractions("percentile", q), axis, keepdims, method, skip_nan=False)
+
+
+def nanmedian(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
+    """NumPy's ``nanmedian``: the median of the non-NaN values (``nanquantile`` at 0.5); NaN for an
+    all-NaN slice, without NumPy's warning."""
+    return extensions._quantile("nanmedian", x, 0.5, axis, keepdims, "linear", skip_nan=True)
+
+
+def nanpercentile(x: Array, /, q: Any, *, axis: Axis = None, keepdims: bool = False,
+                  method: str = "linear") -> Array:
+    """NumPy's ``nanpercentile``: ``nanquantile`` at ``q / 100`` (host numbers in [0, 100])."""
+    return extensions._quantile("nanpercentile", x, _fractions("nanpercentile", q), axis, keepdims, method,
+                                skip_nan=True)
