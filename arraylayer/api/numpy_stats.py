@@ -25,6 +25,7 @@ from arraylayer import arguments
 from arraylayer.api import creation, data_types, elementwise, extensions, linalg, searching, sorting, statistical, utility
 from arraylayer.api.dispatch import array_input, index_dtype, promoted_inputs
 from arraylayer.api.linear_algebra import matmul
+from arraylayer.api.numpy_style import zero_padded
 from arraylayer.api.manipulation import broadcast_to, concat, expand_dims, flip, permute_dims, reshape
 from arraylayer.dtypes.defaults import default_float_dtype
 from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError, UnsupportedDtypeError
@@ -342,7 +343,7 @@ def correlate(a: Array, v: Array, /, mode: str = "valid") -> Array:
         raise InvalidArgumentError(f"correlate takes two non-empty 1-d arrays, got shapes {tuple(a.shape)} and "
                                    f"{tuple(v.shape)}.")
     n, m = int(a.shape[0]), int(v.shape[0])
-    windows = extensions.sliding_window_view(extensions.pad(a, (m - 1, m - 1)), m)  # (n + m - 1, m)
+    windows = extensions.sliding_window_view(zero_padded(a, m - 1, m - 1), m)  # (n + m - 1, m)
     if dtype.category == "bool":
         full = utility.any(elementwise.logical_and(windows, v), axis=-1)
     elif dtype.category == "complex":

@@ -149,9 +149,20 @@ def diag(v: Array, /, k: int = 0) -> Array:
         if n == 0:
             return zeros
         mask = creation.eye(size, k=k, dtype="bool", device=device)
-    values = extensions.pad(v, (0, abs(k)))  # the diagonal's value by row (k >= 0) or by column (k < 0)
+    values = zero_padded(v, 0, abs(k))  # the diagonal's value by row (k >= 0) or by column (k < 0)
     values = reshape(values, (size, 1) if k >= 0 else (1, size))
     return searching.where(mask, values, zeros)
+
+
+def zero_padded(v: Array, before: int, after: int) -> Array:
+    """1-d v with ``before`` and ``after`` zeros of its dtype (False for bool) at its ends."""
+    from arraylayer.api.manipulation import concat
+    from arraylayer.runtime.registry import use_backend
+
+    backend, v, dtype = array_input(v)
+    with use_backend(backend.name):
+        zeros = [creation.zeros((n,), dtype=dtype, device=backend.device_of(v)) for n in (before, after)]
+    return concat([zeros[0], v, zeros[1]])
 
 
 def diagflat(v: Array, /, k: int = 0) -> Array:
@@ -227,9 +238,9 @@ def vdot(a: Array, b: Array, /) -> Array:
 # -- median and percentile --------------------------------------------------------------------------
 
 def median(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
-    """NumPy's ``median``: ``quantile`` at 0.5 (the mean of the two middle values), in its dtype;
-    NaN where a slice holds a NaN."""
-    return extensions._quantile("median", x, 0.5, axis, keepdims, "linear", skip_nan=False)
+    """NumPy's ``median``: the middle value, or the mean of the two middle ones (not interpolated,
+    so exact next to an infinity), in ``quantile``'s dtype; NaN where a slice holds a NaN."""
+    return extensions._quantile("median", x, 0.5, axis, keepdims, "linear", skip_nan=False, middle=True)
 
 
 def _fractions(name: str, q: Any) -> Any:
@@ -254,7 +265,7 @@ def percentile(x: Array, /, q: Any, *, axis: Axis = None, keepdims: bool = False
 def nanmedian(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     """NumPy's ``nanmedian``: the median of the non-NaN values (``nanquantile`` at 0.5); NaN for an
     all-NaN slice, without NumPy's warning."""
-    return extensions._quantile("nanmedian", x, 0.5, axis, keepdims, "linear", skip_nan=True)
+    return extensions._quantile("nanmedian", x, 0.5, axis, keepdims, "linear", skip_nan=True, middle=True)
 
 
 def nanpercentile(x: Array, /, q: Any, *, axis: Axis = None, keepdims: bool = False,
