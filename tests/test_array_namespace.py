@@ -50,7 +50,7 @@ def _calls(xp):
     unary.update({name: (i, i) for name in (
         "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")})
     kwargs = {"squeeze": {"axis": 0}, "cumulative_sum": {"axis": 0}, "cumulative_prod": {"axis": 0},
-              "diff": {"axis": 0}}
+              "diff": {"axis": 0}, "bincount": {"length": 3}}
     squeezable = xp.asarray([[1.0, 2.0]], dtype=xp.float32)
     other = {
         "bitwise_invert": (i,), "clip": (a, 1.5, 3.0), "astype": (a, xp.int32), "full_like": (a, 2.0),

@@ -46,6 +46,7 @@ CASES = [
     ("average", (F,), {}), ("average", (I,), {"axis": 1}), ("average", (F,), {"axis": 0, "weights": F[::-1] ** 2}),
     ("average", (F,), {"axis": 1, "weights": W[:4], "returned": True}), ("average", (B,), {"axis": 1}),
     ("average", (I,), {"weights": I + 1, "returned": True}), ("average", (X,), {"axis": 1, "keepdims": True}),
+    ("average", (X,), {"axis": 0, "returned": True}),
     ("bincount", (I.ravel(),), {}), ("bincount", (I.ravel(),), {"minlength": 12}),
     ("bincount", (I.ravel(),), {"weights": np.linspace(-1, 2, 8).astype(np.float32)}),
     ("bincount", (B.ravel(),), {}), ("bincount", (np.array([], np.int32),), {}),

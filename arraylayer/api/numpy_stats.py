@@ -80,8 +80,8 @@ def average(a: Array, /, axis: Axis = None, weights: Array | None = None, return
         total = statistical.mean(a, axis=axes, keepdims=keepdims)
         if not returned:
             return total
-        count = math.prod(int(n) for n in a.shape) // max(1, math.prod(int(n) for n in total.shape) or 1)
-        return total, data_types.astype(elementwise.add(elementwise.multiply(total, 0), count), total.dtype)
+        count = math.prod(int(n) for n in a.shape) // max(1, math.prod(int(n) for n in total.shape))
+        return total, creation.full_like(total, count)
     _, w, _ = array_input(weights)
     if tuple(w.shape) != tuple(a.shape):
         if not isinstance(axes, int) or len(w.shape) != 1 or w.shape[0] != a.shape[axes]:
