@@ -344,6 +344,8 @@ def kernel_domain(name: str) -> tuple[Dtype, ...]:
                 reached.add(_COMPLEX_OF.get(dtype, dtype))
             elif uses.rule == "parts":
                 reached.add(_PART_OF.get(dtype, dtype))
+            elif uses.rule == "index":
+                reached.update((Dtype("int32"), Dtype("int64")))  # the default int, either one
             else:
                 reached.add(dtype)
     if not used:
