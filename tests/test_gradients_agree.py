@@ -491,7 +491,7 @@ NOT_DIFFERENTIABLE = {
     "isin": "bool-valued",
     **dict.fromkeys(["isclose", "allclose"], "bool-valued"),
     **dict.fromkeys(["bincount", "histogram", "digitize"],
-                    "integer-valued (counts and bin indices; histogram's edges are piecewise constant in x)"),
+                    "integer-valued counts and bin indices (the weighted sums, linear in the weights, are not covered here)"),
     "empty_like": "its values are undefined",
     "from_dlpack": "an interchange of memory, not a computation",
     **dict.fromkeys(["unique_all", "unique_counts", "unique_inverse", "unique_values"],
