@@ -50,7 +50,7 @@ def _calls(xp):
     unary.update({name: (i, i) for name in (
         "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")})
     kwargs = {"squeeze": {"axis": 0}, "cumulative_sum": {"axis": 0}, "cumulative_prod": {"axis": 0},
-              "diff": {"axis": 0}}
+              "diff": {"axis": 0}, "bincount": {"length": 3}}
     squeezable = xp.asarray([[1.0, 2.0]], dtype=xp.float32)
     other = {
         "bitwise_invert": (i,), "clip": (a, 1.5, 3.0), "astype": (a, xp.int32), "full_like": (a, 2.0),
@@ -62,7 +62,9 @@ def _calls(xp):
         "take_along_axis": (v, i), "searchsorted": (xp.sort(v), v), "tensordot": (a, a),
         "meshgrid": (v, v), "isin": (v, v), "broadcast_shapes": ((2, 1), (3,)),
         "from_dlpack": (a,), "asarray": ([1, 2],), "arange": (3,), "empty": ((2,),), "eye": (2,),
-        "full": ((2,), 1.0), "linspace": (0.0, 1.0, 3), "logspace": (0.0, 1.0, 3), "ones": ((2,),), "zeros": ((2,),),
+        "full": ((2,), 1.0), "linspace": (0.0, 1.0, 3), "logspace": (0.0, 1.0, 3),
+        "percentile": (a, 50.0), "nanpercentile": (a, [10.0, 90.0]), "bincount": (i,), "digitize": (v, xp.sort(v)),
+        "correlate": (v, v), "histogram": (v,), "ones": ((2,),), "zeros": ((2,),),
     }
     other["squeeze"] = (squeezable,)
     return {**unary, **other}, kwargs

@@ -100,6 +100,10 @@ PARAMS: Final[dict[str, tuple[str, Any]]] = {
     "ord": ("choice", None), "correction": ("scalar", 0.0), "rtol": ("scalar", None),
     "kind": ("choice", "real floating"), "shapes": ("shape", None), "norm": ("choice", "backward"),
     "chunks": ("chunks", None),
+    "v": ("array", MATRIX), "b": ("array", MATRIX), "weights": ("array", None), "atol": ("scalar", 1e-8),
+    "equal_nan": ("flag", False), "nan": ("scalar", 0.0), "posinf": ("scalar", None), "neginf": ("scalar", None),
+    "minlength": ("count", 0), "returned": ("flag", False), "density": ("flag", False), "right": ("flag", False),
+    "rowvar": ("flag", True),
 }
 
 #: Valid values that differ from the table above for one function.
@@ -118,6 +122,9 @@ SPECIAL: Final[dict[str, dict[str, Any]]] = {
     "repeat": {"x": VECTOR}, "diff": {"x": VECTOR}, "roll": {"x": VECTOR}, "linspace": {"start": 0.0, "stop": 1.0},
     "tile": {"repetitions": (2,)}, "moveaxis": {"source": 0, "destination": 1},
     "broadcast_shapes": {"shapes": [(2, 1), (3,)]},
+    "isclose": {"rtol": 1e-5}, "allclose": {"rtol": 1e-5}, "nan_to_num": {"copy": True},
+    "percentile": {"q": 50.0}, "nanpercentile": {"q": [10.0, 90.0]}, "bincount": {"x": INTS, "length": 3},
+    "digitize": {"bins": VECTOR}, "correlate": {"a": VECTOR, "v": VECTOR, "mode": "valid"}, "vdot": {"b": MATRIX},
 }
 
 #: Functions whose parameters are not arrays of the backend under test (dtype utilities) or that

@@ -37,6 +37,9 @@ COMPLEX: Final = ("A", "complex64", [[1 + 1j, 2 - 1j, 0.5j, 3.0], [-1.0, 1j, 2 +
                                      [1.0, 1.0, -1 - 1j, 0.0]])
 ROWS3: Final = ("A", "float32", [[1.0, 2.0, 3.0], [4.0, -5.0, 6.0], [0.5, 0.0, -1.0], [2.0, 2.0, 2.0]])
 ROWS3_B: Final = ("A", "float32", [[3.0, 2.0, 1.0], [-1.0, 0.5, 2.0], [1.0, 1.0, 1.0], [0.0, 4.0, -2.0]])
+IDX_1D: Final = ("A", "int32", [0, 3, 1, 1, 4, 0])
+ROW: Final = ("A", "float32", [1.0, -2.0, 0.5, 3.0, 2.0])
+ROW_B: Final = ("A", "float32", [0.5, 1.0, -1.0])
 IDX: Final = ("A", "int32", [[0, 3, 1, 1], [2, 2, 0, 3], [3, 0, 0, 1], [1, 2, 3, 0]])
 
 #: Valid calls of the public functions whose generic arguments (test_bad_input's: axis=None,
@@ -77,6 +80,15 @@ VALID_CALLS: Final[dict[str, tuple[list[Any], dict[str, Any]]]] = {
     "tri": ([3], {"M": 4, "k": 1}),
     "identity": ([3], {}),
     "logspace": ([0.0, 2.0], {"num": 5}),
+    "isclose": ([H, H], {"rtol": 1e-3}),
+    "allclose": ([H, H], {"atol": 0.5}),
+    "nan_to_num": ([H], {"nan": 1.0}),
+    "percentile": ([H, [10.0, 75.0]], {"axis": 1}),
+    "nanpercentile": ([H, 30.0], {"axis": 0}),
+    "bincount": ([IDX_1D], {"length": 5}),
+    "digitize": ([H, [0.5, 1.5, 3.0]], {}),
+    "correlate": ([ROW, ROW_B], {"mode": "same"}),
+    "histogram": ([H], {"bins": 3}),
 }
 
 

@@ -379,7 +379,10 @@ def _lerp(a: Array, b: Array, t: Array) -> Array:
     return searching.where(elementwise.greater_equal(t, 0.5), from_b, from_a)
 
 
-def _quantile(name: str, x: Array, q: Any, axis: Axis, keepdims: bool, method: str, skip_nan: bool) -> Array:
+def _quantile(name: str, x: Array, q: Any, axis: Axis, keepdims: bool, method: str, skip_nan: bool,
+              middle: bool = False) -> Array:
+    """``middle``: NumPy's median (q 0.5): the middle value or the mean of the two middle ones, no
+    interpolation, so a middle next to an infinity stays exact."""
     from arraylayer.api.indexing import take_along_axis
     from arraylayer.api.manipulation import permute_dims, reshape
     from arraylayer.api.sorting import sort
@@ -414,6 +417,8 @@ def _quantile(name: str, x: Array, q: Any, axis: Axis, keepdims: bool, method: s
     below = elementwise.floor(position)
     fraction = elementwise.subtract(position, below)
     above = elementwise.minimum(elementwise.add(below, 1), last)
+    if middle:
+        above = searching.where(elementwise.greater(fraction, 0), above, below)
     index = Dtype("int32") if length < 2**31 else Dtype("int64")
     full = tuple(shape[a] for a in kept) + (len(levels),)
 
@@ -427,7 +432,9 @@ def _quantile(name: str, x: Array, q: Any, axis: Axis, keepdims: bool, method: s
     missing = elementwise.less_equal(count, 0) if skip_nan else utility.any(nan, axis=-1, keepdims=True)
     # a missing row's neighbours read as 0 (not inf - inf, which warns), its value NaN
     below, above = (searching.where(missing, 0.0, gathered(at)) for at in (below, above))
-    value = searching.where(missing, math.nan, _lerp(below, above, fraction))
+    value = (searching.where(elementwise.greater(fraction, 0), elementwise.divide(elementwise.add(below, above), 2),
+                             below) if middle else _lerp(below, above, fraction))
+    value = searching.where(missing, math.nan, value)
     # q's axis first, then kept (with ones at the reduced axes for keepdims)
     value = permute_dims(value, (len(kept),) + tuple(range(len(kept))))
     if keepdims:

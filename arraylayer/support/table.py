@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
-from arraylayer.dtypes.defaults import default_float_dtype
+from arraylayer.dtypes.defaults import default_float_dtype, default_int_dtype
 from arraylayer.dtypes import Dtype, all_dtypes, all_float_dtypes
 from arraylayer.dtypes.function_rules import BINARY, KIND_LETTER, UNARY, accumulator_dtype
 
@@ -40,6 +40,7 @@ RULES: Final[dict[str, str]] = {
     "parts": "the input dtype; complex input runs in the real dtype of its parts (then integer codes)",
     "logical": "bool (inputs are read as bool)",
     "accumulator": "the accumulator dtype of sum (bool and narrow integers: the default int or uint)",
+    "index": "the index dtype (the default int): the input is cast to it first (counts)",
     "none": "no kernel: the dtype is only held or converted",
     "independent": "not an array function: no dtype restriction",
 }
@@ -167,6 +168,30 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "identity": Uses(("eye",)),
     "tri": Uses(("ones", "tril")),
     "logspace": Uses(("linspace", "pow"), "fc"),
+    # NumPy's names (arraylayer/api/numpy_style.py, numpy_stats.py): compositions of the standard's kernels
+    # (isclose's less_equal compares absolute values, nan_to_num's greater/less the real parts: their
+    # real dtype, not listed; corrcoef clips the real parts likewise)
+    "isclose": Uses(("isfinite", "where", "subtract", "abs", "multiply", "add", "equal"), rule="inexact"),
+    "allclose": Uses(("isfinite", "where", "subtract", "abs", "multiply", "add", "equal", "all"), rule="inexact"),
+    "nan_to_num": Uses(("isnan", "isinf", "where")),
+    "diag": Uses(("zeros", "eye", "concat", "reshape", "where", "diagonal")),
+    "diagflat": Uses(("zeros", "eye", "concat", "reshape", "where")),
+    "diagonal": Uses(("moveaxis", "diagonal")),
+    "trace": Uses(("moveaxis", "diagonal", "sum"), rule="accumulator"),
+    "outer": Uses(("reshape", "multiply")),
+    "inner": Uses(("tensordot",), _NUMERIC),
+    "kron": Uses(("reshape", "multiply")),
+    "vdot": Uses(("reshape", "vecdot", "any")),
+    "median": Uses(("isnan", "sort", "take_along_axis", "where", "any"), _REAL, "inexact"),
+    "percentile": Uses(("isnan", "sort", "take_along_axis", "where", "any"), _REAL, "inexact"),
+    "nanmedian": Uses(("isnan", "where", "sum", "sort", "take_along_axis"), _REAL, "inexact"),
+    "nanpercentile": Uses(("isnan", "where", "sum", "sort", "take_along_axis"), _REAL, "inexact"),
+    "average": Uses(("mean", "multiply", "sum", "divide"), rule="inexact"),
+    "bincount": Uses(("sort", "searchsorted", "subtract", "equal"), "biu", "index"),
+    "histogram": Uses(("min", "max", "sort", "searchsorted", "where", "equal", "sum"), _REAL, "inexact"),
+    "digitize": Uses(("searchsorted", "flip", "where"), _REAL),
+    "corrcoef": Uses(("mean", "subtract", "matmul", "diagonal", "sqrt", "divide"), rule="inexact"),
+    "correlate": Uses(("zeros", "concat", "take", "matmul", "any")),
     # keras.ops' math group and core scatter family (arraylayer/models/mathops/): compositions; erf,
     # erfc and erfinv call the backends' nn kernels, which the kernel tables do not list: their row names
     # multiply, whose support (every float dtype: half and low precision compute in float32) is theirs
@@ -291,6 +316,8 @@ def kernel_dtype(rule: str, dtype: Dtype) -> Dtype:
         return Dtype("bool")
     if rule == "accumulator":
         return accumulator_dtype(dtype, None)
+    if rule == "index":
+        return default_int_dtype()
     return dtype
 
 
@@ -317,6 +344,8 @@ def kernel_domain(name: str) -> tuple[Dtype, ...]:
                 reached.add(_COMPLEX_OF.get(dtype, dtype))
             elif uses.rule == "parts":
                 reached.add(_PART_OF.get(dtype, dtype))
+            elif uses.rule == "index":
+                reached.update((Dtype("int32"), Dtype("int64")))  # the default int, either one
             else:
                 reached.add(dtype)
     if not used:
