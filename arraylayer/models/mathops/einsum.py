@@ -90,4 +90,5 @@ def einsum(subscripts: str, /, *operands: Array) -> Array:
     result = kernels.einsum(spec, *(data_types.astype(a, compute, copy=False) for a in arrays))
     if dtype.category == "bool":
         return elementwise.not_equal(result, 0)
-    return result if compute == dtype else data_types.astype(result, dtype)
+    # (dask sums its blocks' int32 products in int64: the cast back wraps as NumPy's einsum does)
+    return result if backend.dtype_of(result) == dtype else data_types.astype(result, dtype)
