@@ -18,7 +18,7 @@ import numpy as np
 
 from arraylayer import arguments
 from arraylayer.api import data_types, elementwise, indexing, searching
-from arraylayer.api.dispatch import array_input
+from arraylayer.api.dispatch import WRAPPERS, array_input
 from arraylayer.dtypes import Dtype, DtypeLike, as_dtype, finfo, iinfo
 from arraylayer.errors import InvalidArgumentError, InvalidDtypeError
 from arraylayer.models.mathops.scatter import _arange_like_int, _clamped
@@ -32,7 +32,7 @@ __all__ = ["is_tensor", "saturate_cast", "slice"]
 def is_tensor(x: Any, /) -> bool:
     """True for an array of any installed backend (a NumPy scalar is a 0-d NumPy array here, as
     everywhere in arraylayer) and for an :class:`arraylayer.Array`; False for Python numbers and lists."""
-    return isinstance(x, backend_of(x).array_types)
+    return type(x) in WRAPPERS or isinstance(x, backend_of(x).array_types)
 
 
 def _limits(dtype: Dtype) -> tuple[Any, Any]:
