@@ -100,6 +100,7 @@ PARAMS: Final[dict[str, tuple[str, Any]]] = {
     "ord": ("choice", None), "correction": ("scalar", 0.0), "rtol": ("scalar", None),
     "kind": ("choice", "real floating"), "shapes": ("shape", None), "norm": ("choice", "backward"),
     "chunks": ("chunks", None),
+    "b": ("array", MATRIX), "lower": ("flag", False), "rcond": ("scalar", None),
 }
 
 #: Valid values that differ from the table above for one function.
@@ -135,7 +136,7 @@ def public_functions() -> dict[str, Any]:
     for extension in ("linalg", "fft"):
         for name, f in vars(getattr(al, extension)).items():
             if (not name.startswith("_") and callable(f) and not isinstance(f, type)
-                    and getattr(f, "__module__", "") == f"arraylayer.api.{extension}"):
+                    and getattr(f, "__module__", "") in (f"arraylayer.api.{extension}", f"arraylayer.api.{extension}_more")):
                 found[f"{extension}.{name}"] = f
     return {n: f for n, f in found.items() if n not in SKIP}
 

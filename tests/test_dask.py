@@ -299,6 +299,15 @@ MODULE_CALLS: Final[dict[str, Callable[[], Any]]] = {
                                   _chunked(("A", "float32", [1.0, 2.0, 3.0])), (3, 4)),
     "scatter_update": lambda: al.scatter_update(_chunked(H), _chunked(("A", "int32", [[1], [3]])), _chunked(H)[:2]),
     "slice_update": lambda: al.slice_update(_chunked(H), (1, 2), _chunked(H)[:2, :2]),
+    # keras' core saturate_cast/slice, einsum (dask's own, blockwise) and math cdist/extract_sequences/view_as_*
+    "saturate_cast": lambda: al.saturate_cast(al.multiply(_chunked(H), 1e9), "int32"),
+    "slice": lambda: al.slice(_chunked(H), (1, -1), (2, 3)),
+    "einsum": lambda: al.einsum("ij,jk->ik", _chunked(H), _chunked(ROWS3)),
+    "einsum bool": lambda: al.einsum("ij,kj", al.greater(_chunked(H), 0), al.less(_chunked(H), 1)),
+    "cdist": lambda: al.cdist(_chunked(ROWS3), _chunked(ROWS3_B), p=1.0),
+    "extract_sequences": lambda: al.extract_sequences(_chunked(H), 3, 1),
+    "view_as_complex": lambda: al.view_as_complex(_chunked(H)[:, :2]),
+    "view_as_real": lambda: al.view_as_real(_chunked(COMPLEX)),
 }
 
 #: What dask has no kernel for: gradients (a dask array has no autodiff).

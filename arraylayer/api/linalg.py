@@ -30,8 +30,6 @@ __all__ = [
     "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power",
     "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot",
     "trace", "vecdot", "vector_norm",
-    # keras.ops' linalg names beyond the standard (arraylayer/api/linalg_more.py)
-    "cholesky_inverse", "lstsq", "lu_factor", "norm", "solve_triangular",
 ]
 
 
@@ -290,7 +288,3 @@ def trace(x: Array, /, *, offset: int = 0, dtype: DtypeLike | None = None) -> Ar
     run = kernel(backend, "trace", accumulator)
     return run(x, offset=_offset(x, offset), dtype=accumulator_native(backend, accumulator))
 
-
-# keras.ops' linalg names beyond the standard: compositions of the functions above (imported last:
-# linalg_more calls this module's functions)
-from arraylayer.api.linalg_more import cholesky_inverse, lstsq, lu_factor, norm, solve_triangular  # noqa: E402
