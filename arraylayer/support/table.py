@@ -188,7 +188,7 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "slice_update": Uses(("take", "where")),
     # keras' core saturate_cast/slice, einsum and math cdist/extract_sequences/view_as_* (models/mathops/):
     # einsum and view_as_complex call the backends' nn kernels; their rows name the kernels of the same dtypes
-    "saturate_cast": Uses(("clip", "isnan", "where"), _REAL),
+    "saturate_cast": Uses(("clip", "isnan", "where"), "iuf"),  # (bool input is a plain cast: no clip)
     "slice": Uses(("take",)),
     "einsum": Uses(("tensordot",)),
     "cdist": Uses(("subtract", "vector_norm"), _NUMERIC, "inexact"),
@@ -226,7 +226,7 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     # keras.ops' linalg names beyond the standard (arraylayer/api/linalg_more.py): compositions
     "linalg.solve_triangular": Uses(("tril", "triu", "solve"), rule="inexact"),
     "linalg.lstsq": Uses(("pinv", "matmul"), rule="inexact"),
-    "linalg.lu_factor": Uses(("argmax", "take_along_axis", "where", "divide", "multiply", "subtract"), rule="inexact"),
+    "linalg.lu_factor": Uses(("take_along_axis", "where", "divide", "multiply", "subtract"), rule="inexact"),  # (argmax: of magnitudes)
     "linalg.cholesky_inverse": Uses(("tril", "triu", "inv", "matmul"), rule="inexact"),
     "linalg.norm": Uses(("vector_norm", "matrix_norm"), rule="inexact"),
     # the fft extension: complex transforms take real input as its complex dtype (see api/fft.py)
