@@ -140,7 +140,9 @@ _TOOLKIT_NAMES = {
     **dict.fromkeys(("scan", "map", "fori_loop", "while_loop", "cond", "switch", "associative_scan", "vmap",
                      "stop_gradient", "custom_gradient", "jvp"), "arraylayer.models.flow"),
     **dict.fromkeys(("erf", "erfc", "erfinv", "in_top_k", "istft", "logdet", "rsqrt", "scatter", "scatter_update",
-                     "segment_max", "segment_min", "segment_prod", "segment_sum", "slice_update", "stft", "top_k"),
+                     "segment_max", "segment_min", "segment_prod", "segment_sum", "slice_update", "stft", "top_k",
+                     "is_tensor", "saturate_cast", "slice", "einsum", "cdist", "extract_sequences", "view_as_complex",
+                     "view_as_real"),
                     "arraylayer.models.mathops"),
 }
 
@@ -313,6 +315,7 @@ __all__ = [
     "custom_gradient", "jvp", "ControlFlowError",
     "top_k", "in_top_k", "segment_sum", "segment_prod", "segment_max", "segment_min", "rsqrt", "erf", "erfc",
     "erfinv", "logdet", "stft", "istft", "scatter", "scatter_update", "slice_update",
+    "is_tensor", "saturate_cast", "slice", "einsum", "cdist", "extract_sequences", "view_as_complex", "view_as_real",
     "function_supported_dtypes", "function_unsupported_dtypes", "UnverifiedVersionWarning",
     *sorted(_FUNCTIONS.keys() - {"can_cast", "finfo", "iinfo", "result_type", "__array_namespace_info__"}),
 ]

@@ -103,7 +103,7 @@ PARAMS: Final[dict[str, tuple[str, Any]]] = {
     "v": ("array", MATRIX), "b": ("array", MATRIX), "weights": ("array", None), "atol": ("scalar", 1e-8),
     "equal_nan": ("flag", False), "nan": ("scalar", 0.0), "posinf": ("scalar", None), "neginf": ("scalar", None),
     "minlength": ("count", 0), "returned": ("flag", False), "density": ("flag", False), "right": ("flag", False),
-    "rowvar": ("flag", True),
+    "rowvar": ("flag", True), "lower": ("flag", False), "rcond": ("scalar", None),
 }
 
 #: Valid values that differ from the table above for one function.
@@ -142,7 +142,7 @@ def public_functions() -> dict[str, Any]:
     for extension in ("linalg", "fft"):
         for name, f in vars(getattr(al, extension)).items():
             if (not name.startswith("_") and callable(f) and not isinstance(f, type)
-                    and getattr(f, "__module__", "") == f"arraylayer.api.{extension}"):
+                    and getattr(f, "__module__", "") in (f"arraylayer.api.{extension}", f"arraylayer.api.{extension}_more")):
                 found[f"{extension}.{name}"] = f
     return {n: f for n, f in found.items() if n not in SKIP}
 

@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
+import scipy.linalg
 import test_nn as nn_refs
 import test_nn_attention as attention_refs
 from conftest import jax_x64, selected_backends
@@ -424,6 +425,21 @@ CASES.update({
     "corrcoef": Case(al.corrcoef, np.corrcoef, (A,)),
     "correlate": Case(lambda x, y: al.correlate(x, y, mode="same"), lambda x, y: np.correlate(x, y, mode="same"),
                       (A[0], A2[1, :3])),
+})
+# keras.ops' linalg names beyond the standard (arraylayer/api/linalg_more.py) and the mathops compositions
+_CHOLESKY = np.linalg.cholesky(_SPD)
+CASES.update({
+    "solve_triangular": Case(lambda a, b: al.linalg.solve_triangular(a, b, lower=True),
+                             lambda a, b: scipy.linalg.solve_triangular(a, b, lower=True), (SQUARE, RHS)),
+    "lstsq": Case(al.linalg.lstsq, lambda a, b: np.linalg.lstsq(a, b, rcond=None)[0], (A.T.copy(), A2.T.copy())),
+    "lu_factor": Case(lambda x: al.linalg.lu_factor(x)[0], lambda x: scipy.linalg.lu_factor(x)[0], (SQUARE,)),
+    "cholesky_inverse": Case(al.linalg.cholesky_inverse, lambda x: np.linalg.inv(np.tril(x) @ np.tril(x).T), (_CHOLESKY,)),
+    "norm": Case(lambda x: al.linalg.norm(x, ord="nuc"), lambda x: np.linalg.norm(x, ord="nuc"), (A,)),
+    "einsum": Case(lambda x, y: al.einsum("ij,jk->ik", x, y), lambda x, y: np.einsum("ij,jk->ik", x, y), (A, B)),
+    "cdist": Case(al.cdist, lambda x, y: np.sqrt(((x[:, None] - y[None]) ** 2).sum(-1)), (A, A2)),
+    "extract_sequences": Case(lambda x: al.extract_sequences(x, 2, 1),
+                              lambda x: np.lib.stride_tricks.sliding_window_view(x, 2, axis=-1), (A,)),
+    "slice": Case(lambda x: al.slice(x, (1, -2), (2, 2)), lambda x: x[1:3, 2:4], (A,)),
 })
 CASES.update(FFT_CASES)
 CASES.update(EIG_CASES)

@@ -21,6 +21,7 @@ from arraylayer.api import (
     indexing,
     info,
     linalg,
+    linalg_more,
     linear_algebra,
     manipulation,
     numpy_more,
@@ -38,6 +39,11 @@ from arraylayer.api.dispatch import accepting_wrapped
 #: ``round`` takes ``decimals`` and replaces the standard's) holds what is beyond the standard.
 CATEGORIES = (creation, data_types, elementwise, indexing, info, linear_algebra, manipulation, searching,
               sets, sorting, statistical, utility, numpy_more, numpy_style, numpy_stats, extensions)
+
+# keras.ops' linalg names beyond the standard (compositions of the extension's functions) join its namespace
+for _name in linalg_more.__all__:
+    setattr(linalg, _name, getattr(linalg_more, _name))
+linalg.__all__ = [*linalg.__all__, *linalg_more.__all__]
 
 # arraylayer.Array in, Array out: every public function without a planned native fast path checks
 # its arguments for wrappers (the elementwise functions check in their planning path instead).

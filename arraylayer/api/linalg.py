@@ -287,3 +287,4 @@ def trace(x: Array, /, *, offset: int = 0, dtype: DtypeLike | None = None) -> Ar
     accumulator = accumulator_dtype(source, dtype)
     run = kernel(backend, "trace", accumulator)
     return run(x, offset=_offset(x, offset), dtype=accumulator_native(backend, accumulator))
+

@@ -211,6 +211,15 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "scatter": Uses(("equal", "where", "sum"), _NUMERIC),
     "scatter_update": Uses(("equal", "where", "take")),
     "slice_update": Uses(("take", "where")),
+    # keras' core saturate_cast/slice, einsum and math cdist/extract_sequences/view_as_* (models/mathops/):
+    # einsum and view_as_complex call the backends' nn kernels; their rows name the kernels of the same dtypes
+    "saturate_cast": Uses(("clip", "isnan", "where"), "iuf"),  # (bool input is a plain cast: no clip)
+    "slice": Uses(("take",)),
+    "einsum": Uses(("tensordot",)),
+    "cdist": Uses(("subtract", "vector_norm"), _NUMERIC, "inexact"),
+    "extract_sequences": Uses(("take", "reshape")),
+    "view_as_complex": Uses(("real", "imag"), "iuf", "inexact"),
+    "view_as_real": Uses(("real", "imag", "stack"), "c"),
     # utility
     "all": Uses(("all",)),
     "any": Uses(("any",)),
@@ -239,6 +248,12 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "linalg.svdvals": Uses(("svdvals",), rule="inexact"),
     "linalg.trace": Uses(("trace",), rule="accumulator"),
     "linalg.vector_norm": Uses(("vector_norm",), rule="inexact"),
+    # keras.ops' linalg names beyond the standard (arraylayer/api/linalg_more.py): compositions
+    "linalg.solve_triangular": Uses(("tril", "triu", "solve"), rule="inexact"),
+    "linalg.lstsq": Uses(("pinv", "matmul"), rule="inexact"),
+    "linalg.lu_factor": Uses(("take_along_axis", "where", "divide", "multiply", "subtract"), rule="inexact"),  # (argmax: of magnitudes)
+    "linalg.cholesky_inverse": Uses(("tril", "triu", "inv", "matmul"), rule="inexact"),
+    "linalg.norm": Uses(("vector_norm", "matrix_norm"), rule="inexact"),
     # the fft extension: complex transforms take real input as its complex dtype (see api/fft.py)
     "fft.fft": Uses(("fft",), "fc", "complex"),
     "fft.ifft": Uses(("ifft",), "fc", "complex"),
@@ -268,7 +283,7 @@ INDEPENDENT: Final[tuple[str, ...]] = (
     "grad", "value_and_grad",
     # control flow and transforms: they run the user's functions, whose calls carry their own dtypes
     "scan", "map", "fori_loop", "while_loop", "cond", "switch", "associative_scan", "vmap", "stop_gradient",
-    "custom_gradient", "jvp",
+    "custom_gradient", "jvp", "is_tensor",
     "tree_map", "tree_leaves", "tree_paths", "tree_map_with_path", "as_dtype", "register_dtype_alias", "is_bool_dtype", "is_int_dtype", "is_uint_dtype", "is_float_dtype",
     "is_complex_dtype", "is_numeric_dtype", "dtype_bits", "promote_types", "lattice_result_type",
     "promote_types_of_inputs", "set_dtype_promotion", "get_dtype_promotion", "dtype_promotion",

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 import dask.array as da
+from dask.array.core import elemwise
 import numpy as np
 
 from arraylayer.kernels.numpy import nn as numpy_nn
@@ -84,3 +85,13 @@ def _output_shape(function: Callable[..., Any], x: Any, weights: Any) -> tuple[i
     if weights is not None:
         args.append(np.broadcast_to(np.zeros((), weights.dtype), weights.shape))
     return tuple(function(*args).shape)
+
+
+def einsum(subscripts: str, *operands: Any) -> Any:
+    """dask's blocked einsum (lazy); operands share one dtype (the api promotes)."""
+    return da.einsum(subscripts, *operands)
+
+
+def complex_from_parts(real: Any, imag: Any) -> Any:
+    """The complex array real + imag j, chunk by chunk with NumPy's kernel."""
+    return elemwise(numpy_nn.complex_from_parts, real, imag)

@@ -54,3 +54,11 @@ def max_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding:
 def sum_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding: Any, channels_last: bool) -> Any:
     dims, steps, pads = _layout(window, strides, padding, channels_last)
     return lax.reduce_window(x, 0.0, lax.add, dims, steps, pads)
+
+
+def einsum(subscripts: str, *operands: Any) -> Any:
+    """jax.numpy's einsum; operands share one dtype (the api promotes)."""
+    return jnp.einsum(subscripts, *operands)
+
+
+complex_from_parts = lax.complex

@@ -147,3 +147,15 @@ def max_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding:
 def sum_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding: Any, channels_last: bool) -> Any:
     return _pool(x, window, strides, padding, channels_last, 0.0,
                  lambda w, axis: np.sum(w, axis=axis, dtype=np.float32 if is_half(w.dtype) else None))
+
+
+def einsum(subscripts: str, *operands: Any) -> Any:
+    """NumPy's einsum (contraction order optimised); operands share one dtype (the api promotes)."""
+    return np.einsum(subscripts, *operands, optimize=len(operands) > 2)
+
+
+def complex_from_parts(real: Any, imag: Any) -> Any:
+    """The complex array real + imag j, each part placed exactly (no 0 * inf from a multiply)."""
+    out = np.empty(np.broadcast_shapes(real.shape, imag.shape), dtype=np.result_type(real.dtype, np.complex64))
+    out.real, out.imag = real, imag
+    return out

@@ -108,3 +108,11 @@ def sum_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding:
     y = _pooled(_pad(_last(x, channels_last), padding), window, strides,
                 lambda v, k, s: tf.nn.avg_pool(v, k, s, "VALID") * float(math.prod(k)))
     return _back(y, channels_last)
+
+
+def einsum(subscripts: str, *operands: Any) -> Any:
+    """TensorFlow's einsum; operands share one dtype (the api promotes, widening what Einsum lacks)."""
+    return tf.einsum(subscripts, *operands)
+
+
+complex_from_parts = tf.complex

@@ -81,3 +81,11 @@ def sum_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding:
     else:
         y = _AVG[len(window)](y, window, strides, divisor_override=1)
     return _back(y, channels_last)
+
+
+def einsum(subscripts: str, *operands: Any) -> Any:
+    """torch's einsum; operands share one dtype (the api promotes, widening what bmm lacks)."""
+    return torch.einsum(subscripts, *operands)
+
+
+complex_from_parts = torch.complex
