@@ -4,7 +4,8 @@ Each call first exchanges a fixed-size signature of the call (its kind, the tree
 dtypes) with the engine's own timed all-gather, so ranks that disagree all raise
 DistributedMismatchError instead of hanging. The leaves then go through the world's engine
 (``engines.ENGINES``) and come back in their own backend. Dtypes are kept: an int32 sum stays int32;
-``"mean"`` follows ``arraylayer.mean`` (integers and bools give the default float dtype).
+``"mean"`` follows ``arraylayer.mean`` (integers and bools give the default float dtype). Inside
+``replicated_step`` they run over its devices instead (``devices.active()``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import hashlib
 from typing import Any
 
 import arraylayer as al
+from arraylayer.distributed import devices
 from arraylayer.distributed.world import World, current
 from arraylayer.errors import DistributedMismatchError, InvalidArgumentError, InvalidDtypeError
 from arraylayer.models.tree import tree_flatten, tree_paths
@@ -79,6 +81,10 @@ def all_reduce(tree: Any, op: str = "sum", *, timeout: float | None = None) -> A
         tree_leaves, rebuild = tree_flatten(tree)
         tree = rebuild([x if al.isdtype(al.Dtype(x.dtype), ("real floating", "complex floating"))
                         else al.astype(x, al.result_type(1.0)) for x in tree_leaves])
+    replicas = devices.active()
+    if replicas is not None:  # inside replicated_step: over its devices
+        tree_leaves, rebuild = tree_flatten(tree)
+        return rebuild([replicas.reduce(x, op) for x in tree_leaves])
     world, leaves, rebuild = _prepare(tree, f"all_reduce[{op}]", timeout)
     if world.size == 1:
         return rebuild(leaves)
@@ -92,6 +98,10 @@ def all_reduce(tree: Any, op: str = "sum", *, timeout: float | None = None) -> A
 
 def all_gather(tree: Any, *, timeout: float | None = None) -> Any:
     """Every leaf of every rank, stacked along a new leading axis of length ``world_size()``."""
+    replicas = devices.active()
+    if replicas is not None:
+        tree_leaves, rebuild = tree_flatten(tree)
+        return rebuild([replicas.gather(x) for x in tree_leaves])
     world, leaves, rebuild = _prepare(tree, "all_gather", timeout)
     if world.size == 1:
         return rebuild([al.expand_dims(x, axis=0) for x in leaves])
@@ -101,6 +111,10 @@ def all_gather(tree: Any, *, timeout: float | None = None) -> Any:
 
 def broadcast(tree: Any, root: int = 0, *, timeout: float | None = None) -> Any:
     """Rank ``root``'s tree on every rank (the others' leaves give the shapes and dtypes)."""
+    replicas = devices.active()
+    if replicas is not None:
+        tree_leaves, rebuild = tree_flatten(tree)
+        return rebuild([replicas.gather(x)[root] for x in tree_leaves])
     world = current()
     if not isinstance(root, int) or isinstance(root, bool) or not 0 <= root < world.size:
         raise InvalidArgumentError(f"root must be a rank in [0, {world.size}), got {root!r}.")
@@ -113,5 +127,7 @@ def broadcast(tree: Any, root: int = 0, *, timeout: float | None = None) -> Any:
 
 def barrier(timeout: float | None = None) -> None:
     """Wait until every rank reaches this call (a collective: a signature exchange)."""
+    if devices.active() is not None:  # the replicas of one step run in lockstep
+        return
     current()
     exchange_signature("barrier", [], timeout)

@@ -1,0 +1,179 @@
+"""Several devices in one process: ``replicated_step`` runs a per-replica step on every local device.
+
+The step is written once with arraylayer, its gradients averaged with ``all_reduce`` as on several
+processes. On jax it runs as one jitted ``shard_map`` over a mesh of the local devices (the batch split
+along its first axis, the collectives ``lax.psum`` / ``pmean`` / ...); on TensorFlow as one
+``tf.function`` of ``MirroredStrategy.run`` (the collectives the replica context's). Other backends
+(numpy, torch, dask) run it on their one device, the whole batch one replica. While a replicated step
+runs, the collectives are over its replicas, not over the processes of the world.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import arraylayer as al
+from arraylayer.errors import InvalidArgumentError
+from arraylayer.models.tree import tree_flatten
+
+__all__ = ["replicated_step", "active", "Replicas"]
+
+class Replicas:
+    """The collectives over the replicas of one step: leaves in, leaves out (dtypes prepared by the caller)."""
+
+    def __init__(self, reduce: Callable[[Any, str], Any], gather: Callable[[Any], Any]):
+        self.reduce, self.gather = reduce, gather
+
+
+def active() -> Replicas | None:
+    """The replicas of the step now running, or None outside ``replicated_step``."""
+    return _SHARED["replicas"]
+
+
+#: module-wide, not per thread: TensorFlow may trace the replicas in threads of its own
+_SHARED: dict[str, Replicas | None] = {"replicas": None}
+
+
+@contextlib.contextmanager
+def _within(replicas: Replicas) -> Iterator[None]:
+    before = _SHARED["replicas"]
+    _SHARED["replicas"] = replicas
+    try:
+        yield
+    finally:
+        _SHARED["replicas"] = before
+
+
+def _one_device() -> Replicas:
+    return Replicas(lambda x, op: x, lambda x: al.expand_dims(x, axis=0))
+
+
+def _check_batch(batch: Sequence[Any], count: int) -> None:
+    if not batch:
+        raise InvalidArgumentError("replicated_step: give at least one batch argument after the replicated tree.")
+    for x in tree_flatten(list(batch))[0]:
+        if not getattr(x, "shape", None) or x.shape[0] % count:
+            raise InvalidArgumentError(f"replicated_step: every batch leaf's first axis must split evenly over "
+                                       f"{count} devices, got shape {tuple(getattr(x, 'shape', ()))} "
+                                       f"(pad or drop rows, or pass devices=).")
+
+
+# --- jax: one jitted shard_map over a mesh of the devices -----------------------------------------------
+
+def _jax_replicas(axis: str) -> Replicas:
+    from jax import lax
+
+    ops = {"sum": lax.psum, "mean": lax.pmean, "max": lax.pmax, "min": lax.pmin}
+    return Replicas(lambda x, op: ops[op](x, axis), lambda x: lax.all_gather(x, axis))
+
+
+def _jax_runner(step_fn: Callable[..., Any], devices: Sequence[Any] | None) -> tuple[Callable[..., Any], int]:
+    import jax
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    devices = list(devices) if devices is not None else jax.local_devices()
+    mesh = Mesh(np.array(devices), ("replicas",))
+
+    def per_replica(carry: Any, *batch: Any) -> Any:
+        with _within(_jax_replicas("replicas")):
+            return step_fn(carry, *batch)
+
+    def run(carry: Any, *batch: Any) -> Any:
+        mapped = jax.shard_map(per_replica, mesh=mesh, in_specs=(PartitionSpec(),) + (PartitionSpec("replicas"),) * len(batch),
+                               out_specs=PartitionSpec(), check_vma=False)  # pmap's rules: local gradients, pmean averages
+        return mapped(carry, *batch)
+
+    compiled = jax.jit(run)
+    whole, split = NamedSharding(mesh, PartitionSpec()), NamedSharding(mesh, PartitionSpec("replicas"))
+
+    def placed(carry: Any, *batch: Any) -> Any:  # the carry on every device, each batch part on its own
+        return compiled(jax.device_put(carry, whole), *jax.device_put(batch, split))
+
+    return placed, len(devices)
+
+
+# --- TensorFlow: a tf.function of MirroredStrategy.run ---------------------------------------------------
+
+def _tf_devices() -> list[str]:
+    import tensorflow as tf
+
+    return [d.name for d in tf.config.list_logical_devices("GPU")] or [d.name for d in tf.config.list_logical_devices("CPU")]
+
+
+def _tf_replicas() -> Replicas:
+    import tensorflow as tf
+
+    def reduce(x: Any, op: str) -> Any:
+        context = tf.distribute.get_replica_context()
+        if op in ("sum", "mean"):
+            return context.all_reduce(tf.distribute.ReduceOp.SUM if op == "sum" else tf.distribute.ReduceOp.MEAN, x)
+        rows = context.all_gather(tf.expand_dims(x, 0), axis=0)  # ReduceOp has no max or min
+        return (tf.reduce_max if op == "max" else tf.reduce_min)(rows, axis=0)
+
+    return Replicas(reduce, lambda x: tf.distribute.get_replica_context().all_gather(tf.expand_dims(x, 0), axis=0))
+
+
+_STRATEGIES: dict[tuple[str, ...], Any] = {}
+
+
+def _tf_runner(step_fn: Callable[..., Any], devices: Sequence[Any] | None) -> tuple[Callable[..., Any], int]:
+    import tensorflow as tf
+
+    names = tuple(devices) if devices is not None else tuple(_tf_devices())
+    if names not in _STRATEGIES:  # one per device set: a second one would reuse the first's collective keys
+        _STRATEGIES[names] = tf.distribute.MirroredStrategy(list(names))
+    strategy = _STRATEGIES[names]
+    count = strategy.num_replicas_in_sync
+
+    def per_replica(carry: Any, batch: tuple[Any, ...]) -> Any:
+        with _within(_tf_replicas()):
+            return step_fn(carry, *batch)
+
+    @tf.function
+    def run(carry: Any, *batch: Any) -> Any:
+        def part(ctx: Any) -> Any:
+            size = [tf.shape(x)[0] // count for x in batch]
+            i = ctx.replica_id_in_sync_group
+            return tuple(x[i * s:(i + 1) * s] for x, s in zip(batch, size, strict=True))
+
+        parts = strategy.experimental_distribute_values_from_function(part)
+        out = strategy.run(per_replica, args=(carry, parts))
+        return tf.nest.map_structure(lambda v: strategy.experimental_local_results(v)[0], out)
+
+    return run, count
+
+
+RUNNERS: dict[str, Callable[[Callable[..., Any], Sequence[Any] | None], tuple[Callable[..., Any], int]]] = {
+    "jax": _jax_runner, "tensorflow": _tf_runner}
+
+
+def replicated_step(step_fn: Callable[..., Any], devices: Sequence[Any] | None = None) -> Callable[..., Any]:
+    """``step_fn(carry, *batch)`` on every local device, each on its part of the batch (first axis).
+
+    ``carry`` (parameters, optimizer state, ...) is replicated; ``step_fn`` averages its gradients with
+    ``all_reduce(grads, "mean")`` and must return a result equal on every replica (what it derives from
+    the carry and all-reduced values), which is returned once. ``devices``: jax devices or TensorFlow
+    device names (default: all local ones); ignored by backends without several devices.
+    """
+    if not callable(step_fn):
+        raise InvalidArgumentError(f"replicated_step: step_fn must be callable, got {type(step_fn).__name__}.")
+    runners: dict[str, tuple[Callable[..., Any], int]] = {}
+
+    def step(carry: Any, *batch: Any) -> Any:
+        leaves = tree_flatten(list(batch))[0]
+        name = al.backend_of(leaves[0]).name if leaves else "numpy"
+        if name not in RUNNERS:
+            _check_batch(batch, 1)
+            with _within(_one_device()):
+                return step_fn(carry, *batch)
+        if name not in runners:
+            runners[name] = RUNNERS[name](step_fn, devices)
+        run, count = runners[name]
+        _check_batch(batch, count)
+        return run(carry, *batch)
+
+    return step
+
