@@ -162,8 +162,8 @@ def angle(z: Array, /, deg: bool = False) -> Array:
 
 
 def cbrt(x: Array, /) -> Array:
-    """The real cube root, negative for negative x: ``|x| ** (1/3)`` with its sign, then one Newton
-    step, so perfect cubes come out exact as in NumPy."""
+    """The real cube root, negative for negative x (-0.0 stays -0.0): ``|x| ** (1/3)`` with its sign,
+    refined by one Newton step to the dtype's full precision."""
     x = _inexact(x, "cbrt")
     magnitude = elementwise.abs(x)
     root = elementwise.pow(magnitude, 1.0 / 3.0)
