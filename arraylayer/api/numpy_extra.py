@@ -169,10 +169,11 @@ def cbrt(x: Array, /) -> Array:
     root = elementwise.pow(magnitude, 1.0 / 3.0)
     fine = elementwise.logical_and(elementwise.isfinite(root), elementwise.greater(root, 0))
     safe = searching.where(fine, root, 1.0)  # (0, inf and NaN skip the step: no 0/0 there, in values or gradients)
-    square = elementwise.multiply(safe, safe)
-    step = elementwise.divide(elementwise.subtract(elementwise.multiply(square, safe), magnitude),
-                              elementwise.multiply(square, 3.0))
-    return elementwise.copysign(searching.where(fine, elementwise.subtract(safe, step), root), x)
+    # the step relative to the root (y - (y^3 - a) / 3y^2 as y + y (a/y^3 - 1) / 3): y^3 - a itself can be
+    # subnormal, which XLA flushes to zero
+    ratio = elementwise.divide(magnitude, elementwise.multiply(elementwise.multiply(safe, safe), safe))
+    refined = elementwise.add(safe, elementwise.multiply(safe, elementwise.divide(elementwise.subtract(ratio, 1.0), 3.0)))
+    return elementwise.copysign(searching.where(fine, refined, root), x)
 
 
 def fabs(x: Array, /) -> Array:
