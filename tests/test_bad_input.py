@@ -100,6 +100,11 @@ PARAMS: Final[dict[str, tuple[str, Any]]] = {
     "ord": ("choice", None), "correction": ("scalar", 0.0), "rtol": ("scalar", None),
     "kind": ("choice", "real floating"), "shapes": ("shape", None), "norm": ("choice", "backward"),
     "chunks": ("chunks", None),
+    # numpy_extra's names
+    "ary": ("array", MATRIX), "indices_or_sections": ("int", 2), "arr": ("array", MATRIX), "values": ("array", MATRIX),
+    "z": ("array", MATRIX), "deg": ("flag", False), "M": ("count", 4), "beta": ("scalar", 3.0), "N": ("count", None),
+    "increasing": ("flag", False), "y": ("array", MATRIX), "dx": ("scalar", 1.0), "kth": ("int", 0),
+    "condlist": ("arrays", [BOOLS]), "choicelist": ("arrays", [VECTOR]), "default": ("scalar", 0),
 }
 
 #: Valid values that differ from the table above for one function.
@@ -118,6 +123,9 @@ SPECIAL: Final[dict[str, dict[str, Any]]] = {
     "repeat": {"x": VECTOR}, "diff": {"x": VECTOR}, "roll": {"x": VECTOR}, "linspace": {"start": 0.0, "stop": 1.0},
     "tile": {"repetitions": (2,)}, "moveaxis": {"source": 0, "destination": 1},
     "broadcast_shapes": {"shapes": [(2, 1), (3,)]},
+    **dict.fromkeys(["split", "array_split"], {"axis": 0}), "trapezoid": {"axis": -1},
+    "geomspace": {"start": 1.0, "stop": 3.0, "axis": 0}, "vander": {"x": VECTOR},
+    "ldexp": {"x2": INTS}, "gcd": {"x1": INTS, "x2": INTS}, "lcm": {"x1": INTS, "x2": INTS},
 }
 
 #: Functions whose parameters are not arrays of the backend under test (dtype utilities) or that

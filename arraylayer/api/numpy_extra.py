@@ -38,6 +38,8 @@ __all__ = [
 ]
 
 _PI: Final = math.pi
+#: More sections than elements give empty ones (NumPy's rule); beyond this many, only up to the axis' length.
+_MAX_EMPTY_SECTIONS: Final = 1024
 
 
 # -- helpers ----------------------------------------------------------------------------------------
@@ -72,9 +74,10 @@ def _split_bounds(function: str, spec: Any, length: int, equal: bool) -> list[tu
         cuts = [arguments.integer(i, "indices_or_sections") for i in spec]
         return list(zip([0, *cuts], [*cuts, None], strict=True))
     sections = arguments.integer(spec, "indices_or_sections")
-    if sections <= 0:
+    if not 0 < sections <= max(length, _MAX_EMPTY_SECTIONS):
         raise InvalidArgumentError(f"{function}: indices_or_sections={sections} must be a positive number of "
-                                   f"sections or a list of split indices.")
+                                   f"sections (at most {max(length, _MAX_EMPTY_SECTIONS)} here: the axis' length or "
+                                   f"{_MAX_EMPTY_SECTIONS}) or a list of split indices.")
     if equal and length % sections:
         raise InvalidArgumentError(f"{function}: an axis of length {length} does not split into {sections} equal "
                                    f"sections; use array_split for unequal ones.")
