@@ -64,6 +64,10 @@ def _calls(xp):
         "from_dlpack": (a,), "asarray": ([1, 2],), "arange": (3,), "empty": ((2,),), "eye": (2,),
         "full": ((2,), 1.0), "linspace": (0.0, 1.0, 3), "logspace": (0.0, 1.0, 3), "ones": ((2,),), "zeros": ((2,),),
     }
+    other.update({name: (a, 2) for name in ("split", "array_split", "hsplit", "vsplit")})
+    other.update({"dsplit": (xp.reshape(a, (1, 2, 2)), 2), "select": ([b], [v]), "argpartition": (v, 1),
+                  "unravel_index": (i, (2, 3)), "ldexp": (a, 2), "gcd": (i, i), "lcm": (i, i),
+                  "geomspace": (1.0, 4.0, 3), "vander": (v,), "kaiser": (4, 2.0)})
     other["squeeze"] = (squeezable,)
     return {**unary, **other}, kwargs
 

@@ -1,4 +1,4 @@
-"""keras.ops' remaining NumPy names (arraylayer/api/numpy_extra.py) against NumPy on every backend: the
+"""keras.ops' remaining NumPy names (arraylayer/api/numpy_extra.py, numpy_windows.py) on every backend: the
 same values and result dtype (JAX's dtype where NumPy's float64 or value-based rules differ, checked
 against jax.numpy itself), the partition property of argpartition, and arraylayer's errors."""
 

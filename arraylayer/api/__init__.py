@@ -25,6 +25,7 @@ from arraylayer.api import (
     manipulation,
     numpy_extra,
     numpy_more,
+    numpy_windows,
     searching,
     sets,
     sorting,
@@ -36,7 +37,8 @@ from arraylayer.api.dispatch import accepting_wrapped
 #: The category modules whose ``__all__`` make up the main namespace; ``extensions`` (last: its
 #: ``round`` takes ``decimals`` and replaces the standard's) holds what is beyond the standard.
 CATEGORIES = (creation, data_types, elementwise, indexing, info, linear_algebra, manipulation, searching,
-              sets, sorting, statistical, utility, numpy_more, numpy_extra, extensions)
+              sets, sorting, statistical, utility, numpy_more, numpy_extra, numpy_windows,
+              extensions)
 
 # arraylayer.Array in, Array out: every public function without a planned native fast path checks
 # its arguments for wrappers (the elementwise functions check in their planning path instead).

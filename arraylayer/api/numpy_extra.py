@@ -5,8 +5,7 @@ on dask and under jit and autodiff, with no kernel of its own.
 * Splitting and joining: ``split``, ``array_split``, ``hsplit``, ``vsplit``, ``dsplit`` (a list of
   arrays, as NumPy), ``append``.
 * Element-wise: ``angle``, ``cbrt``, ``fabs``, ``fmod`` (C's sign rule: the sign of x1), ``gcd``,
-  ``lcm`` (integers), ``ldexp``, ``sinc``, ``i0``.
-* Windows (the default float dtype): ``bartlett``, ``blackman``, ``hamming``, ``hanning``, ``kaiser``.
+  ``lcm`` (integers), ``ldexp``, ``sinc``. (``i0`` and the windows: arraylayer/api/numpy_windows.py.)
 * Others: ``geomspace``, ``vander``, ``trapezoid``, ``unravel_index``, ``select``, ``argpartition``.
 
 Where NumPy's result dtype comes from value-based rules or float64 defaults, the dtype is JAX's:
@@ -22,19 +21,27 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from arraylayer import arguments
-from arraylayer.api import (creation, data_types, elementwise, indexing, manipulation, searching, sorting,
-                            statistical, utility)
+from arraylayer.api import (
+    creation,
+    data_types,
+    elementwise,
+    indexing,
+    manipulation,
+    searching,
+    sorting,
+    statistical,
+    utility,
+)
 from arraylayer.api.dispatch import array_input, not_defined, promoted_inputs
 from arraylayer.dtypes import Dtype, DtypeLike, as_dtype, iinfo
 from arraylayer.dtypes.defaults import default_float_dtype
-from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError, UnsupportedDtypeError
+from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError
 
 Array = Any
 
 __all__ = [
-    "angle", "append", "argpartition", "array_split", "bartlett", "blackman", "cbrt", "dsplit", "fabs", "fmod",
-    "gcd", "geomspace", "hamming", "hanning", "hsplit", "i0", "kaiser", "lcm", "ldexp", "select", "sinc", "split",
-    "trapezoid", "unravel_index", "vander", "vsplit",
+    "angle", "append", "argpartition", "array_split", "cbrt", "dsplit", "fabs", "fmod", "gcd", "geomspace", "hsplit",
+    "lcm", "ldexp", "select", "sinc", "split", "trapezoid", "unravel_index", "vander", "vsplit",
 ]
 
 _PI: Final = math.pi
@@ -268,109 +275,6 @@ def sinc(x: Array, /) -> Array:
     zero = elementwise.equal(x, 0)
     scaled = elementwise.multiply(searching.where(zero, 1.0, x), _PI)
     return searching.where(zero, 1.0, elementwise.divide(elementwise.sin(scaled), scaled))
-
-
-#: I0 for |x| <= _I0_SPLIT: the power series sum_k (x^2/4)^k / (k!)^2, written in u = (x/_I0_SPLIT)^2 so
-#: that every coefficient fits float32; above it the asymptotic series e^x / sqrt(2 pi x) * sum_k a_k / x^k.
-_I0_SPLIT: Final = 20.0
-_I0_SERIES: Final = tuple((_I0_SPLIT ** 2 / 4) ** k / math.factorial(k) ** 2 for k in range(40))
-_I0_ASYMPTOTIC: Final = tuple(math.prod((2 * j - 1) ** 2 for j in range(1, k + 1)) / (math.factorial(k) * 8 ** k)
-                              for k in range(24))
-
-
-def _horner(coefficients: tuple[float, ...], u: Array) -> Array:
-    total = elementwise.add(elementwise.multiply(u, 0.0), coefficients[-1])
-    for c in reversed(coefficients[:-1]):
-        total = elementwise.add(elementwise.multiply(total, u), c)
-    return total
-
-
-def i0(x: Array, /) -> Array:
-    """The modified Bessel function of the first kind, order 0, of real x (half precision computes in
-    float32). A power series up to |x| = 20, the asymptotic series above; both to float64 accuracy."""
-    x = _inexact(x, "i0")
-    dtype = array_input(x)[2]
-    if dtype.bits < 32:
-        x = data_types.astype(x, Dtype("float32"))
-    magnitude = elementwise.abs(x)
-    near = elementwise.minimum(magnitude, _I0_SPLIT)  # (each branch sees only its own range: no inf gradients)
-    far = elementwise.maximum(magnitude, _I0_SPLIT)
-    series = _horner(_I0_SERIES, elementwise.square(elementwise.divide(near, _I0_SPLIT)))
-    half = elementwise.exp(elementwise.multiply(far, 0.5))  # e^x as a square: no overflow while I0 itself fits
-    tail = elementwise.divide(elementwise.multiply(half, _horner(_I0_ASYMPTOTIC, elementwise.reciprocal(far))),
-                              elementwise.sqrt(elementwise.multiply(far, 2 * _PI)))
-    value = searching.where(elementwise.greater(magnitude, _I0_SPLIT), elementwise.multiply(tail, half), series)
-    value = searching.where(elementwise.isinf(magnitude), magnitude, value)  # (inf / inf inside tail)
-    return data_types.astype(value, dtype)
-
-
-# -- windows ----------------------------------------------------------------------------------------
-
-def _window_grid(M: Any, function: str, dtype: DtypeLike | None, device: str | None  # noqa: N803
-                 ) -> tuple[int, Array | None, Dtype]:
-    """M, the grid ``n / (M - 1)`` for n = 1-M, 3-M, ..., M-1 (from -1 to 1; None when M <= 1) and the dtype."""
-    length = arguments.integer(M, "M")
-    resolved = default_float_dtype() if dtype is None else as_dtype(dtype)
-    if not resolved.is_floating:
-        raise UnsupportedDtypeError(f"{function}: dtype={resolved} must be a real floating-point dtype; "
-                                    f"windows are real numbers.")
-    if length <= 1:
-        return length, None, resolved
-    grid = creation.arange(1 - length, length, 2, dtype=resolved, device=device)
-    return length, elementwise.divide(grid, float(length - 1)), resolved
-
-
-def _trivial(length: int, dtype: Dtype, device: str | None) -> Array:
-    """The window of M <= 1 points: empty, or [1.0]."""
-    return creation.ones((max(length, 0),), dtype=dtype, device=device)
-
-
-def _cosine_window(M: Any, function: str, weights: tuple[float, ...], dtype: DtypeLike | None,  # noqa: N803
-                   device: str | None) -> Array:
-    """``sum_k weights[k] * cos(k pi r)`` over the grid r from -1 to 1."""
-    length, grid, resolved = _window_grid(M, function, dtype, device)
-    if grid is None:
-        return _trivial(length, resolved, device)
-    total = elementwise.add(elementwise.multiply(grid, 0.0), weights[0])
-    for k, weight in enumerate(weights[1:], start=1):
-        total = elementwise.add(total, elementwise.multiply(elementwise.cos(elementwise.multiply(grid, k * _PI)),
-                                                            weight))
-    return total
-
-
-def bartlett(M: int, *, dtype: DtypeLike | None = None, device: str | None = None) -> Array:  # noqa: N803
-    """The Bartlett (triangular) window of M points, 0 at both ends and 1 in the middle."""
-    length, grid, resolved = _window_grid(M, "bartlett", dtype, device)
-    if grid is None:
-        return _trivial(length, resolved, device)
-    return elementwise.subtract(1.0, elementwise.abs(grid))
-
-
-def blackman(M: int, *, dtype: DtypeLike | None = None, device: str | None = None) -> Array:  # noqa: N803
-    """The Blackman window of M points: ``0.42 - 0.5 cos(2 pi n/(M-1)) + 0.08 cos(4 pi n/(M-1))``."""
-    return _cosine_window(M, "blackman", (0.42, 0.5, 0.08), dtype, device)
-
-
-def hamming(M: int, *, dtype: DtypeLike | None = None, device: str | None = None) -> Array:  # noqa: N803
-    """The Hamming window of M points: ``0.54 - 0.46 cos(2 pi n/(M-1))``."""
-    return _cosine_window(M, "hamming", (0.54, 0.46), dtype, device)
-
-
-def hanning(M: int, *, dtype: DtypeLike | None = None, device: str | None = None) -> Array:  # noqa: N803
-    """The Hann window of M points: ``0.5 - 0.5 cos(2 pi n/(M-1))``."""
-    return _cosine_window(M, "hanning", (0.5, 0.5), dtype, device)
-
-
-def kaiser(M: int, beta: float, *, dtype: DtypeLike | None = None, device: str | None = None) -> Array:  # noqa: N803
-    """The Kaiser window of M points with shape ``beta``: ``i0(beta sqrt(1 - r^2)) / i0(beta)`` for r
-    from -1 to 1 (beta = 0: rectangular; larger: narrower)."""
-    beta = arguments.real_float(beta, "beta")
-    length, grid, resolved = _window_grid(M, "kaiser", dtype, device)
-    if grid is None:
-        return _trivial(length, resolved, device)
-    inside = elementwise.sqrt(elementwise.maximum(elementwise.subtract(1.0, elementwise.square(grid)), 0.0))
-    peak = i0(creation.full((), beta, dtype=resolved, device=device))
-    return elementwise.divide(i0(elementwise.multiply(inside, beta)), peak)
 
 
 # -- geomspace, vander, trapezoid, unravel_index, select, argpartition ------------------------------

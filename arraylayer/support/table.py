@@ -168,7 +168,7 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "identity": Uses(("eye",)),
     "tri": Uses(("ones", "tril")),
     "logspace": Uses(("linspace", "pow"), "fc"),
-    # the rest of keras.ops' numpy group (arraylayer/api/numpy_extra.py): compositions of the standard's kernels
+    # the rest of keras.ops' numpy group (arraylayer/api/numpy_extra.py, numpy_windows.py): compositions
     "split": Uses(("take",)),
     "array_split": Uses(("take",)),
     "hsplit": Uses(("take",)),
