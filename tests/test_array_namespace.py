@@ -66,6 +66,10 @@ def _calls(xp):
         "percentile": (a, 50.0), "nanpercentile": (a, [10.0, 90.0]), "bincount": (i,), "digitize": (v, xp.sort(v)),
         "correlate": (v, v), "histogram": (v,), "ones": ((2,),), "zeros": ((2,),),
     }
+    other.update({name: (a, 2) for name in ("split", "array_split", "hsplit", "vsplit")})
+    other.update({"dsplit": (xp.reshape(a, (1, 2, 2)), 2), "select": ([b], [v]), "argpartition": (v, 1),
+                  "unravel_index": (i, (2, 3)), "ldexp": (a, 2), "gcd": (i, i), "lcm": (i, i),
+                  "geomspace": (1.0, 4.0, 3), "vander": (v,), "kaiser": (4, 2.0)})
     other["squeeze"] = (squeezable,)
     return {**unary, **other}, kwargs
 

@@ -104,6 +104,11 @@ PARAMS: Final[dict[str, tuple[str, Any]]] = {
     "equal_nan": ("flag", False), "nan": ("scalar", 0.0), "posinf": ("scalar", None), "neginf": ("scalar", None),
     "minlength": ("count", 0), "returned": ("flag", False), "density": ("flag", False), "right": ("flag", False),
     "rowvar": ("flag", True), "lower": ("flag", False), "rcond": ("scalar", None),
+    # numpy_extra's names
+    "ary": ("array", MATRIX), "indices_or_sections": ("int", 2), "arr": ("array", MATRIX), "values": ("array", MATRIX),
+    "z": ("array", MATRIX), "deg": ("flag", False), "M": ("count", 4), "beta": ("scalar", 3.0), "N": ("count", None),
+    "increasing": ("flag", False), "y": ("array", MATRIX), "dx": ("scalar", 1.0), "kth": ("int", 0),
+    "condlist": ("arrays", [BOOLS]), "choicelist": ("arrays", [VECTOR]), "default": ("scalar", 0),
 }
 
 #: Valid values that differ from the table above for one function.
@@ -125,6 +130,9 @@ SPECIAL: Final[dict[str, dict[str, Any]]] = {
     "isclose": {"rtol": 1e-5}, "allclose": {"rtol": 1e-5}, "nan_to_num": {"copy": True},
     "percentile": {"q": 50.0}, "nanpercentile": {"q": [10.0, 90.0]}, "bincount": {"x": INTS, "length": 3},
     "digitize": {"bins": VECTOR}, "correlate": {"a": VECTOR, "v": VECTOR, "mode": "valid"}, "vdot": {"b": MATRIX},
+    **dict.fromkeys(["split", "array_split"], {"axis": 0}), "trapezoid": {"axis": -1},
+    "geomspace": {"start": 1.0, "stop": 3.0, "axis": 0}, "vander": {"x": VECTOR},
+    "ldexp": {"x2": INTS}, "gcd": {"x1": INTS, "x2": INTS}, "lcm": {"x1": INTS, "x2": INTS},
 }
 
 #: Functions whose parameters are not arrays of the backend under test (dtype utilities) or that

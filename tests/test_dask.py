@@ -89,6 +89,15 @@ VALID_CALLS: Final[dict[str, tuple[list[Any], dict[str, Any]]]] = {
     "digitize": ([H, [0.5, 1.5, 3.0]], {}),
     "correlate": ([ROW, ROW_B], {"mode": "same"}),
     "histogram": ([H], {"bins": 3}),
+    "dsplit": ([("A", "float32", np.arange(16.0).reshape(2, 2, 4).tolist()), 2], {}),
+    "array_split": ([H, [1, 3]], {"axis": 1}),
+    "select": ([[("A", "bool", [[True, False], [False, True]]), ("A", "bool", [[True, True], [False, False]])],
+                [("A", "float32", [[1.0, 2.0], [3.0, 4.0]]), 2.5]], {"default": -1.0}),
+    "kaiser": ([6, 4.0], {}),
+    "unravel_index": ([IDX, (2, 8)], {}),
+    "argpartition": ([H, 2], {"axis": 0}),
+    "vander": ([("A", "int32", [1, -2, 3, 0]), 3], {"increasing": True}),
+    "trapezoid": ([H, ("A", "float32", [0.0, 0.5, 2.0, 2.5])], {"axis": 0}),
 }
 
 

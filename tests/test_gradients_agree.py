@@ -441,6 +441,30 @@ CASES.update({
                               lambda x: np.lib.stride_tricks.sliding_window_view(x, 2, axis=-1), (A,)),
     "slice": Case(lambda x: al.slice(x, (1, -2), (2, 2)), lambda x: x[1:3, 2:4], (A,)),
 })
+# the rest of keras.ops' numpy group (arraylayer/api/numpy_extra.py); the splits joined again, each part scaled
+_CUBE = (3, 2, 2)
+CASES.update({
+    "split": Case(lambda x: al.concat([p * (i + 1.0) for i, p in enumerate(al.split(x, 2, axis=1))]),
+                  lambda x: np.concat([p * (i + 1.0) for i, p in enumerate(np.split(x, 2, axis=1))]), (A,)),
+    "array_split": Case(lambda x: al.concat([p * (i + 1.0) for i, p in enumerate(al.array_split(x, 3, axis=1))], axis=1),
+                        lambda x: np.concat([p * (i + 1.0) for i, p in enumerate(np.array_split(x, 3, axis=1))], axis=1),
+                        (A,)),
+    "hsplit": Case(lambda x: al.hsplit(x, [1])[1], lambda x: np.hsplit(x, [1])[1], (A,)),
+    "vsplit": Case(lambda x: al.vsplit(x, 3)[2], lambda x: np.vsplit(x, 3)[2], (A,)),
+    "dsplit": Case(lambda x: al.dsplit(al.reshape(x, _CUBE), 2)[0], lambda x: np.dsplit(x.reshape(_CUBE), 2)[0], (A,)),
+    "append": Case(lambda x, y: al.append(x, y, axis=0), lambda x, y: np.append(x, y, axis=0), (A, A2)),
+    "cbrt": Case(al.cbrt, np.cbrt, (A,)),
+    "fabs": Case(al.fabs, np.fabs, (A,)),
+    "fmod": Case(al.fmod, np.fmod, (A * 3.0, A2 * 0.5 + 1.3)),
+    "ldexp": Case(lambda x: al.ldexp(x, 3), lambda x: np.ldexp(x, 3), (A,)),
+    "sinc": Case(al.sinc, np.sinc, (A,)),
+    "i0": Case(al.i0, np.i0, (A * 4.0,)),
+    "i0 asymptotic": Case(al.i0, np.i0, (A + 24.0,)),
+    "vander": Case(lambda x: al.vander(x, 4), lambda x: np.vander(x, 4), (V4,)),
+    "trapezoid": Case(lambda y, x: al.trapezoid(y, x), lambda y, x: np.trapezoid(y, x), (A, np.sort(V4))),
+    "select": Case(lambda x, y: al.select([x > 0.5, y > 0], [x, y * 2.0], default=-1.0),
+                   lambda x, y: np.select([x > 0.5, y > 0], [x, y * 2.0], default=-1.0), (A, A2)),
+})
 CASES.update(FFT_CASES)
 CASES.update(EIG_CASES)
 
@@ -501,7 +525,11 @@ NOT_DIFFERENTIABLE = {
         "differences)"),
     "heaviside": "a step function: its gradient is 0 wherever it is defined",
     **dict.fromkeys(["isposinf", "isneginf", "isreal"], "bool out"),
-    **dict.fromkeys(["identity", "tri", "logspace"], "no array input"),
+    **dict.fromkeys(["identity", "tri", "logspace", "bartlett", "blackman", "hamming", "hanning", "kaiser", "geomspace"],
+                    "no array input"),
+    "angle": "0 or pi on real input: a step function (its gradient is 0 wherever it is defined)",
+    **dict.fromkeys(["gcd", "lcm"], "defined for integers only"),
+    **dict.fromkeys(["unravel_index", "argpartition"], "integer-valued (indices)"),
     **dict.fromkeys(["argmax", "argmin", "nanargmax", "nanargmin", "argsort", "count_nonzero", "nonzero", "searchsorted", "matrix_rank"],
                     "integer-valued (indices or counts)"),
     **dict.fromkeys(["all", "any"], "bool-valued"),

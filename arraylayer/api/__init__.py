@@ -24,9 +24,11 @@ from arraylayer.api import (
     linalg_more,
     linear_algebra,
     manipulation,
+    numpy_extra,
     numpy_more,
     numpy_stats,
     numpy_style,
+    numpy_windows,
     searching,
     sets,
     sorting,
@@ -38,7 +40,8 @@ from arraylayer.api.dispatch import accepting_wrapped
 #: The category modules whose ``__all__`` make up the main namespace; ``extensions`` (last: its
 #: ``round`` takes ``decimals`` and replaces the standard's) holds what is beyond the standard.
 CATEGORIES = (creation, data_types, elementwise, indexing, info, linear_algebra, manipulation, searching,
-              sets, sorting, statistical, utility, numpy_more, numpy_style, numpy_stats, extensions)
+              sets, sorting, statistical, utility, numpy_more, numpy_style, numpy_stats, numpy_extra, numpy_windows,
+              extensions)
 
 # keras.ops' linalg names beyond the standard (compositions of the extension's functions) join its namespace
 for _name in linalg_more.__all__:

@@ -38,6 +38,7 @@ RULES: Final[dict[str, str]] = {
     "inexact": "the input dtype; bool and integers run in the default float dtype",
     "complex": "the input dtype; real floating input runs in the complex dtype of its precision",
     "parts": "the input dtype; complex input runs in the real dtype of its parts (then integer codes)",
+    "real": "a real float: complex input runs in the dtype of its parts, bool and integers in the default float",
     "logical": "bool (inputs are read as bool)",
     "accumulator": "the accumulator dtype of sum (bool and narrow integers: the default int or uint)",
     "index": "the index dtype (the default int): the input is cast to it first (counts)",
@@ -192,6 +193,36 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "digitize": Uses(("searchsorted", "flip", "where"), _REAL),
     "corrcoef": Uses(("mean", "subtract", "matmul", "diagonal", "sqrt", "divide"), rule="inexact"),
     "correlate": Uses(("zeros", "concat", "take", "matmul", "any")),
+    # the rest of keras.ops' numpy group (arraylayer/api/numpy_extra.py, numpy_windows.py): compositions
+    "split": Uses(("take",)),
+    "array_split": Uses(("take",)),
+    "hsplit": Uses(("take",)),
+    "vsplit": Uses(("take",)),
+    "dsplit": Uses(("take",)),
+    "append": Uses(("reshape", "concat")),
+    "angle": Uses(("imag", "real", "atan2", "multiply"), "biufc", "real"),
+    "cbrt": Uses(("abs", "pow", "isfinite", "greater", "where", "multiply", "divide", "subtract", "add", "copysign"),
+                 _REAL, "inexact"),
+    "fabs": Uses(("abs",), _REAL, "inexact"),
+    "fmod": Uses(("remainder", "not_equal", "less", "where", "subtract", "abs"), "iuf"),
+    "gcd": Uses(("abs", "equal", "where", "remainder"), "iu"),
+    "lcm": Uses(("abs", "equal", "where", "remainder", "floor_divide", "multiply"), "iu"),
+    "ldexp": Uses(("floor_divide", "subtract", "pow", "multiply"), _REAL, "inexact"),
+    "sinc": Uses(("equal", "where", "multiply", "sin", "divide"), _REAL, "inexact"),
+    "i0": Uses(("abs", "minimum", "maximum", "multiply", "add", "square", "divide", "exp", "reciprocal", "sqrt",
+                "greater", "isinf", "where"), _REAL, "inexact"),
+    "bartlett": Uses(("arange", "divide", "abs", "subtract"), "f"),
+    "blackman": Uses(("arange", "divide", "multiply", "cos", "add"), "f"),
+    "hamming": Uses(("arange", "divide", "multiply", "cos", "add"), "f"),
+    "hanning": Uses(("arange", "divide", "multiply", "cos", "add"), "f"),
+    "kaiser": Uses(("arange", "divide", "square", "subtract", "maximum", "sqrt", "full", "multiply", "add", "exp",
+                    "reciprocal", "minimum", "greater", "isinf", "where"), "f"),
+    "geomspace": Uses(("linspace", "pow", "multiply", "arange", "equal", "where"), "iuf", "inexact"),
+    "vander": Uses(("expand_dims", "broadcast_to", "cumulative_prod", "flip"), "iufc"),
+    "trapezoid": Uses(("take", "diff", "reshape", "add", "multiply", "divide", "sum"), _REAL, "inexact"),
+    "unravel_index": Uses(("less", "add", "where", "clip", "remainder", "floor_divide"), "iu"),
+    "select": Uses(("where",)),
+    "argpartition": Uses(("argsort",), _REAL),
     # keras.ops' math group and core scatter family (arraylayer/models/mathops/): compositions; erf,
     # erfc and erfinv call the backends' nn kernels, which the kernel tables do not list: their row names
     # multiply, whose support (every float dtype: half and low precision compute in float32) is theirs
@@ -327,6 +358,8 @@ def kernel_dtype(rule: str, dtype: Dtype) -> Dtype:
         return _COMPLEX_OF.get(dtype, dtype)
     if rule == "parts":
         return _PART_OF.get(dtype, dtype)
+    if rule == "real":
+        return default_float_dtype() if dtype.category in ("bool", "int", "uint") else _PART_OF.get(dtype, dtype)
     if rule == "logical":
         return Dtype("bool")
     if rule == "accumulator":
@@ -353,11 +386,11 @@ def kernel_domain(name: str) -> tuple[Dtype, ...]:
                 continue
             if uses.rule == "logical":
                 reached.add(Dtype("bool"))
-            elif uses.rule == "inexact" and dtype.category in ("bool", "int", "uint"):
+            elif uses.rule in ("inexact", "real") and dtype.category in ("bool", "int", "uint"):
                 reached.update(all_float_dtypes)  # the default float: any float dtype
             elif uses.rule == "complex":
                 reached.add(_COMPLEX_OF.get(dtype, dtype))
-            elif uses.rule == "parts":
+            elif uses.rule in ("parts", "real"):
                 reached.add(_PART_OF.get(dtype, dtype))
             elif uses.rule == "index":
                 reached.update((Dtype("int32"), Dtype("int64")))  # the default int, either one
