@@ -25,6 +25,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 # SciPy (and scikit-learn through it) reads this once, at SciPy's first import, which importing
 # TensorFlow already does: set before any test runs, for tests/clients and the docs' examples.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
+# Keras reads its backend once, at its first import; the tests that take keras.ops as an oracle use its
+# NumPy backend, and a test importing keras.src.backend.numpy first must not bring up the TensorFlow one.
+os.environ.setdefault("KERAS_BACKEND", "numpy")
 
 
 def _installed(name: str) -> bool:
