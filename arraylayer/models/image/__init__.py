@@ -18,9 +18,10 @@ from arraylayer.models.image.color import hsv_to_rgb, rgb_to_grayscale, rgb_to_h
 from arraylayer.models.image.filters import gaussian_blur, sobel_edges, ssim
 from arraylayer.models.image.geometry import crop_images, extract_patches, extract_patches_3d, pad_images
 from arraylayer.models.image.resize import resize
+from arraylayer.models.image.scaling import scale_and_translate
 from arraylayer.models.image.sampling import affine_transform, map_coordinates
 
 __all__ = [
     "resize", "rgb_to_grayscale", "rgb_to_hsv", "hsv_to_rgb", "crop_images", "pad_images", "extract_patches",
-    "map_coordinates", "affine_transform", "gaussian_blur", "sobel_edges", "ssim", "extract_patches_3d",
+    "map_coordinates", "affine_transform", "gaussian_blur", "sobel_edges", "ssim", "extract_patches_3d", "scale_and_translate",
 ]
