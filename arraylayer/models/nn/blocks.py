@@ -51,8 +51,9 @@ def _positive(value: Any, parameter: str, function: str, *, minimum: int = 1) ->
 
 
 def _block(block_size: Any, function: str) -> int:
-    if not isinstance(block_size, int) or isinstance(block_size, bool) or block_size < 1:
-        raise InvalidArgumentError(f"nn.{function}(block_size={block_size!r}): give an int >= 1.")
+    if not isinstance(block_size, int) or isinstance(block_size, bool) or block_size < 2:
+        raise InvalidArgumentError(f"nn.{function}(block_size={block_size!r}): give an int >= 2 (Keras' and "
+                                   f"TensorFlow's bound; 1 would change nothing).")
     return block_size
 
 
