@@ -25,7 +25,7 @@ RNG = np.random.default_rng(52)
 X = RNG.standard_normal((2, 4, 8, 16)).astype(np.float32)
 IMAGES = RNG.standard_normal((2, 3, 7, 6)).astype(np.float32)
 #: (kernel_size, dilation, padding, stride) of unfold/fold, torch's arguments
-WINDOWS = [((2, 2), 1, 0, 1), ((2, 3), (2, 1), (1, 0), (2, 1)), (3, 1, 1, 2), ((1, 2), 1, (0, 2), (3, 2))]
+WINDOWS = [((2, 3), (2, 1), (1, 0), (2, 1)), (3, 1, 1, 2), ((1, 2), 1, (0, 2), (3, 2))]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -54,7 +54,7 @@ def keras_ops():
 
 
 # -- depth_to_space / space_to_depth ---------------------------------------------------------------
-@pytest.mark.parametrize("data_format", ["channels_last", "channels_first", "NHWC", "NCHW"])
+@pytest.mark.parametrize("data_format", ["channels_last", "NCHW"])
 @pytest.mark.parametrize("block", [2, 4])
 def test_depth_and_space_against_keras(backend, keras_ops, data_format, block):
     keras_format = {"NHWC": "channels_last", "NCHW": "channels_first"}.get(data_format, data_format)
