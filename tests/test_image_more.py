@@ -98,6 +98,11 @@ def test_sobel_edges_against_scipy(backend):
                                        rtol=1e-5, atol=2e-6)
 
 
+def test_ssim_against_its_definition(backend):
+    got = image.ssim(arr(backend, BIG), arr(backend, NOISY), filter_size=11)
+    np.testing.assert_allclose(to_np(got), _np_ssim(BIG.astype(np.float64), NOISY.astype(np.float64), 11), rtol=1e-5)
+
+
 def test_ssim_of_an_image_with_itself_is_one(backend):
     got = image.ssim(arr(backend, BIG[0]), arr(backend, BIG[0]))
     assert tuple(got.shape) == ()
@@ -230,29 +235,49 @@ def _np_blur(x: np.ndarray) -> np.ndarray:
 
 def _np_sobel(x: np.ndarray) -> np.ndarray:
     ndimage = pytest.importorskip("scipy.ndimage")
-    return np.stack([ndimage.sobel(x, axis=1), ndimage.sobel(x, axis=2)], axis=-1)
+    return np.stack([np.stack([np.stack([ndimage.sobel(one[:, :, c], axis=axis) for c in range(x.shape[3])], -1)
+                               for one in x]) for axis in (0, 1)], axis=-1)
 
 
 def _np_scale(x: np.ndarray) -> np.ndarray:
     jax = pytest.importorskip("jax")
-    from jax.experimental import enable_x64
-    with enable_x64():
-        return np.asarray(jax.image.scale_and_translate(x, (1, 6, 3, 2), (1, 2), np.array([1.4, 0.6]),
-                                                        np.array([0.2, 0.1]), "cubic"))
+    return np.asarray(jax.image.scale_and_translate(x, (1, 6, 3, 2), (1, 2), np.array([1.4, 0.6]),
+                                                    np.array([0.2, 0.1]), "cubic"))
 
 
 def _np_patches_3d(x: np.ndarray) -> np.ndarray:
     return np.stack([x[0, i:i + 2, j:j + 2, k:k + 2].reshape(-1) for i in range(3) for j in range(4) for k in range(1)])
 
 
-def _np_ssim(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    keras_module = pytest.importorskip("keras")
-    return np.asarray(keras_module.ops.image.ssim(a, b, filter_size=3))
+def _np_ssim(a: np.ndarray, b: np.ndarray, size: int = 3, sigma: float = 1.5) -> np.ndarray:
+    """Wang et al.'s SSIM in float64 from its definition: a 2-d Gaussian window over every valid
+    position (NumPy's sliding windows), averaged over positions and channels (Keras' casts to
+    float32 on the way, too coarse for finite differences)."""
+    g = np.exp(-0.5 * ((np.arange(size) - (size - 1) / 2) / sigma) ** 2)
+    window = np.outer(g, g) / g.sum() ** 2
+
+    def mean(x: np.ndarray) -> np.ndarray:
+        views = np.lib.stride_tricks.sliding_window_view(x, (size, size), axis=(1, 2))
+        return np.einsum("bhwcij,ij->bhwc", views, window)
+
+    c1, c2 = 0.01 ** 2, 0.03 ** 2
+    mu_a, mu_b = mean(a), mean(b)
+    var_a, var_b, cov = mean(a * a) - mu_a ** 2, mean(b * b) - mu_b ** 2, mean(a * b) - mu_a * mu_b
+    ssim_map = (2 * mu_a * mu_b + c1) * (2 * cov + c2) / ((mu_a ** 2 + mu_b ** 2 + c1) * (var_a + var_b + c2))
+    return ssim_map.mean(axis=(1, 2, 3))
 
 
 def _np_perspective(x: np.ndarray) -> np.ndarray:
-    keras_module = pytest.importorskip("keras")
-    return np.asarray(keras_module.ops.image.perspective_transform(x, START / 2, _END_SMALL))
+    """The homography of the four point pairs (NumPy's solve of the textbook 8 x 8 system), then
+    TensorFlow's projective sampling by jax.scipy.ndimage (test_image_ops' reference), in float64:
+    Keras' own computes its grid in float32, too coarse for finite differences."""
+    from test_image_ops import _affine_reference
+    rows, targets = [], []
+    for (sx, sy), (ex, ey) in zip(START / 2, _END_SMALL):
+        rows += [[ex, ey, 1, 0, 0, 0, -sx * ex, -sx * ey], [0, 0, 0, ex, ey, 1, -sy * ex, -sy * ey]]
+        targets += [sx, sy]
+    transform = np.linalg.solve(np.array(rows, np.float64), np.array(targets, np.float64))
+    return _affine_reference(x, transform[None], 1, "constant", 0.0)
 
 
 _END_SMALL = np.array([[0.3, 0.2], [4.6, 0.1], [4.8, 4.3], [0.1, 3.7]])
