@@ -11,6 +11,7 @@ from arraylayer import arguments
 from arraylayer.api import statistical
 from arraylayer.api.data_types import astype
 from arraylayer.api.elementwise import add, cos, log10, multiply, sin, square, subtract
+from arraylayer.api.manipulation import reshape
 from arraylayer.dtypes import as_dtype
 from arraylayer.errors import InvalidArgumentError
 from arraylayer.models.nn.common import _floating
@@ -28,8 +29,10 @@ def psnr(x1: Any, x2: Any, max_val: float) -> Any:
     peak = arguments.real_float(max_val, "max_val")
     if not peak > 0:
         raise InvalidArgumentError(f"nn.psnr(max_val={max_val}): give the signal's largest possible value, > 0.")
-    error = statistical.mean(square(subtract(x1, x2)))
-    return subtract(20.0 * math.log10(peak), multiply(log10(error), 10.0))
+    # the arithmetic on a kept-dims mean, reshaped to () last: NumPy's ufuncs give a 0-d array's
+    # result as a NumPy scalar, not an array
+    error = statistical.mean(square(subtract(x1, x2)), keepdims=True)
+    return reshape(subtract(20.0 * math.log10(peak), multiply(log10(error), 10.0)), ())
 
 
 def polar(abs_: Any, angle: Any) -> Any:
