@@ -277,6 +277,7 @@ MODULE_CALLS: Final[dict[str, Callable[[], Any]]] = {
     "nn.fold": lambda: al.nn.fold(al.nn.unfold(_chunked(_IMAGES), 2), (4, 2), 2),
     "nn.rms_normalization": lambda: al.nn.rms_normalization(_chunked(H), _chunked(H)[0]),
     "nn.psnr": lambda: al.nn.psnr(_chunked(H), _chunked(("A", "float32", _FLIPPED)), 4.0),
+    "nn.ctc_decode": lambda: al.nn.ctc_decode(_chunked(_IMAGES)[:, :, :, 0], _chunked(("A", "int32", [4, 2, 0]))),
     "nn.polar": lambda: al.nn.polar(al.abs(_chunked(H)), _chunked(("A", "float32", _FLIPPED))),
     # arraylayer.image: slicing, take, pad and element-wise arithmetic over lazy images
     "image.gaussian_blur": lambda: al.image.gaussian_blur(_chunked(_IMAGES), (3, 2), (1.0, 0.5)),

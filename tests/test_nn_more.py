@@ -166,6 +166,23 @@ def test_polar_of_half_precision_is_complex64(backend, keras_ops):
                                rtol=2e-3, atol=2e-3)
 
 
+# -- ctc_decode (greedy) ---------------------------------------------------------------------------
+_CTC = RNG.standard_normal((3, 7, 4)).astype(np.float32)
+_CTC[0, 1:3] = _CTC[0, 0]  # a repeated best class
+_CTC_LENGTHS = np.array([7, 4, 0], np.int32)
+
+
+@pytest.mark.parametrize("merge_repeated", [True, False])
+@pytest.mark.parametrize("mask_index", [0, None, 2])
+def test_ctc_decode_greedy_against_keras(backend, keras_ops, merge_repeated, mask_index):
+    labels, scores = keras_ops.nn.ctc_decode(_CTC, _CTC_LENGTHS, merge_repeated=merge_repeated, mask_index=mask_index)
+    got_labels, got_scores = nn.ctc_decode(arr(backend, _CTC), arr(backend, _CTC_LENGTHS, "int32"),
+                                           merge_repeated=merge_repeated, mask_index=mask_index)
+    assert dtype(got_labels) == "int32" and dtype(got_scores) == "float32"
+    np.testing.assert_array_equal(to_np(got_labels), labels)
+    np.testing.assert_allclose(to_np(got_scores), scores, rtol=1e-6)
+
+
 # -- errors ----------------------------------------------------------------------------------------
 BAD_CALLS = {
     "depth_to_space channels": (al.InvalidArgumentError, lambda b: nn.depth_to_space(arr(b, X[..., :6]), 2)),
@@ -183,6 +200,11 @@ BAD_CALLS = {
     "rms_normalization epsilon": (al.InvalidArgumentError, lambda b: nn.rms_normalization(arr(b, X), epsilon=-1.0)),
     "psnr shapes": (al.InvalidArgumentError, lambda b: nn.psnr(arr(b, X), arr(b, X[0]), 1.0)),
     "psnr max_val": (al.InvalidArgumentError, lambda b: nn.psnr(arr(b, X), arr(b, X), 0.0)),
+    "ctc_decode beam_search": (al.UnsupportedOperationError, lambda b: nn.ctc_decode(
+        arr(b, _CTC), arr(b, _CTC_LENGTHS, "int32"), strategy="beam_search")),
+    "ctc_decode lengths": (al.InvalidArgumentError, lambda b: nn.ctc_decode(arr(b, _CTC), arr(b, [1, 2], "int32"))),
+    "ctc_decode mask_index": (al.InvalidArgumentError, lambda b: nn.ctc_decode(
+        arr(b, _CTC), arr(b, _CTC_LENGTHS, "int32"), mask_index=4)),
     "polar integers": (al.InvalidDtypeError, lambda b: nn.polar(arr(b, [1, 2], "int32"), arr(b, [1.0, 2.0]))),
 }
 

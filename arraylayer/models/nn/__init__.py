@@ -32,6 +32,7 @@ from arraylayer.models.nn.activations_more import (
 )
 from arraylayer.models.nn.blocks import depth_to_space, fold, space_to_depth, unfold
 from arraylayer.models.nn.ctc import ctc_loss
+from arraylayer.models.nn.ctc_decode import ctc_decode
 from arraylayer.models.nn.measures import polar, psnr
 from arraylayer.models.nn.norms import batch_norm, group_norm, instance_norm
 from arraylayer.models.nn.convolution import conv1d, conv2d, conv3d, depthwise_conv, separable_conv
@@ -64,5 +65,5 @@ __all__ = [
     "max_pool3d", "avg_pool3d", "adaptive_avg_pool", "adaptive_max_pool", "batch_norm", "group_norm",
     "instance_norm",
     # space and channels, blocks, measures
-    "depth_to_space", "space_to_depth", "unfold", "fold", "rms_normalization", "psnr", "polar",
+    "depth_to_space", "space_to_depth", "unfold", "fold", "rms_normalization", "psnr", "polar", "ctc_decode",
 ]
