@@ -273,7 +273,7 @@ def _np_perspective(x: np.ndarray) -> np.ndarray:
     Keras' own computes its grid in float32, too coarse for finite differences."""
     from test_image_ops import _affine_reference
     rows, targets = [], []
-    for (sx, sy), (ex, ey) in zip(START / 2, _END_SMALL):
+    for (sx, sy), (ex, ey) in zip(START / 2, _END_SMALL, strict=True):
         rows += [[ex, ey, 1, 0, 0, 0, -sx * ex, -sx * ey], [0, 0, 0, ex, ey, 1, -sy * ex, -sy * ey]]
         targets += [sx, sy]
     transform = np.linalg.solve(np.array(rows, np.float64), np.array(targets, np.float64))

@@ -144,11 +144,11 @@ def extract_patches_3d(volumes: Any, size: int | tuple[int, int, int], strides: 
     first = data_format == "channels_first"
     if first:
         batch = permute_dims(batch, (0, 2, 3, 4, 1))
-    spans = [(w - 1) * d + 1 for w, d in zip(window, dilation)]
+    spans = [(w - 1) * d + 1 for w, d in zip(window, dilation, strict=True)]
     if padding == "same":
         batch = pad(batch, ((0, 0), *(_same(batch.shape[1 + k], spans[k], steps[k]) for k in range(3)), (0, 0)))
     lengths = batch.shape[1:4]
-    outs = [(n - span) // step + 1 for n, span, step in zip(lengths, spans, steps)]
+    outs = [(n - span) // step + 1 for n, span, step in zip(lengths, spans, steps, strict=True)]
     if min(outs) <= 0:
         raise InvalidArgumentError(f"image.extract_patches_3d: a {' x '.join(map(str, spans))} window does not fit in "
                                    f"{' x '.join(map(str, lengths))} volumes.")

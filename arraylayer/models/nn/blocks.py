@@ -102,7 +102,7 @@ def _counts(size: tuple[int, int], kernel: tuple[int, int], dilation: tuple[int,
             stride: tuple[int, int]) -> tuple[int, int]:
     """Blocks per axis of a ``size`` image: torch's ``(size + 2 p - d (k - 1) - 1) // s + 1``."""
     return tuple((n + 2 * p - d * (k - 1) - 1) // s + 1
-                 for n, k, d, p, s in zip(size, kernel, dilation, padding, stride))  # type: ignore[return-value]
+                 for n, k, d, p, s in zip(size, kernel, dilation, padding, stride, strict=True))  # type: ignore[return-value]
 
 
 def unfold(x: Any, kernel_size: int | tuple[int, int], dilation: int | tuple[int, int] = 1,

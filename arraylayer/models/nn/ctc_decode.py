@@ -12,7 +12,7 @@ from typing import Any
 from arraylayer.api import statistical
 from arraylayer.api.creation import arange
 from arraylayer.api.data_types import astype
-from arraylayer.api.elementwise import equal, greater_equal, logical_and, negative
+from arraylayer.api.elementwise import equal, greater_equal, negative
 from arraylayer.api.extensions import pad
 from arraylayer.api.indexing import take_along_axis
 from arraylayer.api.manipulation import expand_dims, reshape
