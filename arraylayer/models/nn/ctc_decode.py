@@ -55,7 +55,8 @@ def ctc_decode(inputs: Any, sequence_lengths: Any, strategy: str = "greedy", bea
     labels = where(beyond, blank, labels)
     best = where(beyond, 0.0, best)
     if merge_repeated and frames > 1:
-        repeated = pad(equal(labels[:, 1:], labels[:, :-1]), ((0, 0), (1, 0)))
+        # each frame against the one before it (-1 before the first: no class); ints padded, not bools
+        repeated = equal(labels, pad(labels[:, :-1], ((0, 0), (1, 0)), constant_values=-1))
         labels = where(repeated, blank, labels)
     dropped = equal(labels, blank)
     labels = where(dropped, -1, labels)
