@@ -518,6 +518,16 @@ NOT_DIFFERENTIABLE = {
         "adaptive_avg_pool", "adaptive_max_pool", "batch_norm", "group_norm", "instance_norm")],
         "differentiable: its gradient case is in tests/test_nn_agreement.py (against NumPy references by finite differences)"),
     "nn.multi_hot": "integer labels in, a constant out",
+    "nn.ctc_decode": "integer labels out; its scores are sums of maxima",
+    **dict.fromkeys(["nn." + name for name in (
+        "depth_to_space", "space_to_depth", "unfold", "fold", "rms_normalization", "psnr", "polar")],
+        "differentiable: its gradient case is in tests/test_nn_more.py (against torch/NumPy references by finite "
+        "differences)"),
+    **dict.fromkeys(["image." + name for name in (
+        "gaussian_blur", "sobel_edges", "ssim", "extract_patches_3d", "scale_and_translate", "perspective_transform",
+        "elastic_transform")],
+        "differentiable: its gradient case is in tests/test_image_more.py (against SciPy/JAX/NumPy references by "
+        "finite differences)"),
     **dict.fromkeys(["image." + name for name in (
         "resize", "rgb_to_grayscale", "rgb_to_hsv", "hsv_to_rgb", "crop_images", "pad_images", "extract_patches",
         "map_coordinates", "affine_transform")],

@@ -400,7 +400,10 @@ GRADIENT_CASES.update({
 NO_GRADIENT_CASE = {"dropout": "its own test below (the gradient is the mask / (1 - rate))",
                     "one_hot": "integer labels in, a constant out",
                     "multi_hot": "integer labels in, a constant out",
-                    "dot_product_attention": "tests/test_gradients_agree.py (the nn.dot_product_attention cases)"}
+                    "dot_product_attention": "tests/test_gradients_agree.py (the nn.dot_product_attention cases)",
+                    **dict.fromkeys(("depth_to_space", "space_to_depth", "unfold", "fold", "rms_normalization", "psnr",
+                                     "polar"), "tests/test_nn_more.py (its GRADIENT_CASES)"),
+                    "ctc_decode": "integer labels out; its scores are sums of maxima (test_nn_more checks the values)"}
 
 
 def test_every_nn_function_has_a_gradient_case():

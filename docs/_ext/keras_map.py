@@ -102,6 +102,7 @@ RENAMED: Final[dict[str, tuple[str, str]]] = {
     "nn.layer_normalization": ("nn.layer_norm", ""),
     "nn.swish": ("nn.silu", ""),
     "nn.hard_swish": ("nn.hard_silu", ""),
+    "image.elastic_transform": ("image.elastic_transform", "an explicit random ``key`` first, in place of ``seed``"),
     "numpy.absolute": ("abs", ""),
     "numpy.amax": ("max", ""),
     "numpy.amin": ("min", ""),

@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from arraylayer.api.extensions import pad
-from arraylayer.api.manipulation import reshape, stack
+from arraylayer.api.manipulation import expand_dims, permute_dims, reshape, squeeze, stack
 from arraylayer.errors import InvalidArgumentError
-from arraylayer.models.image.common import channels_last, sizes
+from arraylayer.models.image.common import channels_last, dtype_of, sizes
 
 
 def _sides(first: int | None, second: int | None, target: int | None, length: int, names: tuple[str, str, str],
@@ -107,3 +107,58 @@ def extract_patches(images: Any, size: int | tuple[int, int], strides: int | tup
               for i in range(window[0]) for j in range(window[1])]
     patches = reshape(stack(pieces, axis=3), (batch.shape[0], out_h, out_w, window[0] * window[1] * channels))
     return restore(patches)
+
+
+def _triple(value: Any, parameter: str) -> tuple[int, int, int]:
+    triple = (value,) * 3 if isinstance(value, int) and not isinstance(value, bool) else value
+    try:
+        triple = tuple(triple)
+    except TypeError:
+        triple = ()
+    if len(triple) != 3 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in triple):
+        raise InvalidArgumentError(f"image.extract_patches_3d({parameter}={value!r}): give an int or three ints, "
+                                   f"each at least 1.")
+    return triple  # type: ignore[return-value]
+
+
+def extract_patches_3d(volumes: Any, size: int | tuple[int, int, int], strides: int | tuple[int, int, int] | None = None,
+                       dilation_rate: int | tuple[int, int, int] = 1, padding: str = "valid",
+                       data_format: str | None = None) -> Any:
+    """``extract_patches`` of volumes (rank 4, or a batch of rank 5; channels last by default):
+    every ``size`` patch as one vector of ``d * h * w * channels`` values in (depth, row, column,
+    channel) order, ``strides`` apart (default: ``size``)."""
+    dtype_of(volumes, "extract_patches_3d", floating=False)
+    if data_format not in (None, "channels_last", "channels_first"):
+        raise InvalidArgumentError(f"image.extract_patches_3d(data_format={data_format!r}): choose 'channels_last' "
+                                   f"or 'channels_first'.")
+    rank = len(volumes.shape)
+    if rank not in (4, 5):
+        raise InvalidArgumentError(f"image.extract_patches_3d takes one volume (rank 4) or a batch (rank 5); got "
+                                   f"shape {tuple(volumes.shape)}.")
+    window = _triple(size, "size")
+    steps = window if strides is None else _triple(strides, "strides")
+    dilation = _triple(dilation_rate, "dilation_rate")
+    if padding not in ("valid", "same"):
+        raise InvalidArgumentError(f"image.extract_patches_3d(padding={padding!r}): choose 'valid' or 'same'.")
+    batch = volumes if rank == 5 else expand_dims(volumes, axis=0)
+    first = data_format == "channels_first"
+    if first:
+        batch = permute_dims(batch, (0, 2, 3, 4, 1))
+    spans = [(w - 1) * d + 1 for w, d in zip(window, dilation, strict=True)]
+    if padding == "same":
+        batch = pad(batch, ((0, 0), *(_same(batch.shape[1 + k], spans[k], steps[k]) for k in range(3)), (0, 0)))
+    lengths = batch.shape[1:4]
+    outs = [(n - span) // step + 1 for n, span, step in zip(lengths, spans, steps, strict=True)]
+    if min(outs) <= 0:
+        raise InvalidArgumentError(f"image.extract_patches_3d: a {' x '.join(map(str, spans))} window does not fit in "
+                                   f"{' x '.join(map(str, lengths))} volumes.")
+
+    def axis(k: int, i: int) -> slice:
+        return slice(i * dilation[k], i * dilation[k] + (outs[k] - 1) * steps[k] + 1, steps[k])
+
+    pieces = [batch[:, axis(0, i), axis(1, j), axis(2, m), :]
+              for i in range(window[0]) for j in range(window[1]) for m in range(window[2])]
+    patches = reshape(stack(pieces, axis=4), (batch.shape[0], *outs, -1))
+    if first:
+        patches = permute_dims(patches, (0, 4, 1, 2, 3))
+    return patches if rank == 5 else squeeze(patches, axis=0)

@@ -17,7 +17,8 @@ rest of keras.ops.nn's), ``softmax_family``, ``losses`` (and ``probabilistic_los
 categorical cross-entropies from logits or probabilities; ``ctc``: the CTC loss),
 ``normalization`` (and ``norms``: batch, group and instance norms), ``regularization`` (dropout),
 ``lookup`` (embedding), ``convolution`` (1 to 3-d, grouped, depthwise, separable), ``transposed``
-(conv_transpose), ``pooling`` (1 to 3-d, adaptive); ``dot_product_attention`` lives in ``arraylayer/models/attention.py``, which imports these
+(conv_transpose), ``pooling`` (1 to 3-d, adaptive), ``blocks`` (depth_to_space,
+space_to_depth, unfold, fold), ``measures`` (psnr, polar; rms_normalization is in ``normalization``); ``dot_product_attention`` lives in ``arraylayer/models/attention.py``, which imports these
 modules, not this face.
 """
 
@@ -29,7 +30,10 @@ from arraylayer.models.nn.activations_more import (
     celu, elu, glu, hard_shrink, hard_sigmoid, hard_silu, hard_tanh, leaky_relu, log_sigmoid, relu6, selu, soft_shrink,
     softsign, sparse_plus, sparse_sigmoid, sparsemax, squareplus, tanh_shrink, threshold,
 )
+from arraylayer.models.nn.blocks import depth_to_space, fold, space_to_depth, unfold
 from arraylayer.models.nn.ctc import ctc_loss
+from arraylayer.models.nn.ctc_decode import ctc_decode
+from arraylayer.models.nn.measures import polar, psnr
 from arraylayer.models.nn.norms import batch_norm, group_norm, instance_norm
 from arraylayer.models.nn.convolution import conv1d, conv2d, conv3d, depthwise_conv, separable_conv
 from arraylayer.models.nn.pooling import (
@@ -38,7 +42,7 @@ from arraylayer.models.nn.pooling import (
 from arraylayer.models.nn.transposed import conv_transpose
 from arraylayer.models.nn.lookup import embedding
 from arraylayer.models.nn.losses import cross_entropy, mse
-from arraylayer.models.nn.normalization import layer_norm, moments, normalize
+from arraylayer.models.nn.normalization import layer_norm, moments, normalize, rms_normalization
 from arraylayer.models.nn.probabilistic_losses import (
     binary_cross_entropy, categorical_cross_entropy, sparse_categorical_cross_entropy,
 )
@@ -60,4 +64,6 @@ __all__ = [
     "conv1d", "conv3d", "conv_transpose", "depthwise_conv", "separable_conv", "max_pool1d", "avg_pool1d",
     "max_pool3d", "avg_pool3d", "adaptive_avg_pool", "adaptive_max_pool", "batch_norm", "group_norm",
     "instance_norm",
+    # space and channels, blocks, measures
+    "depth_to_space", "space_to_depth", "unfold", "fold", "rms_normalization", "psnr", "polar", "ctc_decode",
 ]

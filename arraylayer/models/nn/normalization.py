@@ -7,6 +7,7 @@ from typing import Any
 from arraylayer import arguments
 from arraylayer.api import statistical
 from arraylayer.api.elementwise import abs as absolute
+from arraylayer.api.data_types import astype
 from arraylayer.api.elementwise import add, divide, maximum, multiply, sqrt, square, subtract
 from arraylayer.api.elementwise import pow as pow_
 from arraylayer.dtypes import Dtype, as_dtype
@@ -89,3 +90,18 @@ def normalize(x: Any, axis: int | tuple[int, ...] = -1, order: float = 2, epsilo
     else:
         norm = pow_(statistical.sum(pow_(magnitude, p), axis=axis, keepdims=True), 1.0 / p)
     return divide(x, maximum(norm, eps))
+
+
+def rms_normalization(x: Any, scale: Any = None, axis: int | tuple[int, ...] = -1, epsilon: float | None = None) -> Any:
+    """``x / sqrt(mean(x**2, axis) + epsilon) * scale`` (root-mean-square normalisation, Keras'
+    definition: epsilon inside the root, default 1e-7); half precision is computed in float32
+    and the result given back in x's dtype, as Keras does."""
+    dtype = _floating(x, "rms_normalization")
+    eps = 1e-7 if epsilon is None else arguments.real_float(epsilon, "epsilon")
+    if not eps >= 0:
+        raise InvalidArgumentError(f"nn.rms_normalization(epsilon={epsilon}): epsilon must be >= 0.")
+    wide = astype(x, "float32") if dtype.itemsize < 4 else x
+    y = divide(wide, sqrt(add(statistical.mean(square(wide), axis=axis, keepdims=True), eps)))
+    if scale is not None:
+        y = multiply(y, scale)
+    return y if as_dtype(y.dtype) == dtype else astype(y, dtype)
