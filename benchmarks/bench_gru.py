@@ -1,5 +1,6 @@
 """One training step of a GRU sequence model through arraylayer against the same model written
-natively: jax under ``jax.jit`` (target 1.1x) and eager torch (target 1.2x).
+natively: jax under ``jax.jit`` (target 1.1x), eager torch (target 1.2x) and, with ``--cases
+torch-compile``, torch under ``torch.compile`` (target 1.1x; it compiles for minutes on 2 cores).
 
 The model: a GRU layer (PyTorch's equations) over ``(batch, time, features)``, a dense head on every
 step, mean squared error against a target, plain SGD. Through arraylayer it is ``al.layers.gru``
@@ -35,7 +36,7 @@ import arraylayer as al
 RESULTS = Path(__file__).resolve().parent / "results" / "gru.json"
 BATCH, TIME, FEATURES, HIDDEN = 16, 32, 16, 64
 LR = 0.05
-TARGETS = {"jax-jit": 1.1, "torch-eager": 1.2}
+TARGETS = {"jax-jit": 1.1, "torch-eager": 1.2, "torch-compile": 1.1}
 
 
 def numpy_weights() -> dict[str, np.ndarray]:
@@ -155,6 +156,13 @@ def case(name: str) -> dict[str, Any]:
         convert, native, ours = jax.numpy.asarray, jax_native(), jax.jit(al_step)
         sync = lambda loss: float(loss)  # noqa: E731
         extra = {}
+    elif name == "torch-compile":  # both steps under torch.compile: Dynamo unrolls the 32 steps of each
+        import torch
+
+        torch.set_num_threads(1)
+        convert, native, ours = torch.from_numpy, torch.compile(torch_native()), torch.compile(al_step)
+        sync = lambda loss: float(loss)  # noqa: E731
+        extra = {}
     else:
         import torch
 
@@ -201,6 +209,7 @@ def measure(name: str, rounds: int, steps: int) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     available = [c for c, module in (("jax-jit", "jax"), ("torch-eager", "torch")) if importlib.util.find_spec(module)]
+    # torch-compile (both steps under torch.compile) is left out of the default: it compiles for minutes on 2 cores
     parser.add_argument("--cases", default=",".join(available))
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--steps", type=int, default=10)
