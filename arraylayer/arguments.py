@@ -168,6 +168,20 @@ def count(value: Any, parameter: str, *, upper: int = MAX_ELEMENTS) -> int:
     return n
 
 
+def int_pair(value: Any, parameter: str, function: str, *, minimum: int = 1) -> tuple[int, int]:
+    """An int or a pair of ints, each at least ``minimum``, as a pair (window sizes, strides, dilations);
+    ``function`` is the caller's public name (``"image.resize"``) for the error."""
+    pair = (value, value) if isinstance(value, int) and not isinstance(value, bool) else value
+    try:
+        pair = tuple(pair)
+    except TypeError:
+        pair = ()
+    if len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= minimum for v in pair):
+        raise InvalidArgumentError(f"{function}({parameter}={value!r}): give an int or a pair of ints, each at "
+                                   f"least {minimum}.")
+    return pair
+
+
 def dims_sequence(value: Any) -> tuple[Any, ...] | None:
     """``value`` as a tuple when it is a list, a tuple or a framework's shape object (a native
     tensor's ``.shape``: TensorFlow's TensorShape is no tuple), else None."""

@@ -12,14 +12,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import make_array, selected_backends
+from conftest import arr, to_np
+from conftest import parametrize_ad_backend as pytest_generate_tests  # noqa: F401 - pytest's hook: ad_backend
 from test_gradients_agree import assert_gradients, backend_gradient, finite_difference
 
 import arraylayer as al
 
 os.environ.setdefault("KERAS_BACKEND", "numpy")  # Keras reads it once, at its first import
 image = al.image
-AUTODIFF_BACKENDS = ("jax", "torch", "tensorflow")
 RNG = np.random.default_rng(61)
 IMAGES = RNG.uniform(0.0, 1.0, (2, 9, 11, 3)).astype(np.float32)
 BIG = RNG.uniform(0.0, 1.0, (2, 13, 14, 3)).astype(np.float32)  # room for ssim's 11 x 11 window
@@ -27,19 +27,6 @@ NOISY = np.clip(BIG + RNG.normal(0, 0.1, BIG.shape), 0, 1).astype(np.float32)
 VOLUMES = RNG.uniform(0.0, 1.0, (2, 5, 6, 7, 2)).astype(np.float32)
 START = np.float32([[0, 0], [10, 0], [10, 8], [0, 8]])
 END = np.float32([[[1.3, 0.7], [9.1, 1.2], [10.4, 7.3], [0.6, 8.8]], [[0.2, -0.5], [10.7, 0.3], [9.4, 7.9], [-0.3, 7.6]]])
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "ad_backend" in metafunc.fixturenames:
-        metafunc.parametrize("ad_backend", [b for b in selected_backends(metafunc.config) if b in AUTODIFF_BACKENDS])
-
-
-def arr(backend: str, values: Any, dtype: str = "float32") -> Any:
-    return make_array(backend, dtype, np.asarray(values).tolist())
-
-
-def to_np(x: Any) -> np.ndarray:
-    return np.asarray(al.get_backend(al.backend_of(x).name).to_numpy(x)).astype(np.float64)
 
 
 def dtype(x: Any) -> str:

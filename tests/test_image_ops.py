@@ -11,33 +11,20 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import make_array, selected_backends
+from conftest import arr, to_np
+from conftest import parametrize_ad_backend as pytest_generate_tests  # noqa: F401 - pytest's hook: ad_backend
 from test_gradients_agree import assert_gradients, backend_gradient, finite_difference
 
 import arraylayer as al
 
 os.environ.setdefault("KERAS_BACKEND", "numpy")  # Keras reads it once, at its first import
 image = al.image
-AUTODIFF_BACKENDS = ("jax", "torch", "tensorflow")
 RNG = np.random.default_rng(40)
 IMAGES = RNG.uniform(0.0, 1.0, (2, 5, 7, 3)).astype(np.float32)
 IMAGES[0, 0, :4] = [[0.3, 0.3, 0.3], [0.5, 0.5, 0.2], [0.1, 0.5, 0.5], [0.0, 0.0, 0.0]]  # gray, ties, black
 TRANSFORMS = np.array([[1.1, 0.23, -0.47, 0.13, 0.91, 0.71, 0, 0], [0.83, -0.29, 1.53, 0.21, 1.17, -0.97, 0, 0]],
                       np.float32)  # no sampling point on a half-pixel tie
 FILL_MODES = ("constant", "nearest", "wrap", "mirror", "reflect")
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "ad_backend" in metafunc.fixturenames:
-        metafunc.parametrize("ad_backend", [b for b in selected_backends(metafunc.config) if b in AUTODIFF_BACKENDS])
-
-
-def arr(backend: str, values: Any, dtype: str = "float32") -> Any:
-    return make_array(backend, dtype, np.asarray(values).tolist())
-
-
-def to_np(x: Any) -> np.ndarray:
-    return np.asarray(al.get_backend(al.backend_of(x).name).to_numpy(x)).astype(np.float64)
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +134,7 @@ def _affine_reference(images: np.ndarray, transforms: np.ndarray, order: int, mo
     _, height, width, channels = images.shape
     y, x, c = np.meshgrid(np.arange(height), np.arange(width), np.arange(channels), indexing="ij")
     out = []
-    for one, (a0, a1, a2, b0, b1, b2, c0, c1) in zip(images, transforms.astype(np.float64)):
+    for one, (a0, a1, a2, b0, b1, b2, c0, c1) in zip(images, transforms.astype(np.float64), strict=True):
         k = c0 * x + c1 * y + 1
         points = np.stack([(b0 * x + b1 * y + b2) / k, (a0 * x + a1 * y + a2) / k, c]).astype(images.dtype)
         out.append(np.asarray(jax.scipy.ndimage.map_coordinates(one, points, order, mode, cval)))

@@ -13,29 +13,16 @@ from typing import Any
 import numpy as np
 import pytest
 import scipy.special as sp
-from conftest import make_array, selected_backends
+from conftest import arr, make_array, to_np
+from conftest import parametrize_ad_backend as pytest_generate_tests  # noqa: F401 - pytest's hook: ad_backend
 from test_gradients_agree import assert_gradients, backend_gradient, compiled, finite_difference, host, native
 
 import arraylayer as al
 
 nn = al.nn
-AUTODIFF_BACKENDS = ("jax", "torch", "tensorflow")
 RNG = np.random.default_rng(14)
 X = RNG.uniform(-3, 3, (3, 5))
 EXTREMES = np.array([[-100.0, -1.0, 0.0, 1.0, 100.0], [100.0, 100.0, -100.0, 0.0, 3.0]])
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "ad_backend" in metafunc.fixturenames:
-        metafunc.parametrize("ad_backend", [b for b in selected_backends(metafunc.config) if b in AUTODIFF_BACKENDS])
-
-
-def arr(backend: str, values: Any, dtype: str = "float32") -> Any:
-    return make_array(backend, dtype, np.asarray(values).tolist())
-
-
-def to_np(x: Any) -> np.ndarray:
-    return np.asarray(al.get_backend(al.backend_of(x).name).to_numpy(x)).astype(np.float64)
 
 
 # -- references (float64 NumPy/SciPy) ----------------------------------------------------------------

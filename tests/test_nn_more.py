@@ -13,28 +13,19 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import make_array, selected_backends
+from conftest import arr
+from conftest import parametrize_ad_backend as pytest_generate_tests  # noqa: F401 - pytest's hook: ad_backend
 from test_gradients_agree import assert_gradients, backend_gradient, finite_difference
 
 import arraylayer as al
 
 os.environ.setdefault("KERAS_BACKEND", "numpy")  # Keras reads it once, at its first import
 nn = al.nn
-AUTODIFF_BACKENDS = ("jax", "torch", "tensorflow")
 RNG = np.random.default_rng(52)
 X = RNG.standard_normal((2, 4, 8, 16)).astype(np.float32)
 IMAGES = RNG.standard_normal((2, 3, 7, 6)).astype(np.float32)
 #: (kernel_size, dilation, padding, stride) of unfold/fold, torch's arguments
 WINDOWS = [((2, 3), (2, 1), (1, 0), (2, 1)), (3, 1, 1, 2), ((1, 2), 1, (0, 2), (3, 2))]
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "ad_backend" in metafunc.fixturenames:
-        metafunc.parametrize("ad_backend", [b for b in selected_backends(metafunc.config) if b in AUTODIFF_BACKENDS])
-
-
-def arr(backend: str, values: Any, dtype: str = "float32") -> Any:
-    return make_array(backend, dtype, np.asarray(values).tolist())
 
 
 def to_np(x: Any) -> np.ndarray:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
+from arraylayer import arguments
 from arraylayer.api.creation import asarray
 from arraylayer.api.manipulation import expand_dims, permute_dims, squeeze
 from arraylayer.dtypes import Dtype, as_dtype
@@ -65,12 +66,4 @@ def constant(like: Any, values: Any, dtype: Any) -> Any:
 
 def sizes(value: Any, parameter: str, function: str, *, minimum: int = 1) -> tuple[int, int]:
     """An int or a pair of ints, each at least ``minimum``, as a pair."""
-    pair = (value, value) if isinstance(value, int) and not isinstance(value, bool) else value
-    try:
-        pair = tuple(pair)
-    except TypeError:
-        pair = ()
-    if len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= minimum for v in pair):
-        raise InvalidArgumentError(f"image.{function}({parameter}={value!r}): give an int or a pair of ints, "
-                                   f"each at least {minimum}.")
-    return pair
+    return arguments.int_pair(value, parameter, f"image.{function}", minimum=minimum)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from arraylayer import arguments
 from arraylayer.api.creation import zeros_like
 from arraylayer.api.elementwise import add
 from arraylayer.api.extensions import pad
@@ -39,15 +40,7 @@ def _channels_last(data_format: str, function: str) -> bool:
 
 def _positive(value: Any, parameter: str, function: str, *, minimum: int = 1) -> tuple[int, int]:
     """An int or a pair of ints, each at least ``minimum``, as a pair."""
-    pair = (value, value) if isinstance(value, int) and not isinstance(value, bool) else value
-    try:
-        pair = tuple(pair)
-    except TypeError:
-        pair = ()
-    if len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= minimum for v in pair):
-        raise InvalidArgumentError(f"nn.{function}({parameter}={value!r}): give an int or a pair of ints, each at "
-                                   f"least {minimum}.")
-    return pair
+    return arguments.int_pair(value, parameter, f"nn.{function}", minimum=minimum)
 
 
 def _block(block_size: Any, function: str) -> int:
