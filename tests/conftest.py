@@ -112,6 +112,28 @@ def x64_off():
         yield
 
 
+def parametrize_ad_backend(metafunc: pytest.Metafunc) -> None:
+    """``ad_backend``: each selected backend with autodiff (a module's ``pytest_generate_tests``)."""
+    if "ad_backend" in metafunc.fixturenames:
+        metafunc.parametrize("ad_backend", [b for b in selected_backends(metafunc.config) if b in AUTODIFF])
+
+
+def arr(backend: str, values, dtype: str = "float32"):
+    """``values`` (nested lists or a NumPy array) as a ``dtype`` array of ``backend``."""
+    import numpy as np
+
+    return make_array(backend, dtype, np.asarray(values).tolist())
+
+
+def to_np(x):
+    """An array of any backend as a float64 NumPy array (for comparisons with an oracle)."""
+    import numpy as np
+
+    import arraylayer as al
+
+    return np.asarray(al.get_backend(al.backend_of(x).name).to_numpy(x)).astype(np.float64)
+
+
 def make_array(backend: str, dtype: str, values=(1, 0, 1)):
     """A small native array of ``backend`` with dtype name ``dtype``."""
     import numpy as np
