@@ -52,3 +52,4 @@ def main(backend: str) -> None:
 
 if __name__ == "__main__":
     main(sys.argv[1])
+    dist.shutdown()  # leave the world before the interpreter exits: gloo's threads abort a process that does not
