@@ -250,3 +250,14 @@ def test_view_as_complex_and_real_refuse_what_torch_refuses(backend):
         al.view_as_real(_on(backend, "float32", np.ones((2, 2))))
     with pytest.raises(al.InvalidDtypeError):
         al.view_as_complex(_on(backend, "float16", np.ones((2, 2))))
+
+
+def test_the_array_namespaces_leave_keras_lstsq_out(backend):
+    """Array-API clients read xp.linalg.lstsq as NumPy's four-tuple (SciPy's savgol_filter unpacks it);
+    arraylayer's is keras.ops' solution only, so the namespaces do not offer it (al.linalg does)."""
+    import importlib
+
+    for module in (f"arraylayer.xp.{backend}", f"arraylayer.xp.arrays.{backend}"):
+        xp = importlib.import_module(module)
+        assert not hasattr(xp.linalg, "lstsq") and hasattr(xp.linalg, "norm"), module
+    assert callable(al.linalg.lstsq)

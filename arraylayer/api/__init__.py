@@ -47,6 +47,7 @@ CATEGORIES = (creation, data_types, elementwise, indexing, info, linear_algebra,
 for _name in linalg_more.__all__:
     setattr(linalg, _name, getattr(linalg_more, _name))
 linalg.__all__ = [*linalg.__all__, *linalg_more.__all__]
+linalg.NOT_IN_ARRAY_NAMESPACES = linalg_more.NOT_IN_ARRAY_NAMESPACES
 
 # arraylayer.Array in, Array out: every public function without a planned native fast path checks
 # its arguments for wrappers (the elementwise functions check in their planning path instead).

@@ -25,6 +25,10 @@ from arraylayer.runtime.registry import backend_of, current_backend, use_backend
 Array = Any
 
 __all__ = ["cholesky_inverse", "lstsq", "lu_factor", "norm", "solve_triangular"]
+#: Names the Array namespaces (arraylayer.xp) leave out of their linalg: array-API clients read
+#: ``xp.linalg.lstsq`` as NumPy's, torch's and jax's, a tuple of four (SciPy's savgol_filter unpacks
+#: it), where this one is keras.ops' solution only; without it they take their own path, as before.
+NOT_IN_ARRAY_NAMESPACES: Final = frozenset({"lstsq"})
 
 _INF: Final = float("inf")
 _MATRIX_ORDS: Final = ("fro", "nuc", 1, -1, 2, -2, _INF, -_INF)

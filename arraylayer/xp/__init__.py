@@ -86,7 +86,8 @@ def populate(namespace: dict[str, Any], backend: str) -> None:
     for extension in (linalg, fft):
         short = extension.__name__.rsplit(".", 1)[1]
         module = ModuleType(f"{namespace['__name__']}.{short}", extension.__doc__)
-        module.__dict__.update({name: getattr(extension, name) for name in extension.__all__})
+        left_out = getattr(extension, "NOT_IN_ARRAY_NAMESPACES", ())
+        module.__dict__.update({name: getattr(extension, name) for name in extension.__all__ if name not in left_out})
         namespace[short] = module
     for name in ("fftfreq", "rfftfreq"):  # they take no array: the namespace's backend makes them
         namespace["fft"].__dict__[name] = _bound(getattr(fft, name), backend)

@@ -272,7 +272,10 @@ def _asarray(asarray: Callable[..., Any], backend: Any, wrap: _Wrapper) -> Calla
 
 def _functions(module: Any, backend: Any, wrap: _Wrapper) -> dict[str, Any]:
     functions = {}
+    left_out = getattr(module, "NOT_IN_ARRAY_NAMESPACES", ())
     for name in module.__all__:
+        if name in left_out:
+            continue
         value = getattr(module, name)
         if name == "__array_namespace_info__" or isinstance(value, type) or not callable(value):
             continue
