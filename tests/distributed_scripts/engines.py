@@ -87,5 +87,12 @@ if r == 0:  # rank 1 never calls: a timeout, not a hang
         raise AssertionError("no timeout")
     except dist.DistributedTimeoutError:
         print("TIMEOUT", flush=True)
+    if backend == "tensorflow":  # its collectives are aborted after a timeout: later ones are refused at once
+        started = time.monotonic()
+        try:
+            dist.all_reduce(np.ones(2, np.float32), timeout=30)
+            raise AssertionError("a collective ran after the abort")
+        except dist.DistributedError as error:
+            assert "aborted" in str(error) and time.monotonic() - started < 5, error
 else:
     time.sleep(3)

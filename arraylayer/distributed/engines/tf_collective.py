@@ -125,11 +125,28 @@ def _call(rank: int, what: str, timeout: float, op: str, **arguments: Any) -> An
     """``tf.raw_ops.<op>`` on this worker's CPU with the timeout, its failure as arraylayer's."""
     import tensorflow as tf
 
+    if "aborted" in _STATE:
+        raise DistributedError(f"rank {rank}: {what} refused: this process's tensorflow collectives were aborted "
+                               f"after an earlier failure ({_STATE['aborted']}); a tensorflow world does not outlive "
+                               f"a timeout or a lost peer: start the processes again.")
     try:
         with tf.device(_STATE["device"]):
             return getattr(tf.raw_ops, op)(group_key=_GROUP, instance_key=_key(), timeout_seconds=timeout, **arguments)
     except tf.errors.OpError as error:
+        _abort(error)
         fail(error, rank, what, timeout)
+
+
+def _abort(error: Any) -> None:
+    """Cancel this worker's collectives after ``error``: a timed-out collective op returns, but its work
+    goes on waiting for the peer, and a process that exits while it waits can crash in TensorFlow's
+    teardown (SIGSEGV). Aborted, every later collective of the process fails at once (DistributedError):
+    a tensorflow world does not outlive a timeout or a lost peer; start the processes again."""
+    from tensorflow.python.eager import context
+
+    message = (str(error.message).strip().splitlines() or [type(error).__name__])[0]
+    _STATE["aborted"] = message
+    context.context().abort_collective_ops(error.error_code, f"arraylayer: a collective failed: {message}")
 
 
 def gather_digest(rank: int, size: int, digest: bytes, timeout: float) -> list[bytes]:
