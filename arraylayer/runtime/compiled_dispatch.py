@@ -7,7 +7,8 @@ a call the C side has no plan for, or whose plan raises, runs the Python functio
 and raises as it always does. Without the extension (no compiler at install time), or with
 ``ARRAYLAYER_PURE_PYTHON=1`` in the environment, :data:`ACTIVE` is False and the public functions
 are the Python ones. The same replay serves ``Array``'s operators (:func:`operator_method`), the
-Array namespaces' element-wise functions (:func:`on_arrays`) and ``al.add(A, B)`` on Arrays.
+Array namespaces' element-wise functions (:func:`on_arrays`) and ``al.add(A, B)`` on Arrays; the public
+``promote_types`` is made here too (:data:`promote_types`, ``arraylayer/_promotion.c``).
 
 Why plain C against CPython's API: building it needs nothing but a C compiler (setuptools, pinned
 in pyproject.toml, drives it), while Cython or Rust/PyO3 would add a build tool and a toolchain to
