@@ -38,7 +38,8 @@ _PTHREAD = [] if sys.platform == "win32" else ["-pthread"]
 
 setup(
     ext_modules=[Extension("arraylayer._dispatch",
-                           ["arraylayer/_dispatch.c", "arraylayer/_operators.c", "arraylayer/_plan_keys.c"],
+                           ["arraylayer/_dispatch.c", "arraylayer/_operators.c", "arraylayer/_plan_keys.c",
+                            "arraylayer/_promotion.c"],
                            depends=["arraylayer/_dispatch.h"], optional=True),
                  Extension("arraylayer._threefry", ["arraylayer/_threefry.c"], optional=True),
                  Extension("arraylayer._codes", ["arraylayer/_codes.c"], optional=True,  # pthreads: one thread without

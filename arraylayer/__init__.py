@@ -107,11 +107,11 @@ from arraylayer.dtypes.promotion import (
     dtype_promotion,
     get_dtype_promotion,
     lattice_result_type,
-    promote_types,
     promotion_policies,
     result_type,
     set_dtype_promotion,
 )
+from arraylayer.runtime.compiled_dispatch import promote_types
 from arraylayer.runtime.registry import (
     available_backends,
     backend_of,

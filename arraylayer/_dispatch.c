@@ -419,6 +419,9 @@ static PyMethodDef module_methods[] = {
      "operator_method(array_class, name, function, python_method, form, doc, zero_d): the compiled method "
      "(form 0: function(self, other), 1: function(other, self), 2: function(self)), or None when function "
      "is not compiled."},
+    {"promotion", al_promotion, METH_VARARGS,
+     "promotion(fallback, dtype_class, policy_class, known_policies, doc): promote_types of two Dtypes read "
+     "from the active policy's table, fallback for everything else (None when the classes have no such slots)."},
     {"fill_slots", al_fill_slots, METH_O,
      "fill_slots(array_class): set its number and comparison slots to the compiled operators (how many were set)."},
     {NULL, NULL, 0, NULL},

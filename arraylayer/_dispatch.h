@@ -113,6 +113,9 @@ al_read_dtype(PyObject *x, PyObject **holder)
 }
 PyObject *al_hold(PyObject *module, PyObject *args);         /* hold(cls, name): cls's dtype is x.name.dtype */
 
+/* _promotion.c: promotion(fallback, dtype_class, policy_class, known_policies, doc): the compiled promote_types */
+PyObject *al_promotion(PyObject *module, PyObject *args);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -6,10 +6,13 @@
  * reads; none decides anything.
  */
 #include "_dispatch.h"
+#include <structmember.h>
 
 static PyObject *policy_var;     /* ContextVar of the policy in force (arraylayer.dtypes.promotion) */
 static PyObject *policy_setting; /* its Setting: .process when the variable is unset */
 static PyObject *s_dtype, *s_weak_type, *s_name, *s_process;
+static Py_ssize_t process_offset;  /* the offset of the Setting's ``process`` slot (0: read it by name) */
+static PyTypeObject *setting_type; /* the class that offset belongs to */
 
 int
 al_keys_init(void)
@@ -33,6 +36,13 @@ al_configure(PyObject *Py_UNUSED(module), PyObject *args)
     }
     Py_XSETREF(policy_var, Py_NewRef(var));
     Py_XSETREF(policy_setting, Py_NewRef(setting));
+    process_offset = 0; /* the setting's ``process`` slot, read directly where it is one */
+    PyObject *descr = _PyType_Lookup(Py_TYPE(setting), s_process);
+    if (descr != NULL && Py_IS_TYPE(descr, &PyMemberDescr_Type) &&
+        ((PyMemberDescrObject *)descr)->d_member->type == T_OBJECT_EX) {
+        process_offset = ((PyMemberDescrObject *)descr)->d_member->offset;
+        setting_type = Py_TYPE(setting);
+    }
     Py_RETURN_NONE;
 }
 
@@ -57,6 +67,8 @@ al_current_policy(void)
     }
     if (PyContextVar_Get(policy_var, NULL, &value) < 0)
         return NULL;
+    if (value == NULL && process_offset > 0 && Py_TYPE(policy_setting) == setting_type)
+        value = Py_XNewRef(*(PyObject **)((char *)policy_setting + process_offset));
     if (value == NULL && (value = PyObject_GetAttr(policy_setting, s_process)) == NULL)
         return NULL;
     if (value == last_policy) {

@@ -7,7 +7,8 @@ a call the C side has no plan for, or whose plan raises, runs the Python functio
 and raises as it always does. Without the extension (no compiler at install time), or with
 ``ARRAYLAYER_PURE_PYTHON=1`` in the environment, :data:`ACTIVE` is False and the public functions
 are the Python ones. The same replay serves ``Array``'s operators (:func:`operator_method`), the
-Array namespaces' element-wise functions (:func:`on_arrays`) and ``al.add(A, B)`` on Arrays.
+Array namespaces' element-wise functions (:func:`on_arrays`) and ``al.add(A, B)`` on Arrays; the public
+``promote_types`` is made here too (:data:`promote_types`, ``arraylayer/_promotion.c``).
 
 Why plain C against CPython's API: building it needs nothing but a C compiler (setuptools, pinned
 in pyproject.toml, drives it), while Cython or Rust/PyO3 would add a build tool and a toolchain to
@@ -25,8 +26,12 @@ import operator
 from collections.abc import Callable
 from typing import Any, Final
 
-from arraylayer.runtime.c_extensions import optional_extension
+from arraylayer.context import TRACED_TWINS
+from arraylayer.dtypes import Dtype
+from arraylayer.dtypes import promotion
+from arraylayer.dtypes.policies import Policy
 from arraylayer.dtypes.promotion import POLICY
+from arraylayer.runtime.c_extensions import optional_extension
 
 _dispatch: Any = optional_extension("_dispatch")
 if _dispatch is not None:
@@ -34,6 +39,26 @@ if _dispatch is not None:
 
 #: True when the public element-wise functions are the compiled ones.
 ACTIVE: Final = _dispatch is not None
+
+
+def _compiled_promote_types() -> Callable[..., Any]:
+    """The public ``promote_types``: where the extension is active, a builtin that answers two Dtypes
+    from the active policy's table (``arraylayer/_promotion.c``: the Python function's first two dict
+    look-ups, without the Python ``__hash__`` calls) and runs the Python function for everything else;
+    the Python function itself otherwise. Dynamo traces the Python function in its place."""
+    python = promotion.promote_types
+    if _dispatch is None:
+        return python
+    fast = _dispatch.promotion(python, Dtype, Policy, promotion._KNOWN_POLICIES,
+                               f"promote_types(a, b)\n--\n\n{python.__doc__ or ''}")
+    if fast is None:
+        return python
+    TRACED_TWINS[fast] = python
+    return fast  # type: ignore[no-any-return]
+
+
+#: ``arraylayer.promote_types``
+promote_types: Final = _compiled_promote_types()
 
 #: Every dispatcher made, for :func:`clear` and :func:`prepare_for_dynamo`.
 _DISPATCHERS: Final[list[Any]] = []
