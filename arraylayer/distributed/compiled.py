@@ -10,7 +10,8 @@ collectives then build the framework's own graph collectives instead of calling 
   requires); each call first gathers its signature's digest in the graph and asserts that every rank's
   is the same, so a mismatch fails on every rank instead of hanging. ``timeout_seconds`` is the world's.
 - **torch**: ``torch.distributed._functional_collectives``, which Dynamo traces into the graph (no
-  graph break) and which run on gloo; the leaves of one dtype travel in one flat buffer.
+  graph break) and which run on gloo; the leaves of one dtype travel in one flat buffer. Each call
+  first gathers four numbers of its signature and compares them with ``torch._assert_async``.
 - **jax**: a collective over process-local arrays has no place in one ``jax.jit`` program of several
   processes: the native way is ``replicated_step`` over a global mesh, which this error names.
 """
@@ -23,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from arraylayer.distributed.engines.torch_gloo import _unwire, _wire  # imports torch only when called
 from arraylayer.errors import UnsupportedOperationError
 
 __all__ = ["tracing", "all_reduce", "all_gather", "broadcast"]
@@ -121,16 +123,20 @@ def _tf_broadcast(world: Any, text: str, timeout: float, leaves: list, root: int
 
 # --- torch: functional collectives, traced by Dynamo ------------------------------------------------------
 
-def _torch_wire(t: Any) -> Any:
+def _torch_checked(world: Any, kind: str, leaves: list) -> None:
+    """The in-graph signature check: four numbers of the call (its kind, the leaves' count, sizes, ranks
+    and dtypes, computed when Dynamo traces it) gathered and compared with ``torch._assert_async``."""
     import torch
+    import torch.distributed as tdist
+    import torch.distributed._functional_collectives as funcol
 
-    return t.to(torch.uint8) if t.dtype == torch.bool else (torch.view_as_real(t) if t.is_complex() else t)
-
-
-def _torch_unwire(w: Any, like: Any) -> Any:
-    import torch
-
-    return w.to(torch.bool) if like.dtype == torch.bool else (torch.view_as_complex(w) if like.is_complex() else w)
+    code = [sum((i + 1) * ord(c) for i, c in enumerate(kind)), len(leaves),
+            sum((i + 1) * t.numel() for i, t in enumerate(leaves)),
+            sum((i + 1) * (64 * t.ndim + 4 * t.dtype.itemsize + 2 * t.dtype.is_floating_point + t.is_complex())
+                for i, t in enumerate(leaves))]
+    rows = funcol.all_gather_tensor(torch.tensor(code, dtype=torch.int64)[None], 0, tdist.group.WORLD)
+    torch._assert_async(torch.all(rows == rows[0:1]), f"arraylayer DistributedMismatchError: rank {world.rank}: "
+                        f"the ranks compiled different collectives (kind, leaves, shapes or dtypes); this rank: {kind}")
 
 
 def _torch_reduce(world: Any, text: str, timeout: float, leaves: list, op: str) -> list:
@@ -138,7 +144,8 @@ def _torch_reduce(world: Any, text: str, timeout: float, leaves: list, op: str) 
     import torch.distributed as tdist
     import torch.distributed._functional_collectives as funcol
 
-    wires = [_torch_wire(t) for t in leaves]
+    _torch_checked(world, f"all_reduce[{op}]", leaves)
+    wires = [_wire(t) for t in leaves]
     groups: dict[Any, list[int]] = {}
     for i, w in enumerate(wires):
         groups.setdefault(w.dtype, []).append(i)
@@ -147,21 +154,23 @@ def _torch_reduce(world: Any, text: str, timeout: float, leaves: list, op: str) 
         flat = funcol.all_reduce(torch.cat([wires[i].reshape(-1) for i in members]), op, tdist.group.WORLD)
         for i, part in zip(members, flat.split([wires[i].numel() for i in members]), strict=True):
             out[i] = part.reshape(wires[i].shape)
-    return [_torch_unwire(w, t) for w, t in zip(out, leaves, strict=True)]
+    return [_unwire(w, t) for w, t in zip(out, leaves, strict=True)]
 
 
 def _torch_gather(world: Any, text: str, timeout: float, leaves: list) -> list:
     import torch.distributed as tdist
     import torch.distributed._functional_collectives as funcol
 
-    return [_torch_unwire(funcol.all_gather_tensor(_torch_wire(t)[None], 0, tdist.group.WORLD), t) for t in leaves]
+    _torch_checked(world, "all_gather", leaves)
+    return [_unwire(funcol.all_gather_tensor(_wire(t)[None], 0, tdist.group.WORLD), t) for t in leaves]
 
 
 def _torch_broadcast(world: Any, text: str, timeout: float, leaves: list, root: int) -> list:
     import torch.distributed as tdist
     import torch.distributed._functional_collectives as funcol
 
-    return [_torch_unwire(funcol.broadcast(_torch_wire(t), root, tdist.group.WORLD), t) for t in leaves]
+    _torch_checked(world, f"broadcast[{root}]", leaves)
+    return [_unwire(funcol.broadcast(_wire(t), root, tdist.group.WORLD), t) for t in leaves]
 
 
 #: compiler -> the engine whose world its graph collectives join

@@ -74,9 +74,17 @@ def gather_and_broadcast(backend):
 
 
 def refusals(backend):
-    """tensorflow: ranks that trace different collectives fail on every rank; jax: an eager collective
+    """tensorflow and torch: ranks that trace different collectives fail on every rank; jax: an eager collective
     inside jax.jit is refused, naming replicated_step."""
     r = dist.rank()
+    if backend == "torch":
+        import torch
+
+        try:
+            torch.compile(lambda g: dist.all_reduce({"g": g}), fullgraph=True)(torch.ones(2 + r))
+            raise AssertionError("a mismatch inside torch.compile was accepted")
+        except RuntimeError as error:
+            assert "DistributedMismatchError" in str(error) and f"rank {r}" in str(error), error
     if backend == "tensorflow":
         import tensorflow as tf
 
