@@ -2,7 +2,8 @@
 
 The folder ``arraylayer/distributed/`` owns the world (``world.py``: ``initialize`` from the launcher's,
 torchrun's or no environment), the collectives over trees (``collectives.py``), ``shard`` and
-``data_parallel`` (``parallel.py``), several devices in one process (``devices.py``: ``replicated_step``), the launcher ``python -m arraylayer launch`` (``launch.py``) and
+``data_parallel`` (``parallel.py``), several devices in one process or over a jax world's processes (``devices.py``: ``replicated_step``), the
+collectives inside ``tf.function`` and ``torch.compile`` (``compiled.py``), the launcher ``python -m arraylayer launch`` (``launch.py``) and
 the engines (``engines/``: the table backend -> engine, jax.distributed, TensorFlow's collective ops,
 torch.distributed's gloo), each framework's own collectives.
 

@@ -3,7 +3,8 @@
 Each call first exchanges a fixed-size signature of the call (its kind, the tree's paths, shapes and
 dtypes) with the engine's own timed all-gather, so ranks that disagree all raise
 DistributedMismatchError instead of hanging. The leaves then go through the world's engine
-(``engines.ENGINES``) and come back in their own backend. Dtypes are kept: an int32 sum stays int32;
+(``engines.ENGINES``) and come back in their own backend; inside ``tf.function`` and ``torch.compile``
+they become the framework's graph collectives (``compiled.py``). Dtypes are kept: an int32 sum stays int32;
 ``"mean"`` follows ``arraylayer.mean`` (integers and bools give the default float dtype). Inside
 ``replicated_step`` they run over its devices instead (``devices.active()``).
 """
@@ -14,7 +15,7 @@ import hashlib
 from typing import Any
 
 import arraylayer as al
-from arraylayer.distributed import devices
+from arraylayer.distributed import compiled, devices
 from arraylayer.distributed.world import World, current
 from arraylayer.errors import DistributedMismatchError, InvalidArgumentError, InvalidDtypeError
 from arraylayer.models.tree import tree_flatten, tree_paths
@@ -54,6 +55,16 @@ def _back(result: Any, like: Any) -> Any:
     return result if al.backend_of(result).name == name else al.to_backend(result, name)
 
 
+def _traced(tree: Any, kind: str) -> tuple[str | None, World, str, list, Any]:
+    """The compiler tracing the call in a world of several processes (None: eager, or a world of one),
+    with the call's description (tensorflow checks it in the graph), the leaves and their rebuild."""
+    world = current()
+    leaves, rebuild = tree_flatten(tree)
+    compiler = compiled.tracing(leaves) if world.size > 1 else None
+    text = _describe(kind, tree_paths(tree), leaves) if compiler == "tensorflow" else ""
+    return compiler, world, text, leaves, rebuild
+
+
 def _prepare(tree: Any, kind: str, timeout: float | None) -> tuple[World, list, Any]:
     world = current()
     leaves, rebuild = tree_flatten(tree)
@@ -85,12 +96,16 @@ def all_reduce(tree: Any, op: str = "sum", *, timeout: float | None = None) -> A
     if replicas is not None:  # inside replicated_step: over its devices
         tree_leaves, rebuild = tree_flatten(tree)
         return rebuild([replicas.reduce(x, op) for x in tree_leaves])
-    world, leaves, rebuild = _prepare(tree, f"all_reduce[{op}]", timeout)
-    if world.size == 1:
-        return rebuild(leaves)
     wire_op = "sum" if op == "mean" else op
-    out = [_back(r, x) for r, x in zip(world.engine.all_reduce(world.rank, world.size, leaves, wire_op,
-                                                               _seconds(timeout)), leaves, strict=True)]
+    compiler, world, text, leaves, rebuild = _traced(tree, f"all_reduce[{op}]")
+    if compiler is not None:
+        out = compiled.all_reduce(compiler, world, text, _seconds(timeout), leaves, wire_op)
+    else:
+        world, leaves, rebuild = _prepare(tree, f"all_reduce[{op}]", timeout)
+        if world.size == 1:
+            return rebuild(leaves)
+        out = [_back(r, x) for r, x in zip(world.engine.all_reduce(world.rank, world.size, leaves, wire_op,
+                                                                   _seconds(timeout)), leaves, strict=True)]
     if op == "mean":
         out = [al.astype(al.divide(y, world.size), al.Dtype(x.dtype)) for y, x in zip(out, leaves, strict=True)]
     return rebuild(out)
@@ -102,6 +117,9 @@ def all_gather(tree: Any, *, timeout: float | None = None) -> Any:
     if replicas is not None:
         tree_leaves, rebuild = tree_flatten(tree)
         return rebuild([replicas.gather(x) for x in tree_leaves])
+    compiler, world, text, leaves, rebuild = _traced(tree, "all_gather")
+    if compiler is not None:
+        return rebuild(compiled.all_gather(compiler, world, text, _seconds(timeout), leaves))
     world, leaves, rebuild = _prepare(tree, "all_gather", timeout)
     if world.size == 1:
         return rebuild([al.expand_dims(x, axis=0) for x in leaves])
@@ -118,6 +136,9 @@ def broadcast(tree: Any, root: int = 0, *, timeout: float | None = None) -> Any:
     world = current()
     if not isinstance(root, int) or isinstance(root, bool) or not 0 <= root < world.size:
         raise InvalidArgumentError(f"root must be a rank in [0, {world.size}), got {root!r}.")
+    compiler, world, text, leaves, rebuild = _traced(tree, f"broadcast[{root}]")
+    if compiler is not None:
+        return rebuild(compiled.broadcast(compiler, world, text, _seconds(timeout), leaves, root))
     world, leaves, rebuild = _prepare(tree, f"broadcast[{root}]", timeout)
     if world.size == 1:
         return tree

@@ -5,7 +5,9 @@ processes. On jax it runs as one jitted ``shard_map`` over a mesh of the local d
 along its first axis, the collectives ``lax.psum`` / ``pmean`` / ...); on TensorFlow as one
 ``tf.function`` of ``MirroredStrategy.run`` (the collectives the replica context's). Other backends
 (numpy, torch, dask) run it on their one device, the whole batch one replica. While a replicated step
-runs, the collectives are over its replicas, not over the processes of the world.
+runs, the collectives are over its replicas, not over the processes of the world; in a jax world of
+several processes the replicas are the devices of every process (a global mesh, the batch a global
+array made from each process's part with ``make_array_from_process_local_data``).
 """
 
 from __future__ import annotations
@@ -74,7 +76,10 @@ def _jax_runner(step_fn: Callable[..., Any], devices: Sequence[Any] | None) -> t
     import numpy as np
     from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-    devices = list(devices) if devices is not None else jax.local_devices()
+    processes = _jax_world_size()
+    if devices is None:  # in a world of several processes: every process's local devices, process by process
+        devices = jax.local_devices() if processes == 1 else sorted(jax.devices(), key=lambda d: (d.process_index, d.id))
+    devices = list(devices)
     mesh = Mesh(np.array(devices), ("replicas",))
 
     def per_replica(carry: Any, *batch: Any) -> Any:
@@ -92,7 +97,25 @@ def _jax_runner(step_fn: Callable[..., Any], devices: Sequence[Any] | None) -> t
     def placed(carry: Any, *batch: Any) -> Any:  # the carry on every device, each batch part on its own
         return compiled(jax.device_put(carry, whole), *jax.device_put(batch, split))
 
-    return placed, len(devices)
+    if processes == 1:
+        return placed, len(devices)
+
+    def global_(sharding: Any, tree: Any) -> Any:  # this process's data as its part of a global array
+        return jax.tree.map(lambda x: jax.make_array_from_process_local_data(sharding, np.asarray(x)), tree)
+
+    def spanning(carry: Any, *batch: Any) -> Any:  # each process gives its own part of the batch
+        out = compiled(global_(whole, carry), *global_(split, batch))
+        return jax.tree.map(lambda y: y.addressable_data(0), out)  # replicated: this process's copy
+
+    return spanning, sum(d.process_index == jax.process_index() for d in devices)
+
+
+def _jax_world_size() -> int:
+    """The processes of a joined jax world (1 outside one): a replicated step then spans them all."""
+    from arraylayer.distributed import world
+
+    joined = world.is_initialized() and world.current()
+    return joined.size if joined and joined.engine is not None and joined.engine.__name__.endswith("jax_dist") else 1
 
 
 # --- TensorFlow: a tf.function of MirroredStrategy.run ---------------------------------------------------
@@ -156,7 +179,9 @@ def replicated_step(step_fn: Callable[..., Any], devices: Sequence[Any] | None =
     ``carry`` (parameters, optimizer state, ...) is replicated; ``step_fn`` averages its gradients with
     ``all_reduce(grads, "mean")`` and must return a result equal on every replica (what it derives from
     the carry and all-reduced values), which is returned once. ``devices``: jax devices or TensorFlow
-    device names (default: all local ones); ignored by backends without several devices.
+    device names (default: all local ones); ignored by backends without several devices. In a jax
+    world of several processes the default is every process's devices in one global mesh: each process
+    passes its own part of the batch (``shard(x)``) and the same carry.
     """
     if not callable(step_fn):
         raise InvalidArgumentError(f"replicated_step: step_fn must be callable, got {type(step_fn).__name__}.")

@@ -1,16 +1,19 @@
 """Run by tests/test_distributed.py under ``launch --backend NAME`` (jax, tensorflow): the world's own
 engine against NumPy oracles on every dtype it carries (leaves of the backend and NumPy leaves), a
-mismatch, data_parallel Adam, and last a timeout. Prints ``OK NAME`` on every rank."""
+mismatch, data_parallel Adam (eagerly and compiled: train.py), and last a timeout. Prints ``OK NAME`` on every rank."""
 
+import os
 import sys
 import time
 
-import ml_dtypes
-import numpy as np
-from train import main as train
+if sys.argv[1] == "jax":  # 2 devices per process: replicated_step then spans 4 devices of 2 processes
+    os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=2"
+import ml_dtypes  # noqa: E402
+import numpy as np  # noqa: E402
+from train import main as train  # noqa: E402
 
-import arraylayer as al
-import arraylayer.distributed as dist
+import arraylayer as al  # noqa: E402
+import arraylayer.distributed as dist  # noqa: E402
 
 backend = sys.argv[1]
 world = dist.initialize(timeout=30)

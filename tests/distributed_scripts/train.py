@@ -1,10 +1,12 @@
-"""Adam on a linear model: 2 ranks with half the batch each against 1 process on the whole batch."""
+"""Adam on a linear model: 2 ranks with half the batch each against 1 process on the whole batch, eagerly
+and inside the world's compiler (compiled_steps.py)."""
 
 import os
 import sys
 import tempfile
 
 import numpy as np
+from compiled_steps import compiled_adam, gather_and_broadcast, refusals
 
 import arraylayer as al
 import arraylayer.distributed as dist
@@ -34,6 +36,9 @@ def main(backend: str) -> None:
         assert np.max(np.abs(mine[k] - whole[k])) <= 2e-5, (k, mine[k], whole[k])
     gathered = dist.all_gather(mine)
     assert all(np.array_equal(gathered[k][0], gathered[k][1]) for k in mine)
+    compiled_adam(backend, dist.shard(xb), dist.shard(yb), mine, 25)
+    gather_and_broadcast(backend)
+    refusals(backend)
     # rank 0 writes, every rank returns once the file is whole, and it loads in one process on NumPy
     folder = dist.broadcast(np.frombuffer(tempfile.mkdtemp().encode().ljust(256, b"\0"), np.uint8).copy())
     path = os.path.join(bytes(np.asarray(folder)).rstrip(b"\0").decode(), "run.safetensors")
