@@ -47,9 +47,10 @@ def _compiled_promote_types() -> Callable[..., Any]:
     look-ups, without the Python ``__hash__`` calls) and runs the Python function for everything else;
     the Python function itself otherwise. Dynamo traces the Python function in its place."""
     python = promotion.promote_types
-    if _dispatch is None:
+    make = getattr(_dispatch, "promotion", None)  # None: no extension, or one built before _promotion.c
+    if make is None:
         return python
-    fast = _dispatch.promotion(python, Dtype, Policy, promotion._KNOWN_POLICIES,
+    fast = make(python, Dtype, Policy, promotion._KNOWN_POLICIES,
                                f"promote_types(a, b)\n--\n\n{python.__doc__ or ''}")
     if fast is None:
         return python
