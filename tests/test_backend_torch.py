@@ -313,7 +313,7 @@ def test_a_uint8_sum_is_a_stored_uint32_tensor_that_astype_widens(b):
     assert al.astype(got, "int64").tolist() == 6
 
 
-# -- uint16/uint32: every kernel computes them in int64 and casts back (kernels/widened.py) -------------
+# -- uint16/uint32: every kernel computes them in int64 and casts back (api/widened.py) -------------
 _WIDE_SAMPLES = {"uint16": [0, 1, 7, 300, 40000, 65535], "uint32": [0, 1, 7, 3_000_000_000, 65536, 4294967295]}
 _BINARY = ("add", "subtract", "multiply", "floor_divide", "remainder", "maximum", "minimum", "less", "less_equal",
            "greater", "greater_equal", "equal", "not_equal", "bitwise_and", "bitwise_or", "bitwise_xor",

@@ -62,7 +62,7 @@ class Backend(ABC):
         self.unsupported: dict[str, dict[str, tuple[str, ...]]] = {}
         #: kernel name -> {version range: stored-only dtypes it computes exactly anyway} (support.computes_stored)
         self.computes_stored: dict[str, dict[str, tuple[str, ...]]] = {}
-        #: stored dtype -> the wider dtype every kernel computes it in here (kernels/widened.py), and its keys
+        #: stored dtype -> the wider dtype every kernel computes it in here (api/widened.py), and its keys
         self.computes_as: dict[Dtype, Dtype] = {}
         self.computed_wide: frozenset[Dtype] = frozenset()
         #: kernel name -> its unsupported dtypes here (filled by arraylayer.support)
@@ -93,7 +93,7 @@ class Backend(ABC):
             self.supported = dict(getattr(kernels, "SUPPORTED", {}))
             self.unsupported = dict(getattr(kernels, "UNSUPPORTED", {}))
             self.computes_stored = dict(getattr(kernels, "COMPUTES_STORED", {}))
-            self.computes_as = _computes_as(getattr(kernels, "COMPUTES_AS", {}), str(module.__version__))
+            self.computes_as = {as_dtype(n): as_dtype(w) for n, w in getattr(kernels, "COMPUTES_AS", {}).items()}
             self.computed_wide = frozenset(self.computes_as)
             self._kernels_loaded()
             self.nn_kernels = self._load_nn_kernels()
@@ -255,13 +255,3 @@ class Backend(ABC):
     def __repr__(self) -> str:
         return f"<arraylayer backend {self.name!r}>"
 
-
-def _computes_as(declared: dict[str, dict[str, str]], version: str) -> dict[Dtype, Dtype]:
-    """A kernel package's ``COMPUTES_AS`` ({version range: {stored dtype: wide dtype}}) at ``version``:
-    empty outside every range (those dtypes stay stored-only there)."""
-    if not declared:
-        return {}
-    from arraylayer.support.declarations import covering_range
-
-    spec = covering_range(declared, version)
-    return {} if spec is None else {as_dtype(n): as_dtype(w) for n, w in declared[spec].items()}
