@@ -76,7 +76,10 @@ def test_native_dtype_round_trip(b, d):
 
 @pytest.mark.parametrize("d", PROBED)
 def test_uint_verdict_agrees_with_an_independent_attempt(b, d):
-    assert (d in b.valid_dtypes()) == torch_computes(d)
+    """Valid where torch computes the dtype itself or every kernel computes it in a wider one."""
+    assert (d in b.valid_dtypes()) == (torch_computes(d) or al.as_dtype(d) in b.computes_as)
+    if al.as_dtype(d) in b.computes_as:
+        assert not torch_computes(d), f"torch {torch.__version__} computes {d}: drop its COMPUTES_AS route"
 
 
 @pytest.mark.parametrize("d", PROBED)
@@ -100,7 +103,7 @@ def narrowed(monkeypatch):
     return torch_adapter.TorchBackend().load()
 
 
-@pytest.mark.parametrize("d, wider", [("uint16", "int32"), ("uint32", "int64"), ("uint64", "int64")])
+@pytest.mark.parametrize("d, wider", [("uint64", "int64")])  # uint16/uint32 compute in int64 (COMPUTES_AS)
 def test_invalid_dtype_error_names_torch_version_and_remedy(narrowed, d, wider):
     assert d not in narrowed.valid_dtypes()
     for call in (lambda: narrowed.asarray([1, 2], d), lambda: narrowed.astype(torch.ones(2), d)):
@@ -308,3 +311,55 @@ def test_a_uint8_sum_is_a_stored_uint32_tensor_that_astype_widens(b):
     got = al.sum(torch.tensor([1, 2, 3], dtype=torch.uint8))
     assert got.dtype is torch.uint32 and b.dtype_of(got) is al.as_dtype("uint32")
     assert al.astype(got, "int64").tolist() == 6
+
+
+# -- uint16/uint32: every kernel computes them in int64 and casts back (api/widened.py) -------------
+_WIDE_SAMPLES = {"uint16": [0, 1, 7, 300, 40000, 65535], "uint32": [0, 1, 7, 3_000_000_000, 65536, 4294967295]}
+_BINARY = ("add", "subtract", "multiply", "floor_divide", "remainder", "maximum", "minimum", "less", "less_equal",
+           "greater", "greater_equal", "equal", "not_equal", "bitwise_and", "bitwise_or", "bitwise_xor",
+           "bitwise_left_shift", "bitwise_right_shift", "divide", "pow")
+_UNARY = ("negative", "positive", "abs", "sign", "bitwise_invert", "square", "sqrt", "isnan", "isfinite",
+          "floor", "ceil", "trunc", "round", "sum", "prod", "max", "min", "mean", "argmax", "argmin", "sort",
+          "argsort", "flip", "unique_values", "nonzero", "count_nonzero", "cumulative_sum", "cumulative_prod",
+          "all", "any", "tril")
+
+
+def _same(got, want):
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    for g, w in zip(got, want, strict=True):
+        w = np.asarray(w)
+        assert al.as_dtype(g.dtype) is al.as_dtype(w.dtype), (g.dtype, w.dtype)
+        if g.is_floating_point():  # the uints are cast to float first: the float kernels may differ by an ulp
+            np.testing.assert_allclose(g.numpy(), w, rtol=1e-6)
+        else:
+            np.testing.assert_array_equal(g.to(torch.int64).numpy() if g.dtype in (torch.uint16, torch.uint32)
+                                          else g.numpy(), w)
+
+
+@pytest.mark.parametrize("d", sorted(_WIDE_SAMPLES))
+@pytest.mark.parametrize("name", _BINARY)
+def test_computed_as_uints_give_numpys_binary_results(b, d, name):
+    """Every pair of samples (wrapping, zero divisors and shift counts past the width included)."""
+    if al.as_dtype(d) not in b.valid_dtypes():
+        pytest.skip(f"{d} is stored-only on torch {torch.__version__}")
+    host = np.array(_WIDE_SAMPLES[d], d)
+    x1, x2 = np.repeat(host, host.size), np.tile(host, host.size)
+    if name == "pow":
+        x2 = x2 % np.array(5, d)
+    if name.startswith("bitwise_") and "shift" in name:
+        x2 = np.tile(np.array([0, 1, 15, 16, 31, 32], d), host.size)
+    with np.errstate(all="ignore"):
+        want = getattr(al, name)(x1, x2)
+    _same(getattr(al, name)(torch.from_numpy(x1), torch.from_numpy(x2)), want)
+
+
+@pytest.mark.parametrize("d", sorted(_WIDE_SAMPLES))
+@pytest.mark.parametrize("name", _UNARY)
+def test_computed_as_uints_give_numpys_results(b, d, name):
+    if al.as_dtype(d) not in b.valid_dtypes():
+        pytest.skip(f"{d} is stored-only on torch {torch.__version__}")
+    host = np.array(_WIDE_SAMPLES[d], d)
+    if name == "tril":
+        host = np.resize(host, (4, 4))
+    _same(getattr(al, name)(torch.from_numpy(host)), getattr(al, name)(host))

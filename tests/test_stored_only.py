@@ -1,5 +1,7 @@
-"""Dtypes a backend stores but cannot compute with (torch 2.13's uint16/uint32/uint64): one rule
-for every public function (docs/conformance.rst, "Stored but not computable").
+"""Dtypes a backend stores but has no kernels for (torch 2.13's uint16/uint32/uint64): one rule
+for every public function (docs/conformance.rst, "Stored but not computable"). uint16 and uint32
+are computed in int64 (api/widened.py): every function runs on them without a framework
+exception; uint64 stays stored only:
 
 - An input of such a dtype is refused with arraylayer's UnsupportedDtypeError naming the remedy (astype, a wider dtype), by
   every function but astype and the creation functions (which only store); never a framework's
@@ -100,5 +102,8 @@ def test_equality_of_a_stored_only_array_is_torchs_own_and_matches_numpy(dtype):
         assert np.asarray(al.equal(x, y)).tolist() == (host == other).tolist()
         assert np.asarray(al.not_equal(x, y)).tolist() == (host != other).tolist()
         assert np.asarray(al.equal(x, 7)).tolist() == (host == 7).tolist()
+        if al.as_dtype(dtype) in al.get_backend("torch").computes_as:  # computed in int64: NumPy's order
+            assert np.asarray(al.less(x, y)).tolist() == (host < other).tolist()
+            return
         with pytest.raises(al.UnsupportedDtypeError, match=dtype):
             al.less(x, y)

@@ -66,6 +66,10 @@ def kernel(backend: Backend, name: str, dtype: Dtype) -> Callable[..., Any]:
         if dtype.is_low_precision and name in backend.kernels:
             return low_precision_kernel(backend, name, dtype)
         raise unsupported_error(name, dtype, backend)
+    if dtype in backend.computed_wide:  # torch's uint16/uint32: in int64, cast back (api/widened.py)
+        from arraylayer.api.widened import widened_kernel
+
+        return widened_kernel(backend, name, dtype)
     return backend.kernels[name]
 
 

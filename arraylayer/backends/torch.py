@@ -73,6 +73,11 @@ class TorchBackend(BuiltinBackend):
         self._np = np
         return natives
 
+    def _kernels_loaded(self) -> None:
+        """uint16/uint32 are valid also where the probe fails but every kernel computes them in a
+        wider dtype (the kernel package's ``COMPUTES_AS``: int64 on torch 2.13)."""
+        self._valid = tuple(d for d in self.native_dtypes if d in self._valid or d in self.computes_as)
+
     def _array_types(self, module: Any) -> tuple[type, ...]:
         return (module.Tensor,)
 

@@ -62,6 +62,9 @@ class Backend(ABC):
         self.unsupported: dict[str, dict[str, tuple[str, ...]]] = {}
         #: kernel name -> {version range: stored-only dtypes it computes exactly anyway} (support.computes_stored)
         self.computes_stored: dict[str, dict[str, tuple[str, ...]]] = {}
+        #: stored dtype -> the wider dtype every kernel computes it in here (api/widened.py), and its keys
+        self.computes_as: dict[Dtype, Dtype] = {}
+        self.computed_wide: frozenset[Dtype] = frozenset()
         #: kernel name -> its unsupported dtypes here (filled by arraylayer.support)
         self.unsupported_cache: dict[str, frozenset[Dtype]] = {}
         self.native_dtypes: dict[Dtype, Any] = {}
@@ -90,9 +93,15 @@ class Backend(ABC):
             self.supported = dict(getattr(kernels, "SUPPORTED", {}))
             self.unsupported = dict(getattr(kernels, "UNSUPPORTED", {}))
             self.computes_stored = dict(getattr(kernels, "COMPUTES_STORED", {}))
+            self.computes_as = {as_dtype(n): as_dtype(w) for n, w in getattr(kernels, "COMPUTES_AS", {}).items()}
+            self.computed_wide = frozenset(self.computes_as)
+            self._kernels_loaded()
             self.nn_kernels = self._load_nn_kernels()
             self.module = module
         return self
+
+    def _kernels_loaded(self) -> None:
+        """Called by :meth:`load` once the kernel package is read, before the backend is published."""
 
     def _load_kernels(self) -> Any:
         """The module named by :attr:`kernel_module`, holding ``KERNELS`` (and the
@@ -245,3 +254,4 @@ class Backend(ABC):
 
     def __repr__(self) -> str:
         return f"<arraylayer backend {self.name!r}>"
+

@@ -18,11 +18,6 @@ DTYPE_IS_STR = ("design: arraylayer's Dtype is a str subclass equal to its name 
                 "isdtype expectation (a str kind is a kind name), fail; not changed (docs/conformance.rst)")
 REASONS = [  # (pattern on the test id, reason); {fw}: the framework, {fn}: the function of a special case
     (r"test_finfo_dtype|test_iinfo_dtype|test_isdtype", DTYPE_IS_STR),
-    (r"test_sum|test_prod|test_cumulative_sum|test_cumulative_prod|test_trace",
-     "torch 2.13 stores uint32 but has no kernels for it, so torch's namespace does not list uint32; of uint8 "
-     "this function gives the standard's default uint accumulator, uint32 (computed exactly in int64 and stored: "
-     "docs/conformance.rst, 'Stored but not computable'), which the suite's sanity check is_int_dtype(out.dtype) "
-     "does not know, as it knows only the namespace's dtypes"),
     (r"\[(round|ceil|floor|trunc)\(x_i.is_integer", "drawn at random (hypothesis .example()): without 64-bit "
      "dtypes an integer-valued draw such as -147138023605.0 is stored in float32 as -147138019328.0 and the suite "
      "compares the result with the unrounded draw; fails in some runs only, so it is always listed"),

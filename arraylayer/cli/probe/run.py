@@ -120,7 +120,7 @@ def _probe_call(backend: Any, name: str, case: Case, build: Build, dtype: Dtype,
         except Exception as error:  # noqa: BLE001 - the backend cannot even make the inputs
             return Observation(False, f"cannot build inputs: {_one_line(error)}")
         try:
-            outcome = backend.kernels[name](*args, **kwargs)
+            outcome = _runner(backend, name, dtype)(*args, **kwargs)
         except Exception as error:  # noqa: BLE001 - any failure of the framework is the answer
             return Observation(False, f"raises {_one_line(error)}")
     reference_args = build(Maker(backend, dtype, reference=True))
@@ -137,6 +137,16 @@ def _probe_call(backend: Any, name: str, case: Case, build: Build, dtype: Dtype,
     except Exception as error:  # noqa: BLE001 - a result that cannot even be read back
         return Observation(False, f"unreadable result: {_one_line(error)}")
     return Observation(True)
+
+
+def _runner(backend: Any, name: str, dtype: Dtype) -> Any:
+    """The kernel the api layer runs for ``dtype``: the backend's own, or for a dtype it computes in
+    a wider one (torch's uint16/uint32 in int64) the widened route (arraylayer/api/widened.py)."""
+    if dtype in backend.computed_wide:
+        from arraylayer.api.widened import widened_kernel
+
+        return widened_kernel(backend, name, dtype)
+    return backend.kernels[name]
 
 
 def _traced_outcomes(backend: Any, names: Sequence[str], dtype: Dtype) -> dict[tuple[str, int], Any]:
