@@ -80,7 +80,7 @@ _ANY_STORED_DTYPE: Final = frozenset({"astype"})
 
 def stored_only_dtypes(backend: Backend) -> frozenset[Dtype]:
     """The dtypes ``backend`` stores (arrays of them exist) but cannot compute with: torch's
-    uint16/uint32/uint64, TensorFlow's dtypes without CPU kernels (see ``valid_dtypes``)."""
+    uint64 (its uint16/uint32 are computed in int64: kernels/torch COMPUTES_AS), TensorFlow's dtypes without CPU kernels (see ``valid_dtypes``)."""
     backend.load()
     if backend.name in _CONFIGURED_VALIDITY:  # its stored low-precision types are not configured
         return frozenset(backend.low_precision_dtypes())
