@@ -70,18 +70,28 @@ def leave() -> None:
     jax.distributed.shutdown()
 
 
+#: signature keys live in directories of this many rounds; rank 0 drops a whole directory at once
+_BLOCK = 64
+
+
 def gather_digest(rank: int, size: int, digest: bytes, timeout: float) -> list[bytes]:
+    """One set and one timed read per peer on the coordination service (its round trips are the cost).
+
+    Keys are ``arraylayer/signature/<block>/<round>/<rank>``. A rank at round s has read every key of
+    round s - 1, so every peer has finished round s - 2: rank 0 deletes block b - 2 as block b starts,
+    one delete per 64 rounds instead of one per rank and round."""
     client = _STATE["client"]
     _STATE["sequence"] += 1
     sequence = _STATE["sequence"]
-    key = "arraylayer/signature/{}/{}".format
+    block = sequence // _BLOCK
+    key = f"arraylayer/signature/{block}/{sequence}/{{}}".format
     deadline = time.monotonic() + timeout
     try:
-        client.key_value_set_bytes(key(sequence, rank), digest)
+        client.key_value_set_bytes(key(rank), digest)
         rows = [digest if r == rank else client.blocking_key_value_get_bytes(
-            key(sequence, r), max(1, int(1000 * (deadline - time.monotonic())))) for r in range(size)]
-        if sequence > 1:  # every peer has read it: each one set this round's key after its last read
-            client.key_value_delete(key(sequence - 1, rank))
+            key(r), max(1, int(1000 * (deadline - time.monotonic())))) for r in range(size)]
+        if rank == 0 and sequence % _BLOCK == 0 and block >= 2:
+            client.key_value_delete(f"arraylayer/signature/{block - 2}")
     except Exception as error:
         fail(error, rank, "the signature exchange", timeout)
     return rows

@@ -50,11 +50,13 @@ def _wait(work: Any, rank: int, what: str, timeout: float) -> None:
         fail(error, rank, what, timeout)
 
 
-def _tensor(x: Any) -> Any:
+def _tensor(x: Any, copy: bool = True) -> Any:
+    """``x`` as a torch tensor: a copy the collective may write into, or (``copy=False``) a read-only view
+    of a torch leaf (the collective then writes into a buffer of its own)."""
     import torch
 
     if isinstance(x, torch.Tensor):
-        return x.detach().clone()
+        return x.detach().clone() if copy else x.detach()
     return torch.from_numpy(np.array(as_numpy(x)))
 
 
@@ -82,12 +84,13 @@ def gather_digest(rank: int, size: int, digest: bytes, timeout: float) -> list[b
 
 def all_reduce(rank: int, size: int, leaves: list, op: str, timeout: float) -> list:
     """One all-reduce per wire dtype: the leaves of a dtype travel concatenated in one flat buffer (as
-    DDP's buckets do), so a tree costs one round trip per dtype, not one per leaf."""
+    DDP's buckets do), so a tree costs one round trip per dtype, not one per leaf. The concatenation is
+    the one copy of the leaves (a torch leaf is read in place, never cloned first)."""
     import torch
     import torch.distributed as dist
 
     reduce_op = {"sum": dist.ReduceOp.SUM, "max": dist.ReduceOp.MAX, "min": dist.ReduceOp.MIN}[op]
-    tensors = [_tensor(x) for x in leaves]
+    tensors = [_tensor(x, copy=False) for x in leaves]
     wires = [_wire(t) for t in tensors]
     groups: dict[Any, list[int]] = {}
     for i, w in enumerate(wires):
@@ -106,7 +109,7 @@ def all_gather(rank: int, size: int, leaves: list, timeout: float) -> list:
 
     out = []
     for x in leaves:
-        t = _tensor(x)
+        t = _tensor(x, copy=False)  # only read: the rows are new buffers
         wire = _wire(t)
         rows = [torch.empty_like(wire) for _ in range(size)]
         _wait(dist.all_gather(rows, wire, async_op=True), rank, "all_gather", timeout)
