@@ -7,7 +7,9 @@ along its first axis, the collectives ``lax.psum`` / ``pmean`` / ...); on Tensor
 (numpy, torch, dask) run it on their one device, the whole batch one replica. While a replicated step
 runs, the collectives are over its replicas, not over the processes of the world; in a jax world of
 several processes the replicas are the devices of every process (a global mesh, the batch a global
-array made from each process's part with ``make_array_from_process_local_data``).
+array made from each process's part with ``make_array_from_process_local_data``). In a TensorFlow world
+of several processes each process is one replica: the step is one ``tf.function`` whose collectives are
+the world's graph collectives, each process on its own part of the batch.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import arraylayer as al
-from arraylayer.errors import InvalidArgumentError
+from arraylayer.errors import InvalidArgumentError, UnsupportedOperationError
 from arraylayer.models.tree import tree_flatten
 
 __all__ = ["replicated_step", "active", "Replicas"]
@@ -110,12 +112,17 @@ def _jax_runner(step_fn: Callable[..., Any], devices: Sequence[Any] | None) -> t
     return spanning, sum(d.process_index == jax.process_index() for d in devices)
 
 
-def _jax_world_size() -> int:
-    """The processes of a joined jax world (1 outside one): a replicated step then spans them all."""
+def _world_size(engine: str) -> int:
+    """The processes of a joined world of ``engine`` (``jax_dist``, ``tf_collective``; 1 outside one): a
+    replicated step then spans them all."""
     from arraylayer.distributed import world
 
     joined = world.is_initialized() and world.current()
-    return joined.size if joined and joined.engine is not None and joined.engine.__name__.endswith("jax_dist") else 1
+    return joined.size if joined and joined.engine is not None and joined.engine.__name__.endswith(engine) else 1
+
+
+def _jax_world_size() -> int:
+    return _world_size("jax_dist")
 
 
 # --- TensorFlow: a tf.function of MirroredStrategy.run ---------------------------------------------------
@@ -145,6 +152,10 @@ _STRATEGIES: dict[tuple[str, ...], Any] = {}
 def _tf_runner(step_fn: Callable[..., Any], devices: Sequence[Any] | None) -> tuple[Callable[..., Any], int]:
     import tensorflow as tf
 
+    if _world_size("tf_collective") > 1:
+        from arraylayer.distributed.engines import tf_collective
+
+        return _tf_world_runner(step_fn, tuple(devices) if devices is not None else (tf_collective.device(),)), 1
     names = tuple(devices) if devices is not None else tuple(_tf_devices())
     if names not in _STRATEGIES:  # one per device set: a second one would reuse the first's collective keys
         _STRATEGIES[names] = tf.distribute.MirroredStrategy(list(names))
@@ -169,6 +180,26 @@ def _tf_runner(step_fn: Callable[..., Any], devices: Sequence[Any] | None) -> tu
     return run, count
 
 
+def _tf_world_runner(step_fn: Callable[..., Any], names: tuple[str, ...]) -> Callable[..., Any]:
+    """In a TensorFlow world of several processes: one replica per process, ``step_fn`` as one
+    ``tf.function`` whose collectives are the world's graph collectives (distributed/compiled.py), each
+    process on its own part of the batch (``shard(x)``), as a jax world's replicated step."""
+    import tensorflow as tf
+
+    if len(names) != 1:
+        raise UnsupportedOperationError(
+            f"replicated_step: in a TensorFlow world of several processes a replicated step runs one replica per "
+            f"process, and this process has {len(names)} devices ({', '.join(names)}); pass devices=[one of them], or "
+            f"launch one process per device.")
+
+    @tf.function
+    def run(carry: Any, *batch: Any) -> Any:
+        with tf.device(names[0]):
+            return step_fn(carry, *batch)
+
+    return run
+
+
 RUNNERS: dict[str, Callable[[Callable[..., Any], Sequence[Any] | None], tuple[Callable[..., Any], int]]] = {
     "jax": _jax_runner, "tensorflow": _tf_runner}
 
@@ -181,7 +212,8 @@ def replicated_step(step_fn: Callable[..., Any], devices: Sequence[Any] | None =
     the carry and all-reduced values), which is returned once. ``devices``: jax devices or TensorFlow
     device names (default: all local ones); ignored by backends without several devices. In a jax
     world of several processes the default is every process's devices in one global mesh: each process
-    passes its own part of the batch (``shard(x)``) and the same carry.
+    passes its own part of the batch (``shard(x)``) and the same carry; in a TensorFlow world of several
+    processes too, each process one replica on one device (else UnsupportedOperationError).
     """
     if not callable(step_fn):
         raise InvalidArgumentError(f"replicated_step: step_fn must be callable, got {type(step_fn).__name__}.")

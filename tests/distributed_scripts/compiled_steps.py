@@ -36,6 +36,18 @@ def compiled_adam(backend, x, y, eager, steps):
         import tensorflow as tf
 
         mine = _steps(tf.function(step), p, opt.init(p), x, y, steps)
+        # replicated_step in a world of several processes: one replica per process, the world's collectives
+        train = dist.replicated_step(lambda carry, x, y: step(*carry, x, y))
+        spanning = _steps(lambda p, s, x, y: train((p, s), x, y), p, opt.init(p), x, y, steps)
+        for k in spanning:
+            assert np.max(np.abs(spanning[k] - eager[k])) <= 2e-5, ("replicated_step", k, spanning[k], eager[k])
+        gathered = dist.replicated_step(lambda carry, x: dist.all_gather(x))(None, x)
+        assert np.array_equal(np.asarray(gathered), np.asarray(dist.all_gather(x))), gathered
+        try:
+            dist.replicated_step(lambda carry, x: x, devices=["/cpu:0", "/cpu:1"])(None, x)
+            raise AssertionError("two devices per process in a tensorflow world were accepted")
+        except al.UnsupportedOperationError as error:
+            assert "one replica per process" in str(error), error
     elif backend == "torch":
         import torch
 

@@ -72,6 +72,11 @@ def join(rank: int, size: int, timeout: float) -> None:
                   device=f"/job:worker/replica:0/task:{rank}/device:CPU:0")
 
 
+def device() -> str:
+    """This process's device in the world (its collectives run there)."""
+    return _STATE["device"]
+
+
 def leave() -> None:
     _STATE.clear()  # the workers' servers stop with the process: TensorFlow has no way to stop them earlier
 
