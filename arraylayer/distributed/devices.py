@@ -78,7 +78,7 @@ def _jax_runner(step_fn: Callable[..., Any], devices: Sequence[Any] | None) -> t
     import numpy as np
     from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-    processes = _jax_world_size()
+    processes = _world_size("jax_dist")
     if devices is None:  # in a world of several processes: every process's local devices, process by process
         devices = jax.local_devices() if processes == 1 else sorted(jax.devices(), key=lambda d: (d.process_index, d.id))
     devices = list(devices)
@@ -119,10 +119,6 @@ def _world_size(engine: str) -> int:
 
     joined = world.is_initialized() and world.current()
     return joined.size if joined and joined.engine is not None and joined.engine.__name__.endswith(engine) else 1
-
-
-def _jax_world_size() -> int:
-    return _world_size("jax_dist")
 
 
 # --- TensorFlow: a tf.function of MirroredStrategy.run ---------------------------------------------------
