@@ -24,7 +24,7 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from arraylayer.api.manipulation import expand_dims, stack
+from arraylayer.api.manipulation import expand_dims, stack, unstack
 from arraylayer.dtypes import Dtype
 from arraylayer.errors import ControlFlowError, InvalidArgumentError, InvalidArgumentTypeError
 from arraylayer.models.flow.carry import Flat, Spec, backend_of_trees, check_like, flatten, specs
@@ -203,8 +203,9 @@ def _scan_python(backend: Backend, step: _ScanStep, carry: list[Any], xs: list[A
     if n == 0:
         return carry, _empty_ys(backend, step, carry, xs)
     ys: list[Any] = [None] * n
+    slices = [unstack(x) for x in xs]  # one call per x (torch: one unbind, one node in the backward)
     for i in range(n - 1, -1, -1) if reverse else range(n):
-        carry, ys[i] = step(carry, [x[i, ...] for x in xs])
+        carry, ys[i] = step(carry, [x[i] for x in slices])
     return carry, [stack(list(column)) for column in zip(*ys, strict=True)]
 
 
