@@ -138,11 +138,11 @@ _TOOLKIT_NAMES = {
     **dict.fromkeys(("grad", "value_and_grad"), "arraylayer.models.autodiff"),
     **dict.fromkeys(("tree_leaves", "tree_map", "tree_map_with_path", "tree_paths"), "arraylayer.models.tree"),
     **dict.fromkeys(("scan", "map", "fori_loop", "while_loop", "cond", "switch", "associative_scan", "vmap",
-                     "stop_gradient", "custom_gradient", "jvp"), "arraylayer.models.flow"),
+                     "vectorize", "stop_gradient", "custom_gradient", "jvp"), "arraylayer.models.flow"),
     **dict.fromkeys(("erf", "erfc", "erfinv", "in_top_k", "istft", "logdet", "rsqrt", "scatter", "scatter_update",
                      "segment_max", "segment_min", "segment_prod", "segment_sum", "slice_update", "stft", "top_k",
                      "is_tensor", "saturate_cast", "slice", "einsum", "cdist", "extract_sequences", "view_as_complex",
-                     "view_as_real"),
+                     "view_as_real", "view", "rearrange"),
                     "arraylayer.models.mathops"),
 }
 
@@ -312,11 +312,11 @@ __all__ = [
     "mixed_precision", "__array_api_version__", "__array_namespace_info__",
     "Array", "grad", "value_and_grad", "tree_map", "tree_leaves", "tree_map_with_path", "tree_paths", "UnsupportedOperationError", "GradientError",
     "scan", "map", "fori_loop", "while_loop", "cond", "switch", "associative_scan", "vmap", "stop_gradient",
-    "custom_gradient", "jvp", "ControlFlowError",
+    "custom_gradient", "jvp", "vectorize", "ControlFlowError",
     "top_k", "in_top_k", "segment_sum", "segment_prod", "segment_max", "segment_min", "rsqrt", "erf", "erfc",
     "erfinv", "logdet", "stft", "istft", "scatter", "scatter_update", "slice_update",
     "is_tensor", "saturate_cast", "slice", "einsum", "cdist", "extract_sequences", "view_as_complex", "view_as_real",
-    "function_supported_dtypes", "function_unsupported_dtypes", "UnverifiedVersionWarning",
+    "view", "rearrange", "function_supported_dtypes", "function_unsupported_dtypes", "UnverifiedVersionWarning",
     *sorted(_FUNCTIONS.keys() - {"can_cast", "finfo", "iinfo", "result_type", "__array_namespace_info__"}),
 ]
 

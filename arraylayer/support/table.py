@@ -251,6 +251,9 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "extract_sequences": Uses(("take", "reshape")),
     "view_as_complex": Uses(("real", "imag"), "iuf", "inexact"),
     "view_as_real": Uses(("real", "imag", "stack"), "c"),
+    # keras' numpy view (a reinterpretation of the bytes: no kernel computes) and core rearrange
+    "view": Uses((), rule="none"),
+    "rearrange": Uses(("reshape", "permute_dims")),
     # utility
     "all": Uses(("all",)),
     "any": Uses(("any",)),
@@ -314,7 +317,7 @@ INDEPENDENT: Final[tuple[str, ...]] = (
     "grad", "value_and_grad",
     # control flow and transforms: they run the user's functions, whose calls carry their own dtypes
     "scan", "map", "fori_loop", "while_loop", "cond", "switch", "associative_scan", "vmap", "stop_gradient",
-    "custom_gradient", "jvp", "is_tensor",
+    "custom_gradient", "jvp", "is_tensor", "vectorize",
     "tree_map", "tree_leaves", "tree_paths", "tree_map_with_path", "as_dtype", "register_dtype_alias", "is_bool_dtype", "is_int_dtype", "is_uint_dtype", "is_float_dtype",
     "is_complex_dtype", "is_numeric_dtype", "dtype_bits", "promote_types", "lattice_result_type",
     "promote_types_of_inputs", "set_dtype_promotion", "get_dtype_promotion", "dtype_promotion",

@@ -103,6 +103,7 @@ RENAMED: Final[dict[str, tuple[str, str]]] = {
     "nn.swish": ("nn.silu", ""),
     "nn.hard_swish": ("nn.hard_silu", ""),
     "image.elastic_transform": ("image.elastic_transform", "an explicit random ``key`` first, in place of ``seed``"),
+    "numpy.array": ("asarray", "``al.asarray(x, dtype=...)``: keras' ``array(x, dtype)``"),
     "numpy.absolute": ("abs", ""),
     "numpy.amax": ("max", ""),
     "numpy.amin": ("min", ""),

@@ -3,15 +3,18 @@
 ``erf``/``erfc``/``erfinv`` and ``logdet`` (``special.py``), ``stft``/``istft`` (``spectral.py``),
 ``scatter``/``scatter_update``/``slice_update`` (``scatter.py``), keras' core ``is_tensor``,
 ``saturate_cast`` and ``slice`` (``core.py``), ``einsum`` (``einsum.py``) and ``cdist``,
-``extract_sequences``, ``view_as_complex``/``view_as_real`` (``tensors.py``). docs/math.rst.
+``extract_sequences``, ``view_as_complex``/``view_as_real`` (``tensors.py``), ``view`` (``bitview.py``) and
+``rearrange`` (``rearrange.py``). docs/math.rst.
 
 May import what ``arraylayer/models/`` may import, and ``models.nn``.
 """
 
 from arraylayer.api.dispatch import accepting_wrapped as _accepting_wrapped
+from arraylayer.models.mathops import bitview as _bitview
 from arraylayer.models.mathops import core as _core
 from arraylayer.models.mathops import einsum as _einsum
 from arraylayer.models.mathops import scatter as _scatter
+from arraylayer.models.mathops import rearrange as _rearrange
 from arraylayer.models.mathops import segments as _segments
 from arraylayer.models.mathops import selection as _selection
 from arraylayer.models.mathops import special as _special
@@ -43,7 +46,10 @@ cdist = _accepting_wrapped(_tensors.cdist)
 extract_sequences = _accepting_wrapped(_tensors.extract_sequences)
 view_as_complex = _accepting_wrapped(_tensors.view_as_complex)
 view_as_real = _accepting_wrapped(_tensors.view_as_real)
+view = _accepting_wrapped(_bitview.view)
+rearrange = _accepting_wrapped(_rearrange.rearrange)
 
 __all__ = ["rsqrt", "erf", "erfc", "erfinv", "logdet", "top_k", "in_top_k", "segment_sum", "segment_prod",
            "segment_max", "segment_min", "stft", "istft", "scatter", "scatter_update", "slice_update", "is_tensor",
-           "saturate_cast", "slice", "einsum", "cdist", "extract_sequences", "view_as_complex", "view_as_real"]
+           "saturate_cast", "slice", "einsum", "cdist", "extract_sequences", "view_as_complex", "view_as_real", "view",
+           "rearrange"]
