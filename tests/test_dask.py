@@ -361,6 +361,11 @@ MODULE_CALLS: Final[dict[str, Callable[[], Any]]] = {
     "extract_sequences": lambda: al.extract_sequences(_chunked(H), 3, 1),
     "view_as_complex": lambda: al.view_as_complex(_chunked(H)[:, :2]),
     "view_as_real": lambda: al.view_as_real(_chunked(COMPLEX)),
+    # keras' numpy view (dask's own view, the last axis in one chunk where it grows) and vectorize, core rearrange
+    "view": lambda: al.view(_chunked(H), "uint8"),
+    "view wider": lambda: al.view(al.view(_chunked(H), "uint8"), "float32"),
+    "rearrange": lambda: al.rearrange(_chunked(H), "a (b c) -> c a b", c=2),
+    "vectorize": lambda: al.vectorize(al.sum, signature="(n)->()")(_chunked(H)),
 }
 
 #: What dask has no kernel for: gradients (a dask array has no autodiff).
