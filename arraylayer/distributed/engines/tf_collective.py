@@ -77,6 +77,11 @@ def device() -> str:
     return _STATE["device"]
 
 
+def strategy() -> Any:
+    """The MultiWorkerMirroredStrategy this process joined the world with (a second one cannot start)."""
+    return _STATE["strategy"]
+
+
 def leave() -> None:
     _STATE.clear()  # the workers' servers stop with the process: TensorFlow has no way to stop them earlier
 
