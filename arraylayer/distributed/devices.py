@@ -105,8 +105,18 @@ def _jax_runner(step_fn: Callable[..., Any], devices: Sequence[Any] | None) -> t
     def global_(sharding: Any, tree: Any) -> Any:  # this process's data as its part of a global array
         return jax.tree.map(lambda x: jax.make_array_from_process_local_data(sharding, np.asarray(x)), tree)
 
+    def replicated(x: Any) -> Any:
+        """A carry leaf as the replicated global array: a jax array (the last step's output) in place on
+        this process's devices, no copy through the host; other leaves from the host."""
+        if not isinstance(x, jax.Array):
+            return jax.make_array_from_process_local_data(whole, np.asarray(x))
+        if x.sharding == whole:
+            return x
+        local = [jax.device_put(x, d) for d in whole.addressable_devices_indices_map(x.shape)]  # no copy on its own
+        return jax.make_array_from_single_device_arrays(x.shape, whole, local)
+
     def spanning(carry: Any, *batch: Any) -> Any:  # each process gives its own part of the batch
-        out = compiled(global_(whole, carry), *global_(split, batch))
+        out = compiled(jax.tree.map(replicated, carry), *global_(split, batch))
         return jax.tree.map(lambda y: y.addressable_data(0), out)  # replicated: this process's copy
 
     return spanning, sum(d.process_index == jax.process_index() for d in devices)
