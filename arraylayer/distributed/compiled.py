@@ -151,7 +151,7 @@ def _torch_reduce(world: Any, text: str, timeout: float, leaves: list, op: str) 
     import torch.distributed._functional_collectives as funcol
 
     _torch_checked(world, f"all_reduce[{op}]", leaves)
-    wires = [_wire(t) for t in leaves]
+    wires = [_wire(t, op) for t in leaves]
     groups: dict[Any, list[int]] = {}
     for i, w in enumerate(wires):
         groups.setdefault(w.dtype, []).append(i)
@@ -160,7 +160,7 @@ def _torch_reduce(world: Any, text: str, timeout: float, leaves: list, op: str) 
         flat = funcol.all_reduce(torch.cat([wires[i].reshape(-1) for i in members]), op, tdist.group.WORLD)
         for i, part in zip(members, flat.split([wires[i].numel() for i in members]), strict=True):
             out[i] = part.reshape(wires[i].shape)
-    return [_unwire(w, t) for w, t in zip(out, leaves, strict=True)]
+    return [_unwire(w, t, op) for w, t in zip(out, leaves, strict=True)]
 
 
 def _torch_gather(world: Any, text: str, timeout: float, leaves: list) -> list:
