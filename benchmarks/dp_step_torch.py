@@ -6,8 +6,9 @@ Eager cases: ``arraylayer`` (``al.value_and_grad`` then ``data_parallel(adam).up
 tree all-reduced in one call, its signature exchanged first), ``ddp``, ``unchecked`` (the same step with
 the engine's all-reduce called directly, no signature exchange: what the check costs) and ``alone`` (plain
 Adam, no all-reduce: the local part). Compiled cases: ``arraylayer`` (the whole step in one
-``torch.compile(fullgraph=True)``: functional collectives, the in-graph signature check) and ``ddp``
-(``torch.compile`` of the DDP model, and of ``opt.step`` as torch's tutorial compiles an optimizer).
+``torch.compile(fullgraph=True)``: functional collectives, the in-graph signature check), ``ddp``
+(``torch.compile`` of the DDP model, and of ``opt.step`` as torch's tutorial compiles an optimizer) and
+``alone`` (the compiled step without the all-reduce).
 """
 
 from __future__ import annotations
@@ -92,7 +93,8 @@ def run(compiled: bool) -> None:
 
     x, y = (torch.from_numpy(a) for a in batch())
     if compiled:
-        cases = {"arraylayer": arraylayer_step(x, y, None, compiled=True), "ddp": ddp_step(x, y, compiled=True)}
+        cases = {"arraylayer": arraylayer_step(x, y, None, compiled=True), "ddp": ddp_step(x, y, compiled=True),
+                 "alone": arraylayer_step(x, y, lambda g: g, compiled=True)}
     else:
         cases = {"arraylayer": arraylayer_step(x, y, None), "ddp": ddp_step(x, y),
                  "unchecked": arraylayer_step(x, y, _unchecked_mean), "alone": arraylayer_step(x, y, lambda g: g)}
