@@ -112,8 +112,10 @@ def _jax_runner(step_fn: Callable[..., Any], devices: Sequence[Any] | None) -> t
             return jax.make_array_from_process_local_data(whole, np.asarray(x))
         if x.sharding == whole:
             return x
-        local = [jax.device_put(x, d) for d in whole.addressable_devices_indices_map(x.shape)]  # no copy on its own
+        local = [jax.device_put(x, d) for d in mine]  # no copy on the device it is on
         return jax.make_array_from_single_device_arrays(x.shape, whole, local)
+
+    mine = [d for d in devices if d.process_index == jax.process_index()]
 
     def spanning(carry: Any, *batch: Any) -> Any:  # each process gives its own part of the batch
         out = compiled(jax.tree.map(replicated, carry), *global_(split, batch))
