@@ -38,7 +38,7 @@ def initial() -> dict[str, np.ndarray]:
     """The initial parameters (``w{i}`` of shape (in, out), ``b{i}``), the same on every rank and engine."""
     rng = np.random.default_rng(0)
     p = {}
-    for i, (m, n) in enumerate(zip(SIZES, SIZES[1:])):
+    for i, (m, n) in enumerate(zip(SIZES, SIZES[1:], strict=False)):
         p[f"w{i}"] = (rng.normal(size=(m, n)) / np.sqrt(m)).astype(np.float32)
         p[f"b{i}"] = np.zeros(n, np.float32)
     return p

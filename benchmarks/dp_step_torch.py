@@ -89,6 +89,7 @@ def ddp_step(x: Any, y: Any, compiled: bool = False) -> Callable[[], float]:
 
 
 def run(compiled: bool) -> None:
+    """The eager cases, or (``compiled``) the torch.compile ones; rank 0 reports."""
     import torch
 
     x, y = (torch.from_numpy(a) for a in batch())

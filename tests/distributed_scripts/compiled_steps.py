@@ -90,11 +90,11 @@ def mixed_reduce(backend):
         valid = al.valid_dtypes(backend)  # jax without x64: its uint64 leaf stays NumPy's
         mine = {k: al.to_backend(np.asarray(v), backend) if al.Dtype(np.asarray(v).dtype) in valid else np.asarray(v)
                 for k, v in rows[dist.rank()].items()}
-        runs = [("eager", lambda t: dist.all_reduce(t, op))]
+        runs = [("eager", lambda t, op=op: dist.all_reduce(t, op))]
         if backend == "tensorflow":
             import tensorflow as tf
 
-            compiled = tf.function(lambda t: dist.all_reduce(t, op))
+            compiled = tf.function(lambda t, op=op: dist.all_reduce(t, op))
             graph = compiled.get_concrete_function(mine).graph
             reduces = [o for o in graph.get_operations() if o.type == "CollectiveReduceV2"]
             assert len(reduces) == 4, (op, [o.inputs[0].dtype for o in reduces])
