@@ -58,6 +58,13 @@ def compiled_adam(backend, x, y, eager, steps):
         assert np.array_equal(np.asarray(parts), whole.reshape(parts.shape)) and parts.shape[0] == len(jax_devices()), parts.shape
         train = dist.replicated_step(lambda carry, x, y: step(*carry, x, y))
         mine = _steps(lambda p, s, x, y: train((p, s), x, y), p, opt.init(p), x, y, steps)
+        import jax
+
+        carry = train((p, opt.init(p)), x, y)
+        # jax leaves in place, never through the host (on CPU a host copy is no transfer: this bites on GPUs)
+        with jax.transfer_guard_device_to_host("disallow"):
+            train(carry, x, y)  # the last step's output
+            train((p, opt.init(p)), x, y)  # jax arrays of this process
     for k in mine:
         assert np.max(np.abs(mine[k] - eager[k])) <= 2e-5, (backend, k, mine[k], eager[k])
     gathered = dist.all_gather(mine)
