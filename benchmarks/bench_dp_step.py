@@ -1,124 +1,97 @@
-"""One data-parallel training step on 2 processes: arraylayer's ``data_parallel`` against torch's DDP.
+"""One data-parallel training step on 2 processes: arraylayer against each framework's own data
+parallelism on the same model (issue 41: at most 1.05x).
 
-Run under the launcher (2 ranks on one host, torch's gloo engine):
+    python benchmarks/bench_dp_step.py --backend all [--compile] [--launches 3]
 
-    python -m arraylayer launch --nproc 2 benchmarks/bench_dp_step.py
+launches, once per engine and launch, ``python -m arraylayer launch --nproc 2 --backend NAME`` of this
+script, collects rank 0's result lines and writes benchmarks/results/dp_step.json (with the load before
+and after). Each engine's steps are in their own module, all from dp_step_model.py's model (an MLP
+64-256-256-10, tanh, MSE, Adam, 64 rows per rank) and initial parameters, interleaved step by step
+after a warm-up whose losses must agree:
 
-The model is the same MLP (64-256-256-10, tanh, mean squared error) from the same initial parameters,
-each rank on its 64 rows of a 128-row batch, Adam. arraylayer: ``al.value_and_grad`` then
-``dist.data_parallel(al.optim.adam(...)).update`` (the gradient tree all-reduced in one call);
-torch: ``DistributedDataParallel`` (bucketed all-reduce overlapped with the backward pass) and
-``torch.optim.Adam``. The two are interleaved, step by step, after a warm-up; rank 0 prints the
-medians and the ratio (arraylayer / DDP), and arraylayer's step without the all-reduce (plain Adam,
-the local part of its cost). All are eager.
+- torch (dp_step_torch.py): ``data_parallel`` against ``DistributedDataParallel``, eagerly, and with
+  ``--compile`` under ``torch.compile`` too;
+- jax (dp_step_jax.py): ``replicated_step`` against ``jax.jit`` of a ``shard_map`` with ``lax.pmean``;
+- tensorflow (dp_step_tf.py): ``replicated_step`` against ``MultiWorkerMirroredStrategy.run`` in a
+  ``tf.function``.
+
+Under the launcher (``--worker NAME``, which the driver passes) it runs that engine's cases.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
-import statistics
+import pathlib
+import subprocess
+import sys
 import time
+from typing import Any
 
-import numpy as np
-
-import arraylayer as al
-import arraylayer.distributed as dist
-
-SIZES = (64, 256, 256, 10)
-ROWS = 128
-REPEATS = int(os.environ.get("BENCH_REPEATS", "30"))
-RATE = 1e-3
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+#: backend -> the module of its steps (in this folder)
+MODULES = {"torch": "dp_step_torch", "jax": "dp_step_jax", "tensorflow": "dp_step_tf"}
 
 
-def initial() -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(0)
-    p = {}
-    for i, (m, n) in enumerate(zip(SIZES, SIZES[1:])):
-        p[f"w{i}"] = (rng.normal(size=(m, n)) / np.sqrt(m)).astype(np.float32)
-        p[f"b{i}"] = np.zeros(n, np.float32)
-    return p
+def worker(backend: str, compiled: bool) -> None:
+    import importlib
 
-
-def forward(p, x):
-    layers = len(SIZES) - 1
-    for i in range(layers):
-        x = al.matmul(x, p[f"w{i}"]) + p[f"b{i}"]
-        if i < layers - 1:
-            x = al.tanh(x)
-    return x
-
-
-def loss_fn(p, x, y):
-    return al.mean((forward(p, x) - y) ** 2)
-
-
-def arraylayer_step(x, y, parallel=True):
-    import torch
-
-    opt = dist.data_parallel(al.optim.adam(RATE)) if parallel else al.optim.adam(RATE)
-    carry = [{k: torch.from_numpy(v.copy()) for k, v in initial().items()}]
-    carry.append(opt.init(carry[0]))
-
-    def step():
-        loss, grads = al.value_and_grad(loss_fn)(carry[0], x, y)
-        carry[0], carry[1] = opt.update(grads, carry[1], carry[0])
-        return float(loss)
-
-    return step
-
-
-def ddp_step(x, y):
-    import torch
-    from torch.nn.parallel import DistributedDataParallel
-
-    p = initial()
-    layers = []
-    for i in range(len(SIZES) - 1):
-        linear = torch.nn.Linear(SIZES[i], SIZES[i + 1])
-        with torch.no_grad():
-            linear.weight.copy_(torch.from_numpy(p[f"w{i}"].T.copy()))
-            linear.bias.copy_(torch.from_numpy(p[f"b{i}"]))
-        layers += [linear, torch.nn.Tanh()]
-    model = DistributedDataParallel(torch.nn.Sequential(*layers[:-1]))
-    opt = torch.optim.Adam(model.parameters(), lr=RATE)
-
-    def step():
-        opt.zero_grad()
-        loss = torch.mean((model(x) - y) ** 2)
-        loss.backward()
-        opt.step()
-        return loss.item()
-
-    return step
-
-
-def main() -> None:
-    import torch
+    import arraylayer.distributed as dist
 
     dist.initialize(timeout=120)
-    rng = np.random.default_rng(1)
-    X = torch.from_numpy(rng.normal(size=(ROWS, SIZES[0])).astype(np.float32))
-    Y = torch.from_numpy(rng.normal(size=(ROWS, SIZES[-1])).astype(np.float32))
-    x, y = dist.shard(X), dist.shard(Y)
-    ours, theirs, alone = arraylayer_step(x, y), ddp_step(x, y), arraylayer_step(x, y, parallel=False)
-    for _ in range(3):  # warm-up; the two train the same model, so their losses agree
-        a, b = ours(), theirs()
-        alone()
-        assert abs(a - b) <= 1e-4 * max(1.0, abs(b)), (a, b)
-    times: dict[str, list[float]] = {"arraylayer": [], "ddp": [], "alone": []}
-    for _ in range(REPEATS):
-        for name, f in (("arraylayer", ours), ("ddp", theirs), ("alone", alone)):
-            start = time.perf_counter()
-            f()
-            times[name].append(time.perf_counter() - start)
-    a, o = statistics.median(times["arraylayer"]), statistics.median(times["ddp"])
-    if dist.rank() == 0:
-        print(f"torch MLP {'-'.join(map(str, SIZES))}, {ROWS // dist.world_size()} rows/rank: arraylayer "
-              f"{1e3 * a:7.2f} ms  DDP {1e3 * o:7.2f} ms  ratio {a / o:5.2f}  (arraylayer without the all_reduce "
-              f"{1e3 * statistics.median(times['alone']):7.2f} ms)", flush=True)
+    module = importlib.import_module(MODULES[backend])
+    module.run(False)
+    if compiled and backend == "torch":  # jax and tensorflow are compiled already (their idiom)
+        module.run(True)
     dist.barrier()
     dist.shutdown()
 
 
+def launch(backend: str, compiled: bool) -> list[dict[str, Any]]:
+    """One launch of 2 ranks on ``backend``'s engine: rank 0's result lines."""
+    from dp_step_model import MARK
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+               TF_CPP_MIN_LOG_LEVEL="3", OMP_NUM_THREADS="1")
+    env.pop("TF_CONFIG", None)
+    command = [sys.executable, "-m", "arraylayer", "launch", "--nproc", "2", "--backend", backend, str(HERE / "bench_dp_step.py"),
+               "--worker", backend] + ["--compile"] * compiled
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)
+    if done.returncode:
+        raise SystemExit(f"{backend} launch failed ({done.returncode}):\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}")
+    lines = [line.split(MARK, 1)[1] for line in done.stdout.splitlines() if line.startswith(f"[rank 0] {MARK} ")]
+    return [json.loads(line) for line in lines]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", choices=["all", *MODULES], default="all")
+    parser.add_argument("--compile", action="store_true", help="torch: the torch.compile case too")
+    parser.add_argument("--launches", type=int, default=1, help="launches per engine, interleaved over the engines")
+    parser.add_argument("--worker", choices=list(MODULES), help=argparse.SUPPRESS)
+    parser.add_argument("--out", default=str(HERE / "results" / "dp_step.json"))
+    args = parser.parse_args()
+    if args.worker:
+        return worker(args.worker, args.compile)
+    backends = list(MODULES) if args.backend == "all" else [args.backend]
+    load_before, runs = os.getloadavg(), []
+    for index in range(args.launches):
+        for backend in backends:
+            for line in launch(backend, args.compile):
+                line["launch"] = index
+                runs.append(line)
+                print(f"{line['backend']:10s} {line['mode']:11s} launch {index}: "
+                      + "  ".join(f"{k} {v['median_ms']:7.2f} ms" for k, v in line["cases"].items())
+                      + f"  ratio {line['ratio']:.3f}", flush=True)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    result = {"benchmark": "dp_step", "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit,
+              "cpus": os.cpu_count(), "load": [round(load_before[0], 2), round(os.getloadavg()[0], 2)], "runs": runs}
+    pathlib.Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    print(f"load {result['load'][0]} -> {result['load'][1]}; wrote {args.out}")
+
+
 if __name__ == "__main__":
+    sys.path.insert(0, str(HERE))
     main()

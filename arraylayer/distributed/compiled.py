@@ -7,7 +7,8 @@ collectives then build the framework's own graph collectives instead of calling 
 - **tensorflow**: ``CollectiveReduceV2`` / ``CollectiveGatherV2`` / ``CollectiveBcastSendV2`` /
   ``RecvV2`` as graph ops, in the world's group, with instance keys fixed at trace time from a counter
   of their own (every rank traces its functions in the same order, as MultiWorkerMirroredStrategy
-  requires); each call first gathers its signature's digest in the graph and asserts that every rank's
+  requires), an all_reduce one ``CollectiveReduceV2`` per wire dtype (its leaves concatenated); each
+  call first gathers its signature's digest in the graph and asserts that every rank's
   is the same, so a mismatch fails on every rank instead of hanging. ``timeout_seconds`` is the world's.
 - **torch**: ``torch.distributed._functional_collectives``, which Dynamo traces into the graph (no
   graph break) and which run on gloo; the leaves of one dtype travel in one flat buffer. Each call
@@ -92,11 +93,16 @@ def _tf_run(world: Any, text: str, timeout: float, leaves: list, one: Any) -> li
 
 
 def _tf_reduce(world: Any, text: str, timeout: float, leaves: list, op: str) -> list:
-    from arraylayer.distributed.engines.tf_collective import _MERGE, _decode, _encode
+    """One graph ``CollectiveReduceV2`` per wire dtype (the leaves of a dtype concatenated), after the check."""
+    import tensorflow as tf
 
-    return _tf_run(world, text, timeout, leaves, lambda t: _decode(_tf_op(
-        "CollectiveReduceV2", timeout, input=_encode(t, op), group_size=world.size, ordering_token=[],
-        merge_op=_MERGE[op], final_op="Id"), t, op))
+    from arraylayer.distributed.engines.tf_collective import _MERGE, reduce_grouped
+
+    tensors = [tf.convert_to_tensor(x) for x in leaves]
+    with tf.control_dependencies([_tf_checked(world, text, timeout)]):
+        return reduce_grouped(tensors, op, lambda flat: _tf_op(
+            "CollectiveReduceV2", timeout, input=flat, group_size=world.size, ordering_token=[],
+            merge_op=_MERGE[op], final_op="Id"))
 
 
 def _tf_gather(world: Any, text: str, timeout: float, leaves: list) -> list:
@@ -145,7 +151,7 @@ def _torch_reduce(world: Any, text: str, timeout: float, leaves: list, op: str) 
     import torch.distributed._functional_collectives as funcol
 
     _torch_checked(world, f"all_reduce[{op}]", leaves)
-    wires = [_wire(t) for t in leaves]
+    wires = [_wire(t, op) for t in leaves]
     groups: dict[Any, list[int]] = {}
     for i, w in enumerate(wires):
         groups.setdefault(w.dtype, []).append(i)
@@ -154,7 +160,7 @@ def _torch_reduce(world: Any, text: str, timeout: float, leaves: list, op: str) 
         flat = funcol.all_reduce(torch.cat([wires[i].reshape(-1) for i in members]), op, tdist.group.WORLD)
         for i, part in zip(members, flat.split([wires[i].numel() for i in members]), strict=True):
             out[i] = part.reshape(wires[i].shape)
-    return [_unwire(w, t) for w, t in zip(out, leaves, strict=True)]
+    return [_unwire(w, t, op) for w, t in zip(out, leaves, strict=True)]
 
 
 def _torch_gather(world: Any, text: str, timeout: float, leaves: list) -> list:

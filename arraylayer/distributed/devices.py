@@ -103,11 +103,32 @@ def _jax_runner(step_fn: Callable[..., Any], devices: Sequence[Any] | None) -> t
         return placed, len(devices)
 
     def global_(sharding: Any, tree: Any) -> Any:  # this process's data as its part of a global array
-        return jax.tree.map(lambda x: jax.make_array_from_process_local_data(sharding, np.asarray(x)), tree)
+        return jax.tree.map(lambda x: jax.make_array_from_process_local_data(
+            sharding, x if isinstance(x, jax.Array) else np.asarray(x)), tree)  # a jax leaf: not through the host
+
+    mine = [d for d in devices if d.process_index == jax.process_index()]
+    last: dict[int, tuple[Any, Any]] = {}  # id of a leaf the last call returned -> (that leaf, its global array)
+
+    def replicated(x: Any) -> Any:
+        """A carry leaf as the replicated global array: the last call's output as it was (no conversion),
+        another jax array in place on this process's devices (not through the host), others from the host."""
+        if not isinstance(x, jax.Array):
+            return jax.make_array_from_process_local_data(whole, np.asarray(x))
+        known = last.get(id(x))
+        if known is not None and known[0] is x:
+            return known[1]
+        if x.sharding == whole:
+            return x
+        local = [jax.device_put(x, d) for d in mine]  # no copy on the device it is on
+        return jax.make_array_from_single_device_arrays(x.shape, whole, local)
 
     def spanning(carry: Any, *batch: Any) -> Any:  # each process gives its own part of the batch
-        out = compiled(global_(whole, carry), *global_(split, batch))
-        return jax.tree.map(lambda y: y.addressable_data(0), out)  # replicated: this process's copy
+        out = compiled(jax.tree.map(replicated, carry), *global_(split, batch))
+        globals_ = jax.tree.leaves(out)
+        mine_out = [y.addressable_data(0) for y in globals_]  # replicated: this process's copy
+        last.clear()
+        last.update((id(y), (y, g)) for y, g in zip(mine_out, globals_, strict=True))
+        return jax.tree.unflatten(jax.tree.structure(out), mine_out)
 
     return spanning, sum(d.process_index == jax.process_index() for d in devices)
 

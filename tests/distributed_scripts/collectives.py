@@ -3,6 +3,7 @@ named (comma-separated) in one world, printing "OK <backend>" after each."""
 
 import sys
 
+import ml_dtypes
 import numpy as np
 
 import arraylayer as al
@@ -38,8 +39,41 @@ def check(backend):
         assert "differ" in str(error)
 
 
+DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "bfloat16",
+          "float32", "float64", "complex64"]
+
+
+def rows_of(dtype):
+    """Each rank's leaf: uint64 values past 2**63 (max and min need their order), int8 sums that wrap."""
+    if dtype == "bool":
+        return [np.array([True, q == 0, False]) for q in range(n)]
+    if dtype == "uint64":
+        return [np.array([2**63 + q, 1, 2**64 - 1 - q], np.uint64) for q in range(n)]
+    return [np.array([1, 2 + q, 100 - q], ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype) for q in range(n)]
+
+
+def every_dtype(backend):
+    """On gloo (which lacks int16, uint16, uint32 and uint64): every dtype and op against NumPy, on NumPy
+    leaves and the backend's own."""
+    for dtype in DTYPES:
+        rows = rows_of(dtype)
+        stacked = np.stack(rows)
+        want = {"sum": np.sum(stacked, axis=0, dtype=stacked.dtype), "max": stacked.max(0), "min": stacked.min(0)}
+        ops = [o for o in want if not (dtype == "bool" and o == "sum") and not (dtype.startswith("complex") and o != "sum")]
+        wraps = [np.asarray] + [lambda a: al.to_backend(a, backend)] * (al.Dtype(stacked.dtype) in al.valid_dtypes(backend))
+        for wrap in wraps:
+            leaf = wrap(rows[r])
+            got = [(o, dist.all_reduce(leaf, o), want[o]) for o in ops]
+            got += [("gather", dist.all_gather(leaf), stacked), ("broadcast", dist.broadcast(leaf, root=1), rows[1])]
+            for what, g, w in got:
+                g = al.to_backend(g, "numpy")
+                assert g.dtype == w.dtype and np.array_equal(g, w), (backend, dtype, what, g, w)
+
+
 for backend in sys.argv[1].split(","):
     check(backend)
+    if backend in ("numpy", "torch"):
+        every_dtype(backend)
     dist.barrier()
     print("OK", backend, flush=True)
 dist.shutdown()

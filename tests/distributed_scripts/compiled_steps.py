@@ -58,10 +58,59 @@ def compiled_adam(backend, x, y, eager, steps):
         assert np.array_equal(np.asarray(parts), whole.reshape(parts.shape)) and parts.shape[0] == len(jax_devices()), parts.shape
         train = dist.replicated_step(lambda carry, x, y: step(*carry, x, y))
         mine = _steps(lambda p, s, x, y: train((p, s), x, y), p, opt.init(p), x, y, steps)
+        import jax
+
+        carry = train((p, opt.init(p)), x, y)
+        # jax leaves in place, never through the host (on CPU a host copy is no transfer: this bites on GPUs)
+        with jax.transfer_guard_device_to_host("disallow"):
+            train(carry, x, y)  # the last step's output
+            train((p, opt.init(p)), x, y)  # jax arrays of this process
     for k in mine:
         assert np.max(np.abs(mine[k] - eager[k])) <= 2e-5, (backend, k, mine[k], eager[k])
     gathered = dist.all_gather(mine)
     assert all(np.array_equal(gathered[k][0], gathered[k][1]) for k in mine), gathered
+
+
+def _mixed(rank, op):
+    """Rank ``rank``'s tree of mixed dtypes: leaves sharing a wire dtype (float32 with complex64, int32
+    with int8 on tensorflow), a scalar, bfloat16 and uint64 each their own."""
+    import ml_dtypes
+
+    tree = {"a": np.arange(6, dtype=np.float32).reshape(2, 3) / 4 + rank, "b": np.float32(0.5 - rank),
+            "c": np.array([1, -2, 3, 2**30], np.int32) * (rank + 1), "d": np.array([100, -7, 3], np.int8) + rank,
+            "f": np.array([1.5, -2.0 - rank], ml_dtypes.bfloat16), "g": np.array([2**63 + rank, 5], np.uint64)}
+    if op == "sum":
+        tree["e"] = np.array([1 + 2j, -rank + 0.5j], np.complex64)
+    return tree
+
+
+def mixed_reduce(backend):
+    """all_reduce of one tree of mixed dtypes equals NumPy's reduction over the ranks, leaf by leaf and
+    dtype by dtype, eagerly and (tensorflow) inside tf.function, whose graph holds one CollectiveReduceV2
+    per wire dtype (float32, int32, bfloat16, int64), not one per leaf."""
+    n = dist.world_size()
+    for op in ("sum", "max"):
+        rows = [_mixed(q, op) for q in range(n)]
+        want = {k: (np.sum if op == "sum" else np.max)(np.stack([np.asarray(r[k]) for r in rows]), axis=0,
+                                                       **({"dtype": np.asarray(rows[0][k]).dtype} if op == "sum" else {}))
+                for k in rows[0]}
+        valid = al.valid_dtypes(backend)  # jax without x64: its uint64 leaf stays NumPy's
+        mine = {k: al.to_backend(np.asarray(v), backend) if al.Dtype(np.asarray(v).dtype) in valid else np.asarray(v)
+                for k, v in rows[dist.rank()].items()}
+        runs = [("eager", lambda t, op=op: dist.all_reduce(t, op))]
+        if backend == "tensorflow":
+            import tensorflow as tf
+
+            compiled = tf.function(lambda t, op=op: dist.all_reduce(t, op))
+            graph = compiled.get_concrete_function(mine).graph
+            reduces = [o for o in graph.get_operations() if o.type == "CollectiveReduceV2"]
+            assert len(reduces) == 4, (op, [o.inputs[0].dtype for o in reduces])
+            runs.append(("tf.function", compiled))
+        for name, run in runs:
+            got = run(mine)
+            for k, w in want.items():
+                g = al.to_backend(got[k], "numpy")
+                assert np.dtype(g.dtype) == w.dtype and np.array_equal(g, w), (name, op, k, g, w)
 
 
 def gather_and_broadcast(backend):

@@ -6,7 +6,7 @@ import sys
 import tempfile
 
 import numpy as np
-from compiled_steps import compiled_adam, gather_and_broadcast, refusals
+from compiled_steps import compiled_adam, gather_and_broadcast, mixed_reduce, refusals
 
 import arraylayer as al
 import arraylayer.distributed as dist
@@ -38,6 +38,7 @@ def main(backend: str) -> None:
     assert all(np.array_equal(gathered[k][0], gathered[k][1]) for k in mine)
     compiled_adam(backend, dist.shard(xb), dist.shard(yb), mine, 25)
     gather_and_broadcast(backend)
+    mixed_reduce(backend)
     refusals(backend)
     # rank 0 writes, every rank returns once the file is whole, and it loads in one process on NumPy
     folder = dist.broadcast(np.frombuffer(tempfile.mkdtemp().encode().ljust(256, b"\0"), np.uint8).copy())

@@ -1,7 +1,7 @@
 """TensorFlow's collective ops: the engine of tensorflow worlds (those MultiWorkerMirroredStrategy runs on).
 
 ``join`` starts the worker of ``TF_CONFIG`` through MultiWorkerMirroredStrategy (bounded by the timeout);
-each collective is then one eager ``CollectiveReduceV2`` / ``CollectiveGatherV2`` /
+each collective is then one eager ``CollectiveReduceV2`` (one per wire dtype: ``reduce_grouped``) / ``CollectiveGatherV2`` /
 ``CollectiveBcastSendV2`` / ``CollectiveBcastRecvV2`` on this worker's CPU, ended past the timeout by a watchdog thread (_Watchdog). The
 ranks number their calls alike (the signature exchange keeps them in step), which gives the instance keys.
 The ops carry only some dtypes: the others travel through a wider one and are cast back exactly (_WIRE).
@@ -20,7 +20,8 @@ import numpy as np
 from arraylayer.distributed.engines.common import as_numpy, env, fail
 from arraylayer.errors import DistributedError, DistributedTimeoutError, UnsupportedDtypeError
 
-__all__ = ["launch_envs", "join", "leave", "gather_digest", "all_reduce", "all_gather", "broadcast"]
+__all__ = ["launch_envs", "join", "leave", "gather_digest", "all_reduce", "all_gather", "broadcast", "device", "strategy",
+           "reduce_grouped"]
 
 _GROUP: Final = 4100  # the group key of the world (any key MultiWorkerMirroredStrategy leaves unused)
 _STATE: dict[str, Any] = {}
@@ -75,6 +76,11 @@ def join(rank: int, size: int, timeout: float) -> None:
 def device() -> str:
     """This process's device in the world (its collectives run there)."""
     return _STATE["device"]
+
+
+def strategy() -> Any:
+    """The MultiWorkerMirroredStrategy this process joined the world with (a second one cannot start)."""
+    return _STATE["strategy"]
 
 
 def leave() -> None:
@@ -207,14 +213,30 @@ def gather_digest(rank: int, size: int, digest: bytes, timeout: float) -> list[b
     return [row.tobytes() for row in rows.numpy()]
 
 
+def reduce_grouped(tensors: list, op: str, reduce_flat: Any) -> list:
+    """``tensors`` reduced with one ``reduce_flat(flat) -> flat`` per wire dtype: the leaves of a wire dtype
+    travel flattened and concatenated in one buffer (one collective per dtype, not one per leaf), then
+    are split, reshaped and decoded back to their own dtypes."""
+    import tensorflow as tf
+
+    wires = [_encode(t, op) for t in tensors]
+    groups: dict[Any, list[int]] = {}
+    for i, w in enumerate(wires):
+        groups.setdefault(w.dtype, []).append(i)
+    out = list(wires)
+    for members in groups.values():
+        flat = reduce_flat(tf.concat([tf.reshape(wires[i], [-1]) for i in members], axis=0))
+        sizes = [tf.size(wires[i]) for i in members]
+        for i, part in zip(members, tf.split(flat, sizes) if len(members) > 1 else [flat], strict=True):
+            out[i] = tf.reshape(part, tf.shape(wires[i]))
+    return [_decode(w, t, op) for w, t in zip(out, tensors, strict=True)]
+
+
 def all_reduce(rank: int, size: int, leaves: list, op: str, timeout: float) -> list:
-    out = []
-    for x in leaves:
-        t = _tensor(x)
-        wire = _call(rank, f"all_reduce[{op}]", timeout, "CollectiveReduceV2", input=_encode(t, op), group_size=size,
-                     ordering_token=[], merge_op=_MERGE[op], final_op="Id")
-        out.append(_decode(wire, t, op))
-    return out
+    """One ``CollectiveReduceV2`` per wire dtype (``reduce_grouped``)."""
+    return reduce_grouped([_tensor(x) for x in leaves], op, lambda flat: _call(
+        rank, f"all_reduce[{op}]", timeout, "CollectiveReduceV2", input=flat, group_size=size, ordering_token=[],
+        merge_op=_MERGE[op], final_op="Id"))
 
 
 def all_gather(rank: int, size: int, leaves: list, timeout: float) -> list:

@@ -1,7 +1,8 @@
 """torch.distributed with gloo: the engine of torch, NumPy and dask worlds (and of none named).
 
-Leaves of any backend travel as torch tensors (zero-copy from NumPy); bools as uint8 and complex numbers
-as (real, imag) pairs, both exact. Each collective is asynchronous and waited on with the timeout.
+Leaves of any backend travel as torch tensors (zero-copy from NumPy); bools as uint8, complex numbers
+as (real, imag) pairs, and the integers gloo lacks through wider ones (``_wire``), all exact. Each
+collective is asynchronous and waited on with the timeout.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+import arraylayer as al
 from arraylayer.distributed.engines.common import as_numpy, env, fail, timedelta
 from arraylayer.errors import DistributedError
 
@@ -57,19 +59,59 @@ def _tensor(x: Any, copy: bool = True) -> Any:
 
     if isinstance(x, torch.Tensor):
         return x.detach().clone() if copy else x.detach()
-    return torch.from_numpy(np.array(as_numpy(x)))
+    host = as_numpy(x)
+    if host.dtype.kind not in "biufc":  # ml_dtypes' bfloat16, which torch.from_numpy refuses: arraylayer's move
+        return al.to_backend(host, "torch").clone()
+    return torch.from_numpy(np.array(host))
 
 
-def _wire(t: Any) -> Any:
+#: torch dtype -> the wider dtype it travels as (gloo refuses it: "Invalid scalar type"); each cast back is exact
+_WIDER = {"int16": "int32", "uint16": "int32", "uint32": "int64"}
+_ORDERED = ("max", "min")
+
+
+def _name(t: Any) -> str:
+    return str(t.dtype).rsplit(".", 1)[-1]
+
+
+def _flip(bits: Any) -> Any:
+    """uint64 bits as int64 with the sign bit flipped: the order of the unsigned values (for max and min)."""
     import torch
 
-    return t.to(torch.uint8) if t.dtype == torch.bool else (torch.view_as_real(t) if t.is_complex() else t)
+    return torch.bitwise_xor(bits, torch.tensor(torch.iinfo(torch.int64).min, dtype=torch.int64))
 
 
-def _unwire(w: Any, like: Any) -> Any:
+def _wire(t: Any, op: str = "sum") -> Any:
+    """``t`` in a dtype gloo carries: bools as uint8, complex numbers as (real, imag) pairs, int16 / uint16
+    as int32, uint32 as int64, uint64 as its int64 bits (sign bit flipped for max and min)."""
     import torch
 
-    return w.to(torch.bool) if like.dtype == torch.bool else (torch.view_as_complex(w) if like.is_complex() else w)
+    name = _name(t)
+    if t.dtype == torch.bool:
+        return t.to(torch.uint8)
+    if t.is_complex():
+        return torch.view_as_real(t)
+    if name in _WIDER:
+        return t.to(getattr(torch, _WIDER[name]))
+    if name == "uint64":
+        bits = t.view(torch.int64)
+        return _flip(bits) if op in _ORDERED else bits
+    return t
+
+
+def _unwire(w: Any, like: Any, op: str = "sum") -> Any:
+    import torch
+
+    name = _name(like)
+    if like.dtype == torch.bool:
+        return w.to(torch.bool)
+    if like.is_complex():  # not view_as_complex: a part of a flat buffer may start at an odd offset
+        return torch.complex(w[..., 0], w[..., 1])
+    if name in _WIDER:
+        return w.to(like.dtype)  # modular: a sum wraps as the narrow dtype does
+    if name == "uint64":
+        return (_flip(w) if op in _ORDERED else w).view(torch.uint64)
+    return w
 
 
 def gather_digest(rank: int, size: int, digest: bytes, timeout: float) -> list[bytes]:
@@ -91,7 +133,7 @@ def all_reduce(rank: int, size: int, leaves: list, op: str, timeout: float) -> l
 
     reduce_op = {"sum": dist.ReduceOp.SUM, "max": dist.ReduceOp.MAX, "min": dist.ReduceOp.MIN}[op]
     tensors = [_tensor(x, copy=False) for x in leaves]
-    wires = [_wire(t) for t in tensors]
+    wires = [_wire(t, op) for t in tensors]
     groups: dict[Any, list[int]] = {}
     for i, w in enumerate(wires):
         groups.setdefault(w.dtype, []).append(i)
@@ -100,7 +142,7 @@ def all_reduce(rank: int, size: int, leaves: list, op: str, timeout: float) -> l
         _wait(dist.all_reduce(flat, reduce_op, async_op=True), rank, f"all_reduce[{op}]", timeout)
         for i, part in zip(members, flat.split([wires[i].numel() for i in members]), strict=True):
             wires[i] = part.reshape(wires[i].shape)
-    return [_unwire(w, t).to(t.dtype) for w, t in zip(wires, tensors, strict=True)]
+    return [_unwire(w, t, op).to(t.dtype) for w, t in zip(wires, tensors, strict=True)]
 
 
 def all_gather(rank: int, size: int, leaves: list, timeout: float) -> list:
