@@ -71,6 +71,12 @@ PyObject *al_operator_method(PyObject *module, PyObject *args);
 /* fill_slots(array_class): its number slots take the compiled operators directly (_operators.c) */
 PyObject *al_fill_slots(PyObject *module, PyObject *cls);
 
+/* _getitem.c: Array.__getitem__ for plain keys on the native classes the Python method planned */
+PyObject *al_getitem_method(PyObject *module, PyObject *args); /* getitem_method(array_class, python_method, doc) */
+PyObject *al_fill_getitem(PyObject *module, PyObject *cls);    /* fill_getitem(array_class): its mapping slot */
+PyObject *al_getitem_plan(PyObject *module, PyObject *args);   /* getitem_plan(native_class, plan) */
+PyObject *al_getitem_clear(PyObject *module, PyObject *ignored); /* getitem_clear(): every plan forgotten */
+
 /* _plan_keys.c: what a plan is keyed and guarded by */
 int al_keys_init(void);                                      /* intern the attribute names; -1 on error */
 PyObject *al_configure(PyObject *module, PyObject *args);    /* configure(policy_var, policy_setting) */
