@@ -424,6 +424,7 @@ static PyMethodDef module_methods[] = {
      "from the active policy's table, fallback for everything else (None when the classes have no such slots)."},
     {"fill_slots", al_fill_slots, METH_O,
      "fill_slots(array_class): set its number and comparison slots to the compiled operators (how many were set)."},
+#ifndef AL_WITHOUT_GETITEM /* defined: a build as before _getitem.c (tests/test_getitem_paths.py makes one) */
     {"getitem_method", al_getitem_method, METH_VARARGS,
      "getitem_method(array_class, python_method, doc): the compiled __getitem__ (plain keys on planned native "
      "classes; python_method for everything else), or None when no compiled operator made the class known."},
@@ -432,7 +433,10 @@ static PyMethodDef module_methods[] = {
     {"getitem_plan", al_getitem_plan, METH_VARARGS,
      "getitem_plan(native_class, plan): plain keys on native_class take the compiled path (plan 1: NumPy, "
      "2: torch; 0: the Python method). False when the table is full."},
+    {"getitem_planned", al_getitem_planned, METH_O,
+     "getitem_planned(native_class): its plan (0: the Python method, 1: NumPy, 2: torch)."},
     {"getitem_clear", al_getitem_clear, METH_NOARGS, "getitem_clear(): forget every getitem plan."},
+#endif
     {NULL, NULL, 0, NULL},
 };
 

@@ -75,6 +75,7 @@ PyObject *al_fill_slots(PyObject *module, PyObject *cls);
 PyObject *al_getitem_method(PyObject *module, PyObject *args); /* getitem_method(array_class, python_method, doc) */
 PyObject *al_fill_getitem(PyObject *module, PyObject *cls);    /* fill_getitem(array_class): its mapping slot */
 PyObject *al_getitem_plan(PyObject *module, PyObject *args);   /* getitem_plan(native_class, plan) */
+PyObject *al_getitem_planned(PyObject *module, PyObject *cls); /* getitem_planned(native_class): its plan */
 PyObject *al_getitem_clear(PyObject *module, PyObject *ignored); /* getitem_clear(): every plan forgotten */
 
 /* _plan_keys.c: what a plan is keyed and guarded by */

@@ -240,6 +240,12 @@ al_getitem_plan(PyObject *Py_UNUSED(module), PyObject *args)
 }
 
 PyObject *
+al_getitem_planned(PyObject *Py_UNUSED(module), PyObject *cls)
+{
+    return PyLong_FromLong(PyType_Check(cls) ? plan_of((PyTypeObject *)cls) : PLAN_NONE);
+}
+
+PyObject *
 al_getitem_clear(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(ignored))
 {
     for (int k = 0; k < GETITEM_PLANS; k++) {

@@ -176,6 +176,13 @@ def getitem_plan(native_class: type, plan: str) -> bool:
     return bool(GETITEM) and bool(_dispatch.getitem_plan(native_class, GETITEM_PLANS[plan]))
 
 
+def getitem_planned(native_class: type) -> str:
+    """What the compiled ``__getitem__`` does with plain keys on ``native_class`` now (a key of
+    :data:`GETITEM_PLANS`)."""
+    plan = _dispatch.getitem_planned(native_class) if GETITEM else 0
+    return next(name for name, code in GETITEM_PLANS.items() if code == plan)
+
+
 def getitem_clear() -> None:
     """Forget every :func:`getitem_plan` (the Array module does, with its own plans, when the
     registry changes)."""
