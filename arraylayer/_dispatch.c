@@ -144,6 +144,20 @@ al_operator_operand(PyObject *other)
     return is_scalar_type(Py_TYPE(other)) ? Py_NewRef(other) : NULL;
 }
 
+/* a new Array holding ``native`` (a new reference to it), or NULL with an exception set */
+AL_HOT PyObject *
+al_wrap(PyObject *native)
+{
+    PyObject *array = al_new_array();
+    if (array == NULL)
+        return NULL;
+    if (al_native_offset > 0) /* the slot of a new object is empty: the reference goes there */
+        *(PyObject **)((char *)array + al_native_offset) = Py_NewRef(native);
+    else if (PyObject_SetAttr(array, al_s_native, native) < 0)
+        Py_CLEAR(array);
+    return array;
+}
+
 /* The plan of ``d`` for the unwrapped ``natives`` replayed, its result wrapped in a new Array (``like``:
  * the native whose class the result should have). NULL with *fell set: take the Python function. */
 AL_HOT PyObject *
@@ -169,12 +183,7 @@ al_replay_wrapped(Dispatcher *d, PyObject *const *natives, PyObject *like, int *
         if (result == NULL)
             goto done;
     }
-    if ((array = al_new_array()) == NULL)
-        goto done;
-    if (al_native_offset > 0) /* the slot of a new object is empty: the result's reference moves there */
-        *(PyObject **)((char *)array + al_native_offset) = Py_NewRef(result);
-    else if (PyObject_SetAttr(array, al_s_native, result) < 0)
-        Py_CLEAR(array);
+    array = al_wrap(result);
 done:
     Py_XDECREF(result);
     read_clear(&read);

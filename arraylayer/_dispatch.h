@@ -64,6 +64,8 @@ is_scalar_type(PyTypeObject *t)
 PyObject *al_operator_operand(PyObject *other);
 /* a plan replayed on unwrapped operands, its result in a new Array; NULL with *fell: the Python path */
 PyObject *al_replay_wrapped(Dispatcher *d, PyObject *const *natives, PyObject *like, int *fell);
+/* a new Array holding ``native`` (new reference), or NULL with an exception set (_dispatch.c) */
+PyObject *al_wrap(PyObject *native);
 /* a new, empty Array (its slots NULL), from the released ones where there are any (_operators.c) */
 PyObject *al_new_array(void);
 /* operator_method(array_class, name, function, python_method, form, doc, zero_d) (_operators.c) */

@@ -137,12 +137,7 @@ getitem_fast(PyObject *self, PyObject *key, int *fell)
         *fell = 1;
         goto done;
     }
-    if ((array = al_new_array()) == NULL)
-        goto done;
-    if (al_native_offset > 0) /* the slot of a new object is empty: the result's reference moves there */
-        *(PyObject **)((char *)array + al_native_offset) = Py_NewRef(result);
-    else if (PyObject_SetAttr(array, al_s_native, result) < 0)
-        Py_CLEAR(array);
+    array = al_wrap(result);
 done:
     Py_XDECREF(result);
     Py_DECREF(native);
