@@ -1,4 +1,5 @@
-"""The optional C extensions (everything else is in pyproject.toml): arraylayer._dispatch,
+"""The optional C extensions (everything else is in pyproject.toml): arraylayer._dispatch (with
+Array's operators and its ``__getitem__``),
 arraylayer._threefry and arraylayer._codes.
 
 A compiler error never fails the install: the extension is left out with one line saying so,
@@ -39,7 +40,7 @@ _PTHREAD = [] if sys.platform == "win32" else ["-pthread"]
 setup(
     ext_modules=[Extension("arraylayer._dispatch",
                            ["arraylayer/_dispatch.c", "arraylayer/_operators.c", "arraylayer/_plan_keys.c",
-                            "arraylayer/_promotion.c"],
+                            "arraylayer/_promotion.c", "arraylayer/_getitem.c"],
                            depends=["arraylayer/_dispatch.h"], optional=True),
                  Extension("arraylayer._threefry", ["arraylayer/_threefry.c"], optional=True),
                  Extension("arraylayer._codes", ["arraylayer/_codes.c"], optional=True,  # pthreads: one thread without

@@ -144,6 +144,20 @@ al_operator_operand(PyObject *other)
     return is_scalar_type(Py_TYPE(other)) ? Py_NewRef(other) : NULL;
 }
 
+/* a new Array holding ``native`` (a new reference to it), or NULL with an exception set */
+AL_HOT PyObject *
+al_wrap(PyObject *native)
+{
+    PyObject *array = al_new_array();
+    if (array == NULL)
+        return NULL;
+    if (al_native_offset > 0) /* the slot of a new object is empty: the reference goes there */
+        *(PyObject **)((char *)array + al_native_offset) = Py_NewRef(native);
+    else if (PyObject_SetAttr(array, al_s_native, native) < 0)
+        Py_CLEAR(array);
+    return array;
+}
+
 /* The plan of ``d`` for the unwrapped ``natives`` replayed, its result wrapped in a new Array (``like``:
  * the native whose class the result should have). NULL with *fell set: take the Python function. */
 AL_HOT PyObject *
@@ -169,12 +183,7 @@ al_replay_wrapped(Dispatcher *d, PyObject *const *natives, PyObject *like, int *
         if (result == NULL)
             goto done;
     }
-    if ((array = al_new_array()) == NULL)
-        goto done;
-    if (al_native_offset > 0) /* the slot of a new object is empty: the result's reference moves there */
-        *(PyObject **)((char *)array + al_native_offset) = Py_NewRef(result);
-    else if (PyObject_SetAttr(array, al_s_native, result) < 0)
-        Py_CLEAR(array);
+    array = al_wrap(result);
 done:
     Py_XDECREF(result);
     read_clear(&read);
@@ -424,6 +433,19 @@ static PyMethodDef module_methods[] = {
      "from the active policy's table, fallback for everything else (None when the classes have no such slots)."},
     {"fill_slots", al_fill_slots, METH_O,
      "fill_slots(array_class): set its number and comparison slots to the compiled operators (how many were set)."},
+#ifndef AL_WITHOUT_GETITEM /* defined: a build as before _getitem.c (tests/test_getitem_paths.py makes one) */
+    {"getitem_method", al_getitem_method, METH_VARARGS,
+     "getitem_method(array_class, python_method, doc): the compiled __getitem__ (plain keys on planned native "
+     "classes; python_method for everything else), or None when no compiled operator made the class known."},
+    {"fill_getitem", al_fill_getitem, METH_O,
+     "fill_getitem(array_class): its mapping slot takes the compiled __getitem__ directly (whether it was set)."},
+    {"getitem_plan", al_getitem_plan, METH_VARARGS,
+     "getitem_plan(native_class, plan): plain keys on native_class take the compiled path (plan 1: NumPy, "
+     "2: torch; 0: the Python method). False when the table is full."},
+    {"getitem_planned", al_getitem_planned, METH_O,
+     "getitem_planned(native_class): its plan (0: the Python method, 1: NumPy, 2: torch)."},
+    {"getitem_clear", al_getitem_clear, METH_NOARGS, "getitem_clear(): forget every getitem plan."},
+#endif
     {NULL, NULL, 0, NULL},
 };
 

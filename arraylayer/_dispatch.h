@@ -64,12 +64,21 @@ is_scalar_type(PyTypeObject *t)
 PyObject *al_operator_operand(PyObject *other);
 /* a plan replayed on unwrapped operands, its result in a new Array; NULL with *fell: the Python path */
 PyObject *al_replay_wrapped(Dispatcher *d, PyObject *const *natives, PyObject *like, int *fell);
+/* a new Array holding ``native`` (new reference), or NULL with an exception set (_dispatch.c) */
+PyObject *al_wrap(PyObject *native);
 /* a new, empty Array (its slots NULL), from the released ones where there are any (_operators.c) */
 PyObject *al_new_array(void);
 /* operator_method(array_class, name, function, python_method, form, doc, zero_d) (_operators.c) */
 PyObject *al_operator_method(PyObject *module, PyObject *args);
 /* fill_slots(array_class): its number slots take the compiled operators directly (_operators.c) */
 PyObject *al_fill_slots(PyObject *module, PyObject *cls);
+
+/* _getitem.c: Array.__getitem__ for plain keys on the native classes the Python method planned */
+PyObject *al_getitem_method(PyObject *module, PyObject *args); /* getitem_method(array_class, python_method, doc) */
+PyObject *al_fill_getitem(PyObject *module, PyObject *cls);    /* fill_getitem(array_class): its mapping slot */
+PyObject *al_getitem_plan(PyObject *module, PyObject *args);   /* getitem_plan(native_class, plan) */
+PyObject *al_getitem_planned(PyObject *module, PyObject *cls); /* getitem_planned(native_class): its plan */
+PyObject *al_getitem_clear(PyObject *module, PyObject *ignored); /* getitem_clear(): every plan forgotten */
 
 /* _plan_keys.c: what a plan is keyed and guarded by */
 int al_keys_init(void);                                      /* intern the attribute names; -1 on error */

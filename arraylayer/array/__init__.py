@@ -36,6 +36,7 @@ from __future__ import annotations
 import importlib
 import math
 import operator
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 from typing import Any, Final
@@ -51,7 +52,9 @@ from arraylayer.errors import ArrayLayerError
 from arraylayer.array.inplace import check_assignment, check_writeable, torch_refused
 from arraylayer.runtime.layouts import shareable
 from arraylayer.dtypes.promotion import result_type
-from arraylayer.runtime.registry import backend_of
+from arraylayer.context import replaying
+from arraylayer.runtime.compiled_dispatch import fill_getitem, getitem_clear, getitem_method, getitem_plan
+from arraylayer.runtime.registry import backend_of, backend_of_class, on_registry_change
 from arraylayer.version import __array_api_version__
 
 __all__ = ["Array"]
@@ -345,11 +348,13 @@ class Array:
     def __getitem__(self, key: Any, /) -> Array:
         """``native[key]`` with the standard's keys and NumPy's results and errors on every backend:
         JAX and TensorFlow go through arraylayer.array.indexing (bounds checks, integer arrays and 0-d
-        masks on TensorFlow); Arrays in ``key`` are unwrapped."""
+        masks on TensorFlow); Arrays in ``key`` are unwrapped; an element of a NumPy array is a 0-d
+        view. (With the C extension, plain keys on NumPy and torch arrays take its compiled form.)"""
         native = self._native
-        key = _unwrap_key(key)
-        standard = _STANDARD_GETITEM.get(_backend(native).name)
-        result = native[key] if standard is None else standard(native, key)
+        getitem = _GETITEM_PLANS.get(native.__class__)
+        if getitem is None:
+            getitem = _getitem_plan(native)
+        result = getitem(native, _unwrap_key(key))
         return _wrap(result if result.__class__ is native.__class__ else zero_d(result))
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
@@ -415,6 +420,8 @@ def _unwrap(array: Array) -> Any:
 def _unwrap_key(key: Any) -> Any:
     """``key`` with Arrays as their native arrays (NumPy ones in a layout every framework reads)
     and Array slice bounds as Python ints."""
+    if key.__class__ in _AS_IS:
+        return key
     if isinstance(key, Array):
         return shareable(key._native)
     if key.__class__ is tuple:
@@ -436,14 +443,53 @@ def _tensorflow_getitem(x: Any, key: Any) -> Any:
     return indexing.tensorflow_getitem(tf, x, key)
 
 
+# key parts that every backend's getitem takes as they are
+_AS_IS: Final = frozenset({int, type(None), type(Ellipsis)})
+
 # Backends whose own indexing is not the standard's: name -> getitem(native, key).
 _STANDARD_GETITEM: dict[str, Callable[[Any, Any], Any]] = {
+    "numpy": indexing.numpy_getitem,
     "jax": indexing.jax_getitem,
     "torch": indexing.torch_getitem,
     "tensorflow": _tensorflow_getitem,
     "dask": indexing_dask.dask_getitem,
 }
+# The getitem plans: native class -> its backend's getitem (filled on first use, emptied when the
+# registry changes).
+_GETITEM_PLANS: dict[type, Callable[[Any, Any], Any]] = {}
+# Backends whose plain keys the compiled __getitem__ takes: name -> (module, class) of the one
+# native class it takes them on, and its plan there (compiled_dispatch.GETITEM_PLANS).
+_COMPILED_GETITEM: Final = {"numpy": ("numpy", "ndarray", "numpy"), "torch": ("torch", "Tensor", "torch")}
 
 
+def _native_getitem(x: Any, key: Any) -> Any:
+    return x[key]
+
+
+def _getitem_plan(native: Any) -> Callable[[Any, Any], Any]:
+    """The getitem of ``native``'s class, stored for the next call (in C too, for the classes of
+    :data:`_COMPILED_GETITEM`); not stored while Dynamo traces, nor for a class of no backend's."""
+    cls = native.__class__
+    backend = backend_of_class(cls)
+    if backend is None:  # no backend's class (an Array made with _wrap): the active backend's, as before
+        return _STANDARD_GETITEM.get(_backend(native).name, _native_getitem)
+    getitem = _STANDARD_GETITEM.get(backend.name, _native_getitem)
+    if replaying():
+        return getitem
+    _GETITEM_PLANS[cls] = getitem
+    compiled = _COMPILED_GETITEM.get(backend.name)
+    if compiled is not None and getattr(sys.modules.get(compiled[0]), compiled[1], None) is cls:
+        getitem_plan(cls, compiled[2])
+    return getitem
+
+
+def _forget_getitem_plans() -> None:
+    _GETITEM_PLANS.clear()
+    getitem_clear()
+
+
+on_registry_change(_forget_getitem_plans)  # a backend registered at run time may own a class anew
 register_wrapper(Array, _unwrap, _wrap)
 install(Array)
+Array.__getitem__ = getitem_method(Array, Array.__getitem__)  # type: ignore[method-assign]
+fill_getitem(Array)

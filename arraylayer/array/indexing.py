@@ -85,6 +85,20 @@ def positions(shape: tuple[int, ...], key: Any) -> np.ndarray:
     return np.asarray(grid[key], order="C")
 
 
+def numpy_getitem(x: Any, key: Any) -> Any:
+    """NumPy's indexing, with an element (a NumPy scalar: what NumPy gives when integers index
+    every axis) as the 0-d view ``x[key + (...,)]``, NumPy's own 0-d form of it (the standard wants
+    a 0-d array; a view, as torch's element and NumPy's rows are, and as cheap as the scalar)."""
+    result = x[key]
+    if result.__class__ is x.__class__:
+        return result
+    import numpy as np
+
+    if isinstance(result, np.ndarray):
+        return result
+    return x[(*key, Ellipsis) if isinstance(key, tuple) else (key, Ellipsis)]
+
+
 def to_host(x: Any) -> Any:
     """A framework array as a NumPy array (TensorFlow's and torch's through ``.numpy()``)."""
     import numpy as np

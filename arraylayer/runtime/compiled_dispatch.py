@@ -8,7 +8,8 @@ and raises as it always does. Without the extension (no compiler at install time
 ``ARRAYLAYER_PURE_PYTHON=1`` in the environment, :data:`ACTIVE` is False and the public functions
 are the Python ones. The same replay serves ``Array``'s operators (:func:`operator_method`), the
 Array namespaces' element-wise functions (:func:`on_arrays`) and ``al.add(A, B)`` on Arrays; the public
-``promote_types`` is made here too (:data:`promote_types`, ``arraylayer/_promotion.c``).
+``promote_types`` is made here too (:data:`promote_types`, ``arraylayer/_promotion.c``), and ``Array``'s
+``__getitem__`` for plain keys (:func:`getitem_method`, ``arraylayer/_getitem.c``).
 
 Why plain C against CPython's API: building it needs nothing but a C compiler (setuptools, pinned
 in pyproject.toml, drives it), while Cython or Rust/PyO3 would add a build tool and a toolchain to
@@ -68,6 +69,10 @@ _WRAPPERS: Final[list[Any]] = []
 #: (class, name, compiled operator method, its Python method), for :func:`prepare_for_dynamo`
 OPERATORS: Final[list[tuple[type, str, Any, Callable[..., Any]]]] = []
 _FORMS: Final = {"binary": 0, "reflected": 1, "unary": 2}
+#: (class, compiled ``__getitem__``, its Python method) once made, for :func:`prepare_for_dynamo`
+GETITEM: Final[list[tuple[type, Any, Callable[..., Any]]]] = []
+#: what the compiled ``__getitem__`` does with plain keys on a native class (``arraylayer/_getitem.c``)
+GETITEM_PLANS: Final = {"python": 0, "numpy": 1, "torch": 2}
 
 Store = Callable[..., None]
 
@@ -144,6 +149,47 @@ def fill_slots(cls: type) -> None:
         _dispatch.fill_slots(cls)
 
 
+def getitem_method(cls: type, method: Callable[..., Any]) -> Callable[..., Any]:
+    """The compiled form of ``cls.__getitem__`` (``method``): plain keys (ints, slices of ints,
+    ``None``, ``...`` and tuples of those) on an Array of a native class planned by
+    :func:`getitem_plan` index the native array and wrap the result; ``method`` runs for everything
+    else. ``method`` itself without the extension, with one built before ``_getitem.c`` (stale), or
+    before :func:`operator_method` made ``cls`` known to it."""
+    make = getattr(_dispatch, "getitem_method", None)
+    compiled_method = None if make is None else make(cls, method, method.__doc__ or "")
+    if compiled_method is None:
+        return method
+    GETITEM.append((cls, compiled_method, method))
+    return compiled_method  # type: ignore[no-any-return]
+
+
+def fill_getitem(cls: type) -> bool:
+    """After :func:`getitem_method`'s method is set on ``cls``: point its mapping slot (``A[key]``) at it
+    directly (setting ``__getitem__`` on the class later puts CPython's look-up back)."""
+    return bool(GETITEM) and bool(_dispatch.fill_getitem(cls))
+
+
+def getitem_plan(native_class: type, plan: str) -> bool:
+    """Tell the compiled ``__getitem__`` what plain keys on ``native_class`` need (a key of
+    :data:`GETITEM_PLANS`: "numpy", "torch", or "python" for the Python method). False where it
+    does not take it (no compiled ``__getitem__``, or its table is full)."""
+    return bool(GETITEM) and bool(_dispatch.getitem_plan(native_class, GETITEM_PLANS[plan]))
+
+
+def getitem_planned(native_class: type) -> str:
+    """What the compiled ``__getitem__`` does with plain keys on ``native_class`` now (a key of
+    :data:`GETITEM_PLANS`)."""
+    plan = _dispatch.getitem_planned(native_class) if GETITEM else 0
+    return next(name for name, code in GETITEM_PLANS.items() if code == plan)
+
+
+def getitem_clear() -> None:
+    """Forget every :func:`getitem_plan` (the Array module does, with its own plans, when the
+    registry changes)."""
+    if GETITEM:
+        _dispatch.getitem_clear()
+
+
 def _signed(name: str, parameters: str, doc: str | None) -> str:
     """A builtin's docstring with its signature first (what ``inspect.signature`` reads)."""
     return f"{name}($self, {parameters}, /)\n--\n\n{doc or ''}"
@@ -177,9 +223,11 @@ def clear() -> None:
 
 def prepare_for_dynamo() -> None:
     """Make torch.compile trace each compiled function's Python twin (Dynamo cannot trace C), and
-    put the Python operator methods back on the Array class."""
+    put the Python operator methods and ``__getitem__`` back on the Array class."""
     for cls, name, _, python in OPERATORS:
         setattr(cls, name, python)
+    for cls, _, python in GETITEM:
+        cls.__getitem__ = python  # type: ignore[method-assign]
     if not _DISPATCHERS:
         return
     from torch._dynamo.decorators import substitute_in_graph

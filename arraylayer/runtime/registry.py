@@ -225,6 +225,12 @@ def _classify(cls: type) -> Backend | None:
     return None
 
 
+def backend_of_class(cls: type) -> Backend | None:
+    """The backend whose arrays are of class ``cls`` (None: no backend's), as :func:`backend_of`
+    finds it for one such array, without the active backend's default."""
+    return _BY_TYPE[cls] if cls in _BY_TYPE else _classify(cls)
+
+
 def prepare_for_tracing(*array_types: type) -> None:
     """Do now what the first call on ``array_types`` would do (read entry points, make every
     adapter, load the arrays' backend): a tracing compiler cannot follow those steps."""

@@ -71,7 +71,8 @@ def architecture() -> str:
     lines += ["The face", "--------", "",
               "``arraylayer/__init__.py`` re-exports the public names and answers the backend-dependent ones;",
               "``__main__.py`` runs the command line. The C extensions (``_dispatch.c``, ``_operators.c``,",
-              "``_plan_keys.c``, ``_promotion.c``, ``_threefry.c``, ``_codes.c``) stand beside them: optional, built",
+              "``_getitem.c``, ``_plan_keys.c``, ``_promotion.c``, ``_threefry.c``, ``_codes.c``) stand beside them:",
+              "optional, built",
               "by setup.py,",
               "each replaced by a pure-Python path where it is missing.", ""]
     return "\n".join(lines)
