@@ -25,11 +25,14 @@ class Uses(NamedTuple):
     ``kinds``: the kind letters (b i u f c) the Array API defines it for; other kinds are
     refused by the api layer on every backend. ``kernels``: the kernel names it calls.
     ``rule``: the dtype those kernels run in, for an input dtype (see :data:`RULES`).
+    ``refused``: dtypes of those kinds that the function itself refuses on every backend, with
+    InvalidDtypeError naming the cast (``view_as_complex`` of float16 parts: torch's rule).
     """
 
     kernels: tuple[str, ...]
     kinds: str = "biufc"
     rule: str = "same"
+    refused: tuple[str, ...] = ()
 
 
 #: How a function's input dtype becomes the dtype its kernels are called with.
@@ -244,12 +247,12 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "slice_update": Uses(("take", "where")),
     # keras' core saturate_cast/slice, einsum and math cdist/extract_sequences/view_as_* (models/mathops/):
     # einsum and view_as_complex call the backends' nn kernels; their rows name the kernels of the same dtypes
-    "saturate_cast": Uses(("clip", "isnan", "where"), "iuf"),  # (bool input is a plain cast: no clip)
+    "saturate_cast": Uses(("clip", "isnan", "where"), _REAL),  # (bool input is a plain cast: no clip)
     "slice": Uses(("take",)),
     "einsum": Uses(("tensordot",)),
     "cdist": Uses(("subtract", "vector_norm"), _NUMERIC, "inexact"),
     "extract_sequences": Uses(("take", "reshape")),
-    "view_as_complex": Uses(("real", "imag"), "iuf", "inexact"),
+    "view_as_complex": Uses(("real", "imag"), "iuf", "inexact", ("bfloat16", "float16")),
     "view_as_real": Uses(("real", "imag", "stack"), "c"),
     # utility
     "all": Uses(("all",)),
@@ -337,12 +340,17 @@ _PART_OF: Final = {c: f for f, c in _COMPLEX_OF.items()}
 
 def function_table() -> dict[str, Uses]:
     """Every public function's :class:`Uses`, by qualified name: the elementwise module's table,
-    :data:`FUNCTIONS` and :data:`INDEPENDENT` (built once)."""
+    :data:`FUNCTIONS`, :data:`INDEPENDENT` and the model toolkit's rows
+    (:mod:`~arraylayer.support.model_table`; built once)."""
     if not _TABLE:
         table = {name: Uses((name,), spec.kinds, _ELEMENTWISE_RULES[spec.rule])
                  for name, spec in {**UNARY, **BINARY}.items()}
         table.update(FUNCTIONS)
         table.update((name, Uses((), rule="independent")) for name in INDEPENDENT)
+        from arraylayer.support.model_table import MODEL_FUNCTIONS, MODEL_INDEPENDENT  # (it imports Uses from here)
+
+        table.update(MODEL_FUNCTIONS)
+        table.update((name, Uses((), rule="independent")) for name in MODEL_INDEPENDENT)
         _TABLE.update(table)
     return _TABLE
 
