@@ -62,9 +62,9 @@ _NN_FLOAT: Final[dict[str, tuple[str, ...]]] = {
                      "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool",
                      "adaptive_max_pool"), ("multiply",)),
 }
-#: nn functions that move or select elements: any dtype (``one_hot``/``multi_hot``: their result's dtype=).
+#: nn functions that move or select elements: any dtype (``one_hot``: its result's dtype=).
 _NN_ANY: Final[dict[str, tuple[str, ...]]] = {
-    "one_hot": ("equal",), "multi_hot": ("equal", "any"), "embedding": ("take",),
+    "one_hot": ("equal",), "embedding": ("take",),
     "depth_to_space": ("reshape", "permute_dims"), "space_to_depth": ("reshape", "permute_dims"),
     "unfold": ("take", "reshape"), "fold": ("reshape", "add"),
 }
@@ -97,6 +97,7 @@ _OPTIMIZERS: Final[dict[str, tuple[tuple[str, ...], str]]] = {
 MODEL_FUNCTIONS: Final[dict[str, Uses]] = {
     **{f"nn.{name}": Uses(kernels, _F) for name, kernels in _NN_FLOAT.items()},
     **{f"nn.{name}": Uses(kernels, _ANY) for name, kernels in _NN_ANY.items()},
+    "nn.multi_hot": Uses(("equal", "max"), "biuf"),  # (the max over the labels' axis: no complex result)
     **{f"layers.{name}.init": Uses(("multiply", "zeros", "ones"), _F)
        for name in _LAYERS_APPLY if name not in _PARAMETERLESS},
     "layers.batch_norm.init_state": Uses(("zeros", "ones"), _F),

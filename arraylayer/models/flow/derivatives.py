@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from arraylayer.errors import GradientError, UnsupportedOperationError
+from arraylayer.errors import ControlFlowError, GradientError, UnsupportedOperationError
 from arraylayer.models.flow.carry import backend_of_trees, flatten, specs
 from arraylayer.models.flow.loops import _callable
 from arraylayer.models.tree import tree_flatten
@@ -52,6 +52,14 @@ def custom_gradient(f: Callable[..., tuple[Any, Callable[[Any], Any]]]) -> Calla
     @functools.wraps(f)
     def with_gradient(*args: Any) -> Any:
         backend = backend_of_trees(args)
+        # arrays of one backend or Python numbers (made arrays), on every backend alike: anything
+        # else is a ControlFlowError here, not the framework's error inside its custom gradient
+        if any(arg is None for arg in args):
+            raise ControlFlowError(f"custom_gradient: positional argument {[a is None for a in args].index(True)} is "
+                                   f"None; each positional argument gets a gradient: pass arrays (put other values "
+                                   f"in f's closure).")
+        flat = flatten(backend, args, "custom_gradient's arguments")
+        args = flat.rebuild(flat.leaves)
         make = _CUSTOM.get(backend.name)
         if make is None:
             return f(*args)[0]
