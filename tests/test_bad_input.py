@@ -444,7 +444,8 @@ def array_slots() -> list[tuple[str, str]]:
         for p in inspect.signature(f).parameters.values():
             kind = role(name, p.name)
             if p.kind is p.VAR_POSITIONAL:
-                slots.append((name, "*0"))
+                if name not in TOOLKIT or name == "einsum":  # (the pooling layers' init takes anything: no parameters)
+                    slots.append((name, f"*{len(valid_arguments(name, f)[0]) - 1}" if name in TOOLKIT else "*0"))
             elif kind == "array":
                 slots.append((name, p.name))
             elif kind == "arrays":

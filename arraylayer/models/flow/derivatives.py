@@ -31,7 +31,9 @@ def stop_gradient(tree: Any) -> Any:
     leaves, rebuild = tree_flatten(tree)
     backend = backend_of_trees(tree)
     stop = _STOPS.get(backend.name)
-    return tree if stop is None else rebuild([stop(backend, leaf) for leaf in leaves])
+    # leaves that are not arrays (numbers, strings) carry no gradient: returned as they are, on every backend
+    return tree if stop is None else rebuild([stop(backend, leaf) if hasattr(leaf, "shape") else leaf
+                                              for leaf in leaves])
 
 
 _STOPS: Final[dict[str, Callable[[Backend, Any], Any]]] = {

@@ -15,7 +15,7 @@ from arraylayer.api.elementwise import abs as absolute
 from arraylayer.api.elementwise import add, clip, divide, log, logaddexp, maximum, multiply, negative, subtract
 from arraylayer.api.manipulation import moveaxis
 from arraylayer.errors import InvalidArgumentError
-from arraylayer.models.nn.common import _floating, _reduce
+from arraylayer.models.nn.common import _array, _floating, _reduce
 from arraylayer.models.nn.losses import _labels_in_range, cross_entropy
 from arraylayer.models.nn.softmax_family import log_softmax, one_hot
 
@@ -24,6 +24,7 @@ EPSILON: Final = 1e-7
 
 
 def _same_shape(function: str, predictions: Any, targets: Any) -> None:
+    _array(targets, function, "targets")
     if tuple(predictions.shape) != tuple(targets.shape):
         raise InvalidArgumentError(f"nn.{function}: targets of shape {tuple(targets.shape)} do not match predictions of "
                                    f"shape {tuple(predictions.shape)}; pass targets of the predictions' shape.")
