@@ -201,6 +201,8 @@ TOOLKIT_SPECIAL_ROLES: Final[dict[str, dict[str, str]]] = {
                                               "rms_normalization")},
     "nn.moments": {"axes": "axis"}, "layers.batch_norm.apply": {"state": "tree"},
     "layers.lstm_cell.apply": {"state": "arrays"}, "top_k": {"k": "count"}, "in_top_k": {"k": "count"},
+    # the control flow carries trees (nested lists, dicts and None are trees): corrupted as trees, not arrays
+    **{name: dict.fromkeys(("x", "xs", "init"), "tree") for name in model_calls.FLOW if name != "custom_gradient"},
 }
 #: Every function the campaign calls: the array API's and the toolkit's.
 CAMPAIGN: Final = {**FUNCTIONS, **TOOLKIT}

@@ -56,10 +56,11 @@ def custom_gradient(f: Callable[..., tuple[Any, Callable[[Any], Any]]]) -> Calla
         backend = backend_of_trees(args)
         # arrays of one backend or Python numbers (made arrays), on every backend alike: anything
         # else is a ControlFlowError here, not the framework's error inside its custom gradient
-        if any(arg is None for arg in args):
-            raise ControlFlowError(f"custom_gradient: positional argument {[a is None for a in args].index(True)} is "
-                                   f"None; each positional argument gets a gradient: pass arrays (put other values "
-                                   f"in f's closure).")
+        for i, arg in enumerate(args):  # each positional argument gets one gradient: one array (or number) each
+            if not hasattr(arg, "shape") and not isinstance(arg, (int, float)):
+                raise ControlFlowError(f"custom_gradient: positional argument {i} is {type(arg).__name__}, not an "
+                                       f"array; each positional argument gets one gradient: pass arrays (put other "
+                                       f"values in f's closure).")
         flat = flatten(backend, args, "custom_gradient's arguments")
         args = flat.rebuild(flat.leaves)
         make = _CUSTOM.get(backend.name)
