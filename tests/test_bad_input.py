@@ -200,7 +200,7 @@ TOOLKIT_SPECIAL_ROLES: Final[dict[str, dict[str, str]]] = {
     **{f"nn.{n}": {"scale": "array"} for n in ("layer_norm", "batch_norm", "group_norm", "instance_norm",
                                               "rms_normalization")},
     "nn.moments": {"axes": "axis"}, "layers.batch_norm.apply": {"state": "tree"},
-    "layers.lstm_cell.apply": {"state": "arrays"}, "top_k": {"k": "count"}, "in_top_k": {"k": "count"},
+    "layers.lstm_cell.apply": {"state": "tree"}, "top_k": {"k": "count"}, "in_top_k": {"k": "count"},
     # the control flow carries trees (nested lists, dicts and None are trees): corrupted as trees, not arrays
     **{name: dict.fromkeys(("x", "xs", "init"), "tree") for name in model_calls.FLOW if name != "custom_gradient"},
 }
