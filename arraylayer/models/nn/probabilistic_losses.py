@@ -79,7 +79,7 @@ def cross_entropy_labels(predictions: Any, labels: Any, axis: int) -> Any:
     """``labels``, checked as nn.cross_entropy checks them: integers of the predictions' shape
     without ``axis``, each a class."""
     expected = tuple(predictions.shape[:axis]) + tuple(predictions.shape[axis + 1:])
-    if tuple(labels.shape) != expected:
+    if tuple(_array(labels, "sparse_categorical_cross_entropy", "labels").shape) != expected:
         raise InvalidArgumentError(f"nn.sparse_categorical_cross_entropy: labels of shape {tuple(labels.shape)} do not "
                                    f"match predictions of shape {tuple(predictions.shape)} without axis {axis}.")
     return _labels_in_range(labels, int(predictions.shape[axis]))
