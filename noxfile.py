@@ -1,14 +1,15 @@
 """Sessions: ``main`` (the main job), ``transformer`` (its second model alone), ``tests`` (CI's, with
 ``docs``: the whole suite, then the official Array API suite and the client libraries),
 ``tests-<backend>``, ``lint``, ``demo``, ``bench``, ``docs``, ``conformance`` and ``clients`` to run those
-two parts alone, ``badinput`` (the full bad-input campaign) and ``lowp`` (the low-precision casts over
+two parts alone, ``badinput`` (the full bad-input campaign), ``support_models`` (every support answer of
+the model toolkit checked by a call on every dtype) and ``lowp`` (the low-precision casts over
 every format, every float16/bfloat16 pattern and 2**22 float32 ones), ``dispatch`` (the compiled and the
 pure-Python dispatch compared on every element-wise function and operator), ``triton`` (torch's Triton
 casts in Triton's interpreter, in an environment of its own: part of CI's test command), ``distributed``
 (the transformer data-parallel on 2 processes against one, on jax, torch and tensorflow).
 
 ``main``, ``transformer``, ``tests``, ``docs``, ``demo``, ``bench``, ``conformance``, ``clients``, ``badinput``,
-``lowp``, ``dispatch`` and ``distributed`` share ONE environment, ``.nox/shared`` (every framework, CPU builds: about 3.1 GB), created
+``support_models``, ``lowp``, ``dispatch`` and ``distributed`` share ONE environment, ``.nox/shared`` (every framework, CPU builds: about 3.1 GB), created
 on first use and updated by pip on each run; nox's own per-session environments are used only by ``tests-<backend>`` (one
 framework each), ``triton`` and ``lint``. Every install goes through constraints.txt, which pins the frameworks
 (torch==2.13.0 included: an unpinned torch would pull several GB of CUDA packages).
@@ -196,6 +197,15 @@ def badinput(session: nox.Session) -> None:
     shared(session, "tests/test_bad_input.py", *session.posargs, env=env)
     if not session.posargs:
         shared(session, "-m", "pytest", "tests/test_bad_input.py", "-p", "no:cacheprovider", env=env)
+
+
+@nox.session(python=False)
+def support_models(session: nox.Session) -> None:
+    """Every support answer of the model toolkit, the math ops and the control flow against what a
+    call does, on every dtype and installed backend (tests/test_support_models.py with
+    AL_SUPPORT_MODELS_ALL=1; the normal run samples the dtypes)."""
+    env = {"TF_CPP_MIN_LOG_LEVEL": "3", "AL_SUPPORT_MODELS_ALL": "1"}
+    shared(session, "-m", "pytest", "tests/test_support_models.py", "-p", "no:cacheprovider", *session.posargs, env=env)
 
 
 @nox.session(python=False)

@@ -323,7 +323,9 @@ __all__ = [
 # The public namespaces, by name, for the dtype-support queries (function_supported_dtypes(al.add)).
 from arraylayer.support.names import register_namespace as _register_namespace  # noqa: E402
 
-for _prefix, _namespace in (("", _sys.modules[__name__]), ("linalg.", linalg), ("fft.", fft)):
+for _prefix, _namespace in (("", _sys.modules[__name__]), ("linalg.", linalg), ("fft.", fft),
+                            ("nn.", "arraylayer.models.nn"), ("layers.", "arraylayer.models.layers"),
+                            ("optim.", "arraylayer.models.optim")):  # (the toolkit's by name: it loads on first use)
     _register_namespace(_prefix, _namespace)
 del _prefix, _namespace
 

@@ -18,7 +18,9 @@ NumPy's (same dtype) or an arraylayer error; it fails as "raw" (raised inside a 
 
 CI runs a fixed-seed sample of each family (``AL_BAD_INPUT_EXAMPLES`` sets the examples per
 test). ``python tests/test_bad_input.py [roles] [A] [B] [C] [-v]`` (or ``nox -s badinput``) runs
-every case and prints the figures per family and backend; ``-v`` lists each failure.
+every case and prints the figures per family and backend; ``-v`` lists each failure, ``toolkit`` runs
+the cases of the model toolkit alone (nn, layers' init/apply, optim, the math ops beyond the standard
+and the control flow: tests/model_calls.py's valid calls, their parameters' roles in TOOLKIT_ROLES).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ import pytest
 
 import arraylayer as al
 from arraylayer.errors import ArrayLayerError
+
+import model_calls
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -157,14 +161,73 @@ def public_functions() -> dict[str, Any]:
 
 FUNCTIONS: Final = public_functions()
 
+# -- the model toolkit, the math ops beyond the standard and the control flow ----------------------
+#: Their valid calls are tests/model_calls.py's (shared with tests/test_support_models.py); their
+#: parameters' roles are these (then PARAMS'), per function where a name means two things.
+TOOLKIT: Final = {name: f for name, (f, _, _) in model_calls.calls().items()}
+BAD.update({
+    "key": [None, 3, "key", ("A", "float32", [1.0, 2.0]), _Obj()],
+    "tree": [None, {}, [], "abc", 3, {"w": None}, _Obj()],
+    "window": [0, -1, 1.5, "x", (2, 2, 2, 2), (0, 2), True, 2**70],
+    "padding": ["NOPE", -1, 1.5, ((1,),), _Obj(), (1, 2, 3, 4, 5)],
+    "policy": [3, "nope", _Obj()],
+    "function": [None, 3, "relu"],
+})
+TOOLKIT_ROLES: Final[dict[str, str]] = {
+    **dict.fromkeys(("logits", "labels", "predictions", "targets", "kernel", "q", "v", "table", "ids", "mean", "var",
+                     "abs_", "angle", "inputs", "sequence_lengths", "label_lengths", "logit_lengths",
+                     "depthwise_kernel", "pointwise_kernel", "mask", "xs", "init", "h0", "h", "data", "segment_ids",
+                     "updates", "elems", "offset", "start_indices"), "array"),
+    **dict.fromkeys(("num_classes", "groups", "block_size", "in_features", "out_features", "features", "hidden",
+                     "heads", "vocabulary", "channels", "in_channels", "out_channels", "num_segments",
+                     "sequence_length", "sequence_stride", "fft_length", "beam_width", "top_paths", "multiplier",
+                     "ndim"), "count"),
+    **dict.fromkeys(("window", "stride", "dilation", "kernel_size", "output_size", "output_padding"), "window"),
+    "padding": "padding",
+    **dict.fromkeys(("data_format", "reduction", "strategy"), "choice"),
+    **dict.fromkeys(("rate", "eps", "epsilon", "alpha", "negative_slope", "threshold", "default_value", "b", "max_val",
+                     "learning_rate", "b1", "b2", "momentum", "decay", "weight_decay", "eps1", "eps2", "decay_rate",
+                     "clipping_threshold", "initial_accumulator_value", "label_smoothing", "stddev", "forget_bias",
+                     "dropout_rate", "order", "p", "blank_index", "ignore_index", "mask_index"), "scalar"),
+    **dict.fromkeys(("training", "approximate", "from_logits", "causal", "bias", "nesterov", "centered",
+                     "merge_repeated", "sorted", "keepdims", "reverse"), "flag"),
+    "key": "key", **dict.fromkeys(("params", "grads", "tree"), "tree"), "policy": "policy", "activation": "function",
+    "subscripts": "choice", "center": "flag", "length": "count",
+}
+#: Roles of one function's parameters where they differ from TOOLKIT_ROLES.
+TOOLKIT_SPECIAL_ROLES: Final[dict[str, dict[str, str]]] = {
+    "nn.dot_product_attention": {"k": "array", "scale": "scalar"},
+    **{f"nn.{n}": {"scale": "array"} for n in ("layer_norm", "batch_norm", "group_norm", "instance_norm",
+                                              "rms_normalization")},
+    "nn.moments": {"axes": "axis"}, "layers.batch_norm.apply": {"state": "tree"},
+    "layers.lstm_cell.apply": {"state": "tree"}, "top_k": {"k": "count"}, "in_top_k": {"k": "count"},
+    # the control flow carries trees (nested lists, dicts and None are trees): corrupted as trees, not arrays
+    **{name: dict.fromkeys(("x", "xs", "init"), "tree") for name in model_calls.FLOW if name != "custom_gradient"},
+}
+#: Every function the campaign calls: the array API's and the toolkit's.
+CAMPAIGN: Final = {**FUNCTIONS, **TOOLKIT}
+
+
+def role(name: str, parameter: str) -> str | None:
+    """The role of ``name``'s ``parameter`` (None: not corrupted)."""
+    if name in TOOLKIT:
+        found = TOOLKIT_SPECIAL_ROLES.get(name, {}).get(parameter) or TOOLKIT_ROLES.get(parameter)
+        if found is not None:
+            return found
+    return PARAMS[parameter][0] if parameter in PARAMS else None
+
 
 def corruptible(name: str, f: Any) -> list[tuple[str, str]]:
     """(parameter, role) of each parameter of ``f`` this suite knows how to corrupt."""
-    return [(p, PARAMS[p][0]) for p in inspect.signature(f).parameters if p in PARAMS]
+    roles = [(p, role(name, p)) for p in inspect.signature(f).parameters]
+    return [(p, r) for p, r in roles if r is not None]
 
 
 def valid_arguments(name: str, f: Any) -> tuple[list[Any], dict[str, Any]]:
     """Positional and keyword arguments (abstract) of a valid call of ``f``."""
+    if name in TOOLKIT:
+        _, args, kwargs = model_calls.calls()[name]
+        return list(args), dict(kwargs)
     args, kwargs = [], {}
     special = SPECIAL.get(name.removeprefix("linalg."), {})
     for p in inspect.signature(f).parameters.values():
@@ -193,8 +256,12 @@ def materialise(value: Any) -> Any:
         return al.asarray(value[2], dtype=value[1])
     if isinstance(value, tuple) and len(value) == 3 and value[0] == "N":
         return _native(value[1], value[2])
+    if isinstance(value, tuple) and value and value[0] in ("K", "P", "S"):  # a key, a layer's parameters
+        return model_calls.materialise(value)
     if isinstance(value, list):
         return [materialise(v) for v in value]
+    if isinstance(value, dict):
+        return {k: materialise(v) for k, v in value.items()}
     return value
 
 
@@ -240,7 +307,7 @@ def outcome(backend: str, name: str, parameter: str, value: Any) -> tuple[str, s
     """(class, detail) of calling ``name`` on ``backend`` with ``parameter`` set to ``value``:
     "ok", "al:<ErrorType>", "raw:<module>", "leak:<ErrorType>", "hang" or "empty-message"; on
     dask, "computed" for a call that ran a graph (arraylayer must stay lazy there)."""
-    f = FUNCTIONS[name]
+    f = CAMPAIGN[name]
     with al.use_backend(backend):
         args, kwargs = call_with(name, f, parameter, value)
     return call_outcome(backend, name, f, args, kwargs)[:2]
@@ -290,7 +357,7 @@ def _module_of(filename: str) -> str:
 
 def cases() -> list[tuple[str, str, int]]:
     """Every (function, parameter, index of a bad value) the suite knows."""
-    return [(name, p, i) for name, f in sorted(FUNCTIONS.items()) for p, role in corruptible(name, f)
+    return [(name, p, i) for name, f in sorted(CAMPAIGN.items()) for p, role in corruptible(name, f)
             for i in range(len(BAD[role]))]
 
 
@@ -306,7 +373,7 @@ def comparable(parameter: str, results: dict[str, Any]) -> dict[str, Any]:
 
 def check_role_case(name: str, parameter: str, index: int) -> list[Failure]:
     """The failures of ``name`` with ``parameter`` set to the ``index``-th bad value of its role."""
-    value = BAD[PARAMS[parameter][0]][index]
+    value = BAD[role(name, parameter)][index]
     results = {b: outcome(b, name, parameter, value) for b in BACKENDS}
     call = f"{name}({parameter}={value!r:.60})"
     failures = [f for backend, (kind, detail) in results.items() for f in _escaped(kind, detail, backend, call)]
@@ -330,7 +397,7 @@ def test_bad_input_is_refused_alike_on_every_backend(case: tuple[str, str, int])
 
 def test_every_public_function_is_covered() -> None:
     """A new public function needs a row here: it must have at least one parameter this suite corrupts."""
-    uncovered = [name for name, f in FUNCTIONS.items()
+    uncovered = [name for name, f in CAMPAIGN.items()
                  if inspect.signature(f).parameters and not corruptible(name, f)]
     assert not uncovered, f"add the parameters of {uncovered} to PARAMS"
 
@@ -375,14 +442,15 @@ def array_slots() -> list[tuple[str, str]]:
     """(function, slot) of every array-like slot: a parameter name, ``<name>[0]`` (the first array
     of a sequence parameter) or ``*0`` (the first positional of a variadic function)."""
     slots = []
-    for name, f in sorted(FUNCTIONS.items()):
+    for name, f in sorted(CAMPAIGN.items()):
         for p in inspect.signature(f).parameters.values():
-            role = PARAMS.get(p.name, ("",))[0]
+            kind = role(name, p.name)
             if p.kind is p.VAR_POSITIONAL:
-                slots.append((name, "*0"))
-            elif role == "array":
+                if name not in TOOLKIT or name == "einsum":  # (the pooling layers' init takes anything: no parameters)
+                    slots.append((name, f"*{len(valid_arguments(name, f)[0]) - 1}" if name in TOOLKIT else "*0"))
+            elif kind == "array":
                 slots.append((name, p.name))
-            elif role == "arrays":
+            elif kind == "arrays":
                 slots += [(name, p.name), (name, f"{p.name}[0]")]
     return slots + [(name, f"*{i}") for name, (_, _, positions) in OTHER_FUNCTIONS.items() for i in positions]
 
@@ -397,7 +465,7 @@ def slot_call(name: str, slot: str, value: Any) -> tuple[Any, list[Any], dict[st
         args = list(args)
         args[int(slot[1:])] = value
         return f, args, {}
-    f = FUNCTIONS[name]
+    f = CAMPAIGN[name]
     if slot.startswith("*"):
         args, kwargs = valid_arguments(name, f)
         args[int(slot[1:])] = value
@@ -416,7 +484,7 @@ def _none_allowed(name: str, slot: str) -> bool:
     if name in OTHER_FUNCTIONS:
         return name == "default_dtype"  # item=None: no item
     parameter = slot.removesuffix("[0]")
-    p = inspect.signature(FUNCTIONS[name]).parameters.get(parameter)
+    p = inspect.signature(CAMPAIGN[name]).parameters.get(parameter)
     return p is not None and p.default is None and not slot.endswith("[0]")
 
 
@@ -503,6 +571,8 @@ def _retyped(value: Any, dtype: str) -> Any:
         return ("N", dtype, _as_ints(value[2]))
     if isinstance(value, list):
         return [_retyped(v, dtype) for v in value]
+    if isinstance(value, dict):
+        return {k: _retyped(v, dtype) for k, v in value.items()}
     return value
 
 
@@ -515,7 +585,7 @@ def _stored_cases() -> list[tuple[str, str, str]]:
     cases = []
     for backend, dtypes in STORED_ONLY.items():
         for dtype in dtypes:
-            for name, f in sorted(FUNCTIONS.items()):
+            for name, f in sorted(CAMPAIGN.items()):
                 args, kwargs = valid_arguments(name, f)
                 if (_retyped(args, dtype) != args or _retyped(list(kwargs.values()), dtype) != list(kwargs.values())
                         or "dtype" in inspect.signature(f).parameters):
@@ -534,7 +604,7 @@ def check_stored_only(backend: str, dtype: str, name: str) -> list[Failure]:
     """Family B: ``name`` on arrays of ``dtype`` (stored but not computable on ``backend``), and
     with ``dtype=`` that dtype where it takes one: an arraylayer error, or NumPy's result (same
     dtype, same values)."""
-    f = FUNCTIONS[name]
+    f = CAMPAIGN[name]
     args, kwargs = valid_arguments(name, f)
     args, kwargs = _retyped(args, dtype), {k: _retyped(v, dtype) for k, v in kwargs.items()}
     names = list(inspect.signature(f).parameters)
@@ -747,15 +817,22 @@ NON_ARRAY_SAMPLES: Final = [("list", [1.0, 2.0]), ("ragged", [[1.0], [1.0, 2.0]]
 FIGURES: Final = ("raw", "leak", "accepted", "wrong", "disagreement", "hang", "computed", "empty-message", "known")
 
 
-def family_cases(family: str) -> list[tuple[Any, ...]]:
-    """Every case of one family: ``roles`` (the malformed-argument table), ``A``, ``B`` or ``C``."""
+def family_cases(family: str, toolkit: bool = False) -> list[tuple[Any, ...]]:
+    """Every case of one family: ``roles`` (the malformed-argument table), ``A``, ``B`` or ``C``;
+    with ``toolkit``, those of the toolkit's functions only (TOOLKIT: nn, layers, optim, the math ops
+    and the control flow)."""
     if family == "roles":
-        return list(CASES)
-    if family == "A":
-        return [(*slot, *sample) for slot in ARRAY_SLOTS for sample in NON_ARRAY_SAMPLES]
-    if family == "B":
-        return list(STORED_CASES)
-    return list(EXTREME_CASES)
+        cases = list(CASES)
+    elif family == "A":
+        cases = [(*slot, *sample) for slot in ARRAY_SLOTS for sample in NON_ARRAY_SAMPLES]
+    elif family == "B":
+        cases = list(STORED_CASES)
+    else:
+        cases = list(EXTREME_CASES)
+    if toolkit:
+        position = 2 if family == "B" else 0
+        cases = [c for c in cases if c[position] in TOOLKIT]
+    return cases
 
 
 def run_case(family: str, case: tuple[Any, ...]) -> list[Failure]:
@@ -766,15 +843,17 @@ def run_case(family: str, case: tuple[Any, ...]) -> list[Failure]:
         return check(*case)
 
 
-def campaign(families: tuple[str, ...] = ("roles", "A", "B", "C"), verbose: bool = False) -> dict[str, Any]:
-    """Run every case of ``families`` on every backend; print and return the figures per family and
-    backend (raw, leak = internal error, accepted, wrong, disagreement ...)."""
+def campaign(families: tuple[str, ...] = ("roles", "A", "B", "C"), verbose: bool = False,
+             toolkit: bool = False) -> dict[str, Any]:
+    """Run every case of ``families`` on every backend (``toolkit``: the toolkit's functions only);
+    print and return the figures per family and backend (raw, leak = internal error, accepted, wrong,
+    disagreement ...)."""
     import warnings
 
     warnings.simplefilter("ignore")
     figures: dict[str, Any] = {}
     for family in families:
-        cases = family_cases(family)
+        cases = family_cases(family, toolkit)
         counts = {b: collections.Counter() for b in BACKENDS}
         listed: list[Failure] = []
         for case in cases:
@@ -796,5 +875,5 @@ def campaign(families: tuple[str, ...] = ("roles", "A", "B", "C"), verbose: bool
 if __name__ == "__main__":
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     chosen = tuple(a for a in sys.argv[1:] if a in ("roles", "A", "B", "C")) or ("roles", "A", "B", "C")
-    figures = campaign(chosen, verbose="-v" in sys.argv)
+    figures = campaign(chosen, verbose="-v" in sys.argv, toolkit="toolkit" in sys.argv)
     sys.exit(1 if any(f[0] != "known" for family in figures.values() for f in family["failures"]) else 0)

@@ -143,6 +143,10 @@ def _public_function_names():
     names = [n for n in al.__all__ if callable(getattr(al, n)) and not isinstance(getattr(al, n), type)]
     names += ["linalg." + n for n in al.linalg.__all__ if not isinstance(getattr(al.linalg, n), type)]
     names += ["fft." + n for n in al.fft.__all__]
+    names += ["nn." + n for n in al.nn.__all__]
+    names += ["optim." + n for n in al.optim.__all__ if not isinstance(getattr(al.optim, n), type)]
+    names += [f"layers.{n}.{field}" for n in al.layers.__all__ if not isinstance(getattr(al.layers, n), type)
+              for field in getattr(al.layers, n)._fields]
     return names
 
 

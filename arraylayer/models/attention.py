@@ -75,7 +75,7 @@ def _check(q: Any, k: Any, v: Any) -> Dtype:
     dtype = result_type(q, k, v)
     if dtype.category != "float":
         raise InvalidDtypeError(f"nn.dot_product_attention takes real floating arrays; got {as_dtype(q.dtype)}, "
-                                f"{as_dtype(k.dtype)}, {as_dtype(v.dtype)}.")
+                                f"{as_dtype(k.dtype)}, {as_dtype(v.dtype)}. Cast first, e.g. arraylayer.astype(q, 'float32').")
     return dtype
 
 

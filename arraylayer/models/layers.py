@@ -30,6 +30,7 @@ from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError
 from arraylayer.models.layer_base import Layer, _features, _inputs, _keys, _output, _positive, _weight
 from arraylayer.models.mixed_precision import Policy
 from arraylayer.models.nn.common import _floating
+from arraylayer.models.random.samplers import _float_dtype
 from arraylayer.models.conv_layers import (
     adaptive_avg_pool, adaptive_max_pool, avg_pool, conv1d, conv3d, conv_transpose, depthwise_conv, max_pool,
     separable_conv,
@@ -122,6 +123,7 @@ conv2d = Layer(_conv2d_init, _conv2d_apply)
 def _layer_norm_init(key: Any, features: int, *, dtype: Any = None) -> dict[str, Any]:
     """{"scale": ones, "offset": zeros} of (features,)."""
     shape = (_positive(features, "layer_norm.init: features"),)
+    dtype = _float_dtype(dtype, "layers.layer_norm.init")[1]  # floating parameters, as every layer's
     return {"scale": initializers.ones(key, shape, dtype), "offset": initializers.zeros(key, shape, dtype)}
 
 
@@ -138,7 +140,8 @@ layer_norm = Layer(_layer_norm_init, _layer_norm_apply)
 
 def _rms_norm_init(key: Any, features: int, *, dtype: Any = None) -> dict[str, Any]:
     """{"scale": ones of (features,)}."""
-    return {"scale": initializers.ones(key, (_positive(features, "rms_norm.init: features"),), dtype)}
+    shape = (_positive(features, "rms_norm.init: features"),)
+    return {"scale": initializers.ones(key, shape, _float_dtype(dtype, "layers.rms_norm.init")[1])}
 
 
 def _rms_norm_apply(params: dict[str, Any], x: Any, *, eps: float = 1e-6, policy: Policy | None = None) -> Any:

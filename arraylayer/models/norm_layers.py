@@ -17,6 +17,7 @@ from arraylayer.errors import InvalidArgumentError
 from arraylayer.models import checks, initializers, nn
 from arraylayer.models.layer_base import Layer, _features, _inputs, _output, _positive, _weight
 from arraylayer.models.mixed_precision import Policy
+from arraylayer.models.random.samplers import _float_dtype
 
 __all__ = ["StatefulLayer", "batch_norm", "group_norm"]
 
@@ -34,6 +35,7 @@ def _affine_init(layer: str) -> Callable[..., dict[str, Any]]:
     def init(key: Any, channels: int, *, dtype: Any = None) -> dict[str, Any]:
         """{"scale": ones, "offset": zeros} of (channels,)."""
         shape = (_positive(channels, f"{layer}.init: channels"),)
+        dtype = _float_dtype(dtype, f"layers.{layer}.init")[1]  # floating parameters, as every layer's
         return {"scale": initializers.ones(key, shape, dtype), "offset": initializers.zeros(key, shape, dtype)}
     return init
 
@@ -56,6 +58,7 @@ group_norm = Layer(_affine_init("group_norm"), _group_norm_apply)
 def _batch_norm_state(key: Any, channels: int, *, dtype: Any = None) -> dict[str, Any]:
     """{"mean": zeros, "var": ones} of (channels,): the running statistics."""
     shape = (_positive(channels, "batch_norm.init_state: channels"),)
+    dtype = _float_dtype(dtype, "layers.batch_norm.init_state")[1]
     return {"mean": initializers.zeros(key, shape, dtype), "var": initializers.ones(key, shape, dtype)}
 
 

@@ -13,11 +13,15 @@ step count, kept in the state as ``"schedule_count"``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from arraylayer.models import scalings, transforms as tx
 from arraylayer import arguments
+from arraylayer.dtypes import as_dtype
+from arraylayer.errors import InvalidDtypeError
+from arraylayer.models.tree import tree_leaves
 from arraylayer.models.transforms import GradientTransformation, Hyper, Mask, Schedule
 
 __all__ = ["Optimizer", "sgd", "adam", "adamw", "rmsprop", "adagrad", "lion", "lamb", "adafactor", "from_transforms"]
@@ -42,6 +46,41 @@ def from_transforms(*transforms: GradientTransformation) -> Optimizer:
     return Optimizer(chained.init, update)
 
 
+#: The parameter kinds an optimizer takes: floating (its updates are float: integer or bool parameters
+#: would come back float, a silent change of their dtype); lamb's trust ratio and adafactor's RMS are
+#: real, so those two take real floating parameters only. arraylayer/support/model_table.py says the same.
+_FLOATING: Final = ("float", "complex")
+_REAL_FLOATING: Final = ("float",)
+_KIND_WORDS: Final = {"float": "real floating", "complex": "complex"}
+
+
+def _takes(*kinds: str) -> Callable[[Callable[..., Optimizer]], Callable[..., Optimizer]]:
+    """A factory whose optimizer's ``init`` refuses parameter leaves of other kinds than ``kinds``
+    (InvalidDtypeError naming the fix), before any state is made."""
+
+    def wrap(factory: Callable[..., Optimizer]) -> Callable[..., Optimizer]:
+        @functools.wraps(factory)
+        def make(*args: Any, **kwargs: Any) -> Optimizer:
+            optimizer = factory(*args, **kwargs)
+
+            def init(params: Any) -> Any:
+                for leaf in tree_leaves(params):
+                    dtype = getattr(leaf, "dtype", None)
+                    if dtype is not None and as_dtype(dtype).category not in kinds:
+                        takes = " or ".join(_KIND_WORDS[k] for k in kinds)
+                        raise InvalidDtypeError(
+                            f"optim.{factory.__name__} updates {takes} parameters; got a {as_dtype(dtype)} leaf. "
+                            f"Cast the parameters first, e.g. arraylayer.tree_map(lambda p: "
+                            f"arraylayer.astype(p, 'float32'), params).")
+                return optimizer.init(params)
+
+            return Optimizer(init, optimizer.update)
+
+        return make
+
+    return wrap
+
+
 def _merged(*transforms: GradientTransformation) -> Optimizer:
     """An optimizer from transformations whose dict states have distinct keys: its state is one
     dict (each transformation reads its own keys of it), as ``sgd`` and ``adam`` always had."""
@@ -63,6 +102,7 @@ def _merged(*transforms: GradientTransformation) -> Optimizer:
     return Optimizer(init, update)
 
 
+@_takes(*_FLOATING)
 def sgd(learning_rate: Hyper | Schedule, momentum: Hyper = 0.0, nesterov: bool = False) -> Optimizer:
     """Gradient descent, with heavy-ball ``momentum`` (v = momentum * v + g; p -= lr * v) or, with
     ``nesterov``, the Nesterov form (p -= lr * (g + momentum * v)). Hyper-parameters: Python floats
@@ -73,12 +113,14 @@ def sgd(learning_rate: Hyper | Schedule, momentum: Hyper = 0.0, nesterov: bool =
     return _merged(rate) if tx.is_zero(mu) else _merged(tx.trace(mu, nesterov), rate)
 
 
+@_takes(*_FLOATING)
 def adam(learning_rate: Hyper | Schedule = 1e-3, b1: Hyper = 0.9, b2: Hyper = 0.999, eps: Hyper = 1e-8) -> Optimizer:
     """Adam (Kingma and Ba): bias-corrected first and second moment estimates. Hyper-parameters:
     Python floats or 0-d arrays (traced ones included); the learning rate may be a schedule."""
     return _merged(tx.scale_by_adam(b1, b2, eps), tx.scale_by_learning_rate(learning_rate))
 
 
+@_takes(*_FLOATING)
 def adamw(learning_rate: Hyper | Schedule = 1e-3, b1: Hyper = 0.9, b2: Hyper = 0.999, eps: Hyper = 1e-8,
           weight_decay: Hyper = 1e-2, mask: Mask = None) -> Optimizer:
     """AdamW (Loshchilov and Hutter): Adam with decoupled weight decay, p -= lr * (adam + weight_decay * p),
@@ -95,6 +137,7 @@ def _flagged(value: Any, name: str) -> bool:
     return arguments.flag(value, name)
 
 
+@_takes(*_FLOATING)
 def rmsprop(learning_rate: Hyper | Schedule = 1e-2, decay: Hyper = 0.99, eps: Hyper = 1e-8, momentum: Hyper = 0.0,
             centered: bool = False, weight_decay: Hyper = 0.0) -> Optimizer:
     """RMSprop as torch.optim.RMSprop computes it: ``s = decay * s + (1 - decay) * g**2``,
@@ -113,6 +156,7 @@ def _coupled(weight_decay: Hyper, pieces: list[GradientTransformation], learning
     return _merged(*first, *pieces, tx.scale_by_learning_rate(learning_rate))
 
 
+@_takes(*_FLOATING)
 def adagrad(learning_rate: Hyper | Schedule = 1e-2, initial_accumulator_value: Hyper = 0.0, eps: Hyper = 1e-10,
             weight_decay: Hyper = 0.0) -> Optimizer:
     """Adagrad (Duchi et al.) as torch.optim.Adagrad computes it: ``s += g**2`` from
@@ -121,6 +165,7 @@ def adagrad(learning_rate: Hyper | Schedule = 1e-2, initial_accumulator_value: H
     return _coupled(weight_decay, [scalings.scale_by_adagrad(initial_accumulator_value, eps)], learning_rate)
 
 
+@_takes(*_FLOATING)
 def lion(learning_rate: Hyper | Schedule = 1e-4, b1: Hyper = 0.9, b2: Hyper = 0.99, weight_decay: Hyper = 0.0,
          mask: Mask = None) -> Optimizer:
     """Lion (Chen et al., 2023): ``p -= lr * (sign(b1 * m + (1 - b1) * g) + weight_decay * p)``,
@@ -132,6 +177,7 @@ def lion(learning_rate: Hyper | Schedule = 1e-4, b1: Hyper = 0.9, b2: Hyper = 0.
     return _merged(*pieces, tx.scale_by_learning_rate(learning_rate))
 
 
+@_takes(*_REAL_FLOATING)
 def lamb(learning_rate: Hyper | Schedule = 1e-3, b1: Hyper = 0.9, b2: Hyper = 0.999, eps: Hyper = 1e-6,
          weight_decay: Hyper = 0.0, mask: Mask = None) -> Optimizer:
     """LAMB (You et al., 2020): Adam's bias-corrected step plus ``weight_decay * p``, times each
@@ -143,6 +189,7 @@ def lamb(learning_rate: Hyper | Schedule = 1e-3, b1: Hyper = 0.9, b2: Hyper = 0.
     return _merged(*pieces, scalings.scale_by_trust_ratio(), tx.scale_by_learning_rate(learning_rate))
 
 
+@_takes(*_REAL_FLOATING)
 def adafactor(learning_rate: Hyper = 1e-2, decay_rate: Hyper = -0.8, eps1: float | None = None, eps2: Hyper = 1e-3,
               clipping_threshold: Hyper = 1.0) -> Optimizer:
     """Adafactor (Shazeer and Stern) in torch.optim.Adafactor's variant (``scalings.scale_by_adafactor``):

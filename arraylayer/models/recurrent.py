@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from arraylayer import arguments
 from arraylayer.api.creation import zeros_like
 from arraylayer.api.elementwise import add, multiply, subtract, tanh
 from arraylayer.api.linear_algebra import matmul
@@ -118,7 +119,7 @@ def _lstm_init(key: Any, in_features: int, hidden: int, *, forget_bias: float = 
     params = _gates_init("lstm", key, in_features, hidden, 4, dtype)
     n_h = params["w_h"].shape[0]
     zeros, ones = initializers.zeros(key, (n_h,), dtype), initializers.ones(key, (n_h,), dtype)
-    params["b"] = concat([zeros, multiply(ones, float(forget_bias)), zeros, zeros])
+    params["b"] = concat([zeros, multiply(ones, arguments.real_float(forget_bias, "lstm.init: forget_bias")), zeros, zeros])
     return params
 
 

@@ -60,6 +60,10 @@ def dtype_support(
             takes = " or ".join(KIND_WORDS[k] for k in uses.kinds)
             cells[dtype] = Cell("undefined", f"{name} is defined for {takes} input only")
             continue
+        if dtype.name in uses.refused:
+            cells[dtype] = Cell("undefined", f"{name} refuses {dtype} input on every backend (InvalidDtypeError "
+                                             f"names the cast)")
+            continue
         target = kernel_dtype(uses.rule, dtype)
         cell = _SUPPORTED
         via = "" if target is dtype else f" ({name} computes {dtype} input in {target})"

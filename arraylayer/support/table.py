@@ -25,11 +25,14 @@ class Uses(NamedTuple):
     ``kinds``: the kind letters (b i u f c) the Array API defines it for; other kinds are
     refused by the api layer on every backend. ``kernels``: the kernel names it calls.
     ``rule``: the dtype those kernels run in, for an input dtype (see :data:`RULES`).
+    ``refused``: dtypes of those kinds that the function itself refuses on every backend, with
+    InvalidDtypeError naming the cast (``view_as_complex`` of float16 parts: torch's rule).
     """
 
     kernels: tuple[str, ...]
     kinds: str = "biufc"
     rule: str = "same"
+    refused: tuple[str, ...] = ()
 
 
 #: How a function's input dtype becomes the dtype its kernels are called with.
@@ -236,7 +239,7 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "erf": Uses(("multiply",), _REAL, "inexact"),
     "erfc": Uses(("multiply",), _REAL, "inexact"),
     "erfinv": Uses(("multiply",), _REAL, "inexact"),
-    "logdet": Uses(("slogdet",), rule="inexact"),
+    "logdet": Uses(("slogdet",), _NUMERIC, "inexact"),
     "stft": Uses(("take", "multiply", "rfft"), "f"),
     "istft": Uses(("irfft", "multiply", "divide"), "c"),
     "scatter": Uses(("equal", "where", "sum"), _NUMERIC),
@@ -244,12 +247,12 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "slice_update": Uses(("take", "where")),
     # keras' core saturate_cast/slice, einsum and math cdist/extract_sequences/view_as_* (models/mathops/):
     # einsum and view_as_complex call the backends' nn kernels; their rows name the kernels of the same dtypes
-    "saturate_cast": Uses(("clip", "isnan", "where"), "iuf"),  # (bool input is a plain cast: no clip)
+    "saturate_cast": Uses(("clip", "isnan", "where"), _REAL),  # (bool input is a plain cast: no clip)
     "slice": Uses(("take",)),
     "einsum": Uses(("tensordot",)),
     "cdist": Uses(("subtract", "vector_norm"), _NUMERIC, "inexact"),
     "extract_sequences": Uses(("take", "reshape")),
-    "view_as_complex": Uses(("real", "imag"), "iuf", "inexact"),
+    "view_as_complex": Uses(("real", "imag"), "iuf", "inexact", ("bfloat16", "float16")),
     "view_as_real": Uses(("real", "imag", "stack"), "c"),
     # keras' numpy view (a reinterpretation of the bytes: no kernel computes) and core rearrange
     "view": Uses((), rule="none"),
@@ -260,34 +263,35 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "diff": Uses(("diff",)),
     # inspection
     "__array_namespace_info__": Uses((), rule="independent"),
-    # the linalg extension (matmul, matrix_transpose, tensordot, vecdot are the main namespace's)
-    "linalg.cholesky": Uses(("cholesky",), rule="inexact"),
+    # the linalg extension (matmul, matrix_transpose, tensordot, vecdot are the main namespace's); the
+    # floating-valued ones take integers (in the default float) but not bool, as the api layer refuses
+    "linalg.cholesky": Uses(("cholesky",), _NUMERIC, "inexact"),
     "linalg.cross": Uses(("cross",), _NUMERIC),
-    "linalg.det": Uses(("det",), rule="inexact"),
+    "linalg.det": Uses(("det",), _NUMERIC, "inexact"),
     "linalg.diagonal": Uses(("diagonal",)),
-    "linalg.eig": Uses(("eig",), rule="inexact"),
-    "linalg.eigvals": Uses(("eigvals",), rule="inexact"),
-    "linalg.eigh": Uses(("eigh",), rule="inexact"),
-    "linalg.eigvalsh": Uses(("eigvalsh",), rule="inexact"),
-    "linalg.inv": Uses(("inv",), rule="inexact"),
-    "linalg.matrix_norm": Uses(("matrix_norm",), rule="inexact"),
+    "linalg.eig": Uses(("eig",), _NUMERIC, "inexact"),
+    "linalg.eigvals": Uses(("eigvals",), _NUMERIC, "inexact"),
+    "linalg.eigh": Uses(("eigh",), _NUMERIC, "inexact"),
+    "linalg.eigvalsh": Uses(("eigvalsh",), _NUMERIC, "inexact"),
+    "linalg.inv": Uses(("inv",), _NUMERIC, "inexact"),
+    "linalg.matrix_norm": Uses(("matrix_norm",), _NUMERIC, "inexact"),
     "linalg.matrix_power": Uses(("matrix_power",), _NUMERIC),
-    "linalg.matrix_rank": Uses(("matrix_rank",), rule="inexact"),
+    "linalg.matrix_rank": Uses(("matrix_rank",), _NUMERIC, "inexact"),
     "linalg.outer": Uses(("outer",), _NUMERIC),
-    "linalg.pinv": Uses(("pinv",), rule="inexact"),
-    "linalg.qr": Uses(("qr",), rule="inexact"),
-    "linalg.slogdet": Uses(("slogdet",), rule="inexact"),
-    "linalg.solve": Uses(("solve",), rule="inexact"),
-    "linalg.svd": Uses(("svd",), rule="inexact"),
-    "linalg.svdvals": Uses(("svdvals",), rule="inexact"),
+    "linalg.pinv": Uses(("pinv",), _NUMERIC, "inexact"),
+    "linalg.qr": Uses(("qr",), _NUMERIC, "inexact"),
+    "linalg.slogdet": Uses(("slogdet",), _NUMERIC, "inexact"),
+    "linalg.solve": Uses(("solve",), _NUMERIC, "inexact"),
+    "linalg.svd": Uses(("svd",), _NUMERIC, "inexact"),
+    "linalg.svdvals": Uses(("svdvals",), _NUMERIC, "inexact"),
     "linalg.trace": Uses(("trace",), rule="accumulator"),
-    "linalg.vector_norm": Uses(("vector_norm",), rule="inexact"),
+    "linalg.vector_norm": Uses(("vector_norm",), _NUMERIC, "inexact"),
     # keras.ops' linalg names beyond the standard (arraylayer/api/linalg_more.py): compositions
-    "linalg.solve_triangular": Uses(("tril", "triu", "solve"), rule="inexact"),
-    "linalg.lstsq": Uses(("pinv", "matmul"), rule="inexact"),
-    "linalg.lu_factor": Uses(("take_along_axis", "where", "divide", "multiply", "subtract"), rule="inexact"),  # (argmax: of magnitudes)
-    "linalg.cholesky_inverse": Uses(("tril", "triu", "inv", "matmul"), rule="inexact"),
-    "linalg.norm": Uses(("vector_norm", "matrix_norm"), rule="inexact"),
+    "linalg.solve_triangular": Uses(("tril", "triu", "solve"), _NUMERIC, "inexact"),
+    "linalg.lstsq": Uses(("pinv", "matmul"), _NUMERIC, "inexact"),
+    "linalg.lu_factor": Uses(("take_along_axis", "where", "divide", "multiply", "subtract"), _NUMERIC, "inexact"),  # (argmax: of magnitudes)
+    "linalg.cholesky_inverse": Uses(("tril", "triu", "inv", "matmul"), _NUMERIC, "inexact"),
+    "linalg.norm": Uses(("vector_norm", "matrix_norm"), _NUMERIC, "inexact"),
     # the fft extension: complex transforms take real input as its complex dtype (see api/fft.py)
     "fft.fft": Uses(("fft",), "fc", "complex"),
     "fft.ifft": Uses(("ifft",), "fc", "complex"),
@@ -340,12 +344,17 @@ _PART_OF: Final = {c: f for f, c in _COMPLEX_OF.items()}
 
 def function_table() -> dict[str, Uses]:
     """Every public function's :class:`Uses`, by qualified name: the elementwise module's table,
-    :data:`FUNCTIONS` and :data:`INDEPENDENT` (built once)."""
+    :data:`FUNCTIONS`, :data:`INDEPENDENT` and the model toolkit's rows
+    (:mod:`~arraylayer.support.model_table`; built once)."""
     if not _TABLE:
         table = {name: Uses((name,), spec.kinds, _ELEMENTWISE_RULES[spec.rule])
                  for name, spec in {**UNARY, **BINARY}.items()}
         table.update(FUNCTIONS)
         table.update((name, Uses((), rule="independent")) for name in INDEPENDENT)
+        from arraylayer.support.model_table import MODEL_FUNCTIONS, MODEL_INDEPENDENT  # (it imports Uses from here)
+
+        table.update(MODEL_FUNCTIONS)
+        table.update((name, Uses((), rule="independent")) for name in MODEL_INDEPENDENT)
         _TABLE.update(table)
     return _TABLE
 

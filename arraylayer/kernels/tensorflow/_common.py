@@ -27,13 +27,15 @@ SAME_WIDTH_INT: dict[Any, Any] = {tf.bfloat16: tf.int16, tf.float16: tf.int16, t
 
 
 def scalar(value: Any, dtype: Any) -> Any:
-    """A Python scalar as a 0-d tensor of ``dtype`` (TF refuses ``True`` as a number).
+    """A Python scalar as a 0-d tensor of ``dtype`` (TF refuses ``True`` as a number, and a number as a bool).
 
     ``-0.0`` is built from NumPy: TF's eager cache of scalar constants keys on the value, and
     ``-0.0 == 0.0`` there, so ``tf.constant(-0.0)`` after ``tf.constant(0.0)`` returns ``+0.0``.
     """
     if value.__class__ is bool and dtype is not BOOL:
         value = int(value)
+    elif dtype is BOOL and value.__class__ is not bool:  # full(shape, 0, dtype=bool), pad's 0: NumPy's False
+        value = bool(value)
     elif value == 0 and value.__class__ is float and math.copysign(1.0, value) < 0:
         return tf.constant(np.asarray(value, dtype.as_numpy_dtype))
     return tf.constant(value, dtype)

@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from arraylayer.errors import GradientError, UnsupportedOperationError
+from arraylayer.errors import ControlFlowError, GradientError, UnsupportedOperationError
 from arraylayer.models.flow.carry import backend_of_trees, flatten, specs
 from arraylayer.models.flow.loops import _callable
 from arraylayer.models.tree import tree_flatten
@@ -31,7 +31,9 @@ def stop_gradient(tree: Any) -> Any:
     leaves, rebuild = tree_flatten(tree)
     backend = backend_of_trees(tree)
     stop = _STOPS.get(backend.name)
-    return tree if stop is None else rebuild([stop(backend, leaf) for leaf in leaves])
+    # leaves that are not arrays (numbers, strings) carry no gradient: returned as they are, on every backend
+    return tree if stop is None else rebuild([stop(backend, leaf) if hasattr(leaf, "shape") else leaf
+                                              for leaf in leaves])
 
 
 _STOPS: Final[dict[str, Callable[[Backend, Any], Any]]] = {
@@ -52,6 +54,15 @@ def custom_gradient(f: Callable[..., tuple[Any, Callable[[Any], Any]]]) -> Calla
     @functools.wraps(f)
     def with_gradient(*args: Any) -> Any:
         backend = backend_of_trees(args)
+        # arrays of one backend or Python numbers (made arrays), on every backend alike: anything
+        # else is a ControlFlowError here, not the framework's error inside its custom gradient
+        for i, arg in enumerate(args):  # each positional argument gets one gradient: one array (or number) each
+            if not hasattr(arg, "shape") and not isinstance(arg, (int, float)):
+                raise ControlFlowError(f"custom_gradient: positional argument {i} is {type(arg).__name__}, not an "
+                                       f"array; each positional argument gets one gradient: pass arrays (put other "
+                                       f"values in f's closure).")
+        flat = flatten(backend, args, "custom_gradient's arguments")
+        args = flat.rebuild(flat.leaves)
         make = _CUSTOM.get(backend.name)
         if make is None:
             return f(*args)[0]

@@ -19,7 +19,7 @@ from typing import Any
 from arraylayer import arguments
 from arraylayer.api import data_types, elementwise, indexing, manipulation, searching
 from arraylayer.api.dispatch import array_input
-from arraylayer.errors import InvalidArgumentError, InvalidDtypeError
+from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError, InvalidDtypeError
 from arraylayer.models.mathops.segments import _arange_like, segment_max, segment_sum
 
 Array = Any
@@ -96,6 +96,9 @@ def slice_update(inputs: Array, start_indices: Sequence[Any], updates: Array) ->
     _, inputs, dtype = array_input(inputs)
     _, updates, _ = array_input(updates)
     shape, block = tuple(inputs.shape), tuple(updates.shape)
+    if not isinstance(start_indices, (tuple, list)):
+        raise InvalidArgumentTypeError(f"slice_update: start_indices is {type(start_indices).__name__}; pass a tuple "
+                                       f"of one start per axis of inputs (ints or 0-d integer arrays).")
     starts = tuple(start_indices)
     if len(starts) != len(shape) or len(block) != len(shape) or any(u > n for u, n in zip(block, shape, strict=True)):
         raise InvalidArgumentError(f"slice_update: one start per axis of inputs (shape {shape}) and updates of the "

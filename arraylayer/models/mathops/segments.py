@@ -66,7 +66,7 @@ def _segment(name: str, data: Array, segment_ids: Array, num_segments: int | Non
         raise InvalidDtypeError(f"{name}: segment_ids must be integers; got {id_dtype}.")
     if len(data.shape) == 0 or tuple(segment_ids.shape) != tuple(data.shape[:1]):
         raise InvalidArgumentError(f"{name}: segment_ids must be 1-d with one id per row of data (shape "
-                                   f"({data.shape[0] if data.shape else '?'},)); got ids of shape "
+                                   f"({tuple(data.shape)[0] if tuple(data.shape) else '?'},)); got ids of shape "
                                    f"{tuple(segment_ids.shape)} and data of shape {tuple(data.shape)}.")
     count = segment_count(backend, segment_ids, num_segments, name)
     identity = _identity(name, dtype)

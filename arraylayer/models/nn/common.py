@@ -40,6 +40,14 @@ def _floating(x: Any, function: str) -> Dtype:
     return dtype
 
 
+def _array(value: Any, function: str, name: str) -> Any:
+    """``value``, which must be an array (a list or a number has no shape or dtype to check)."""
+    if not (hasattr(value, "dtype") and hasattr(value, "shape")):
+        raise InvalidArgumentTypeError(f"nn.{function}: {name} is {type(value).__name__}, not an array; pass an "
+                                       f"array, e.g. arraylayer.asarray({name}).")
+    return value
+
+
 def _native(x: Any) -> tuple[Any, Any]:
     """(native array, rewrap): an arraylayer.Array is unwrapped, and its result wrapped back."""
     pair = WRAPPERS.get(type(x))

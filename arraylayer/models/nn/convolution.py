@@ -84,7 +84,7 @@ def _float_pair(x: Any, kernel: Any, function: str) -> Any:
     dtype = result_type(x, kernel)
     if dtype.category != "float":
         raise InvalidDtypeError(f"nn.{function} takes real floating arrays; got {as_dtype(x.dtype)} and "
-                                f"{as_dtype(kernel.dtype)}.")
+                                f"{as_dtype(kernel.dtype)}. Cast first, e.g. arraylayer.astype(x, 'float32').")
     return dtype
 
 

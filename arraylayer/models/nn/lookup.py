@@ -9,7 +9,7 @@ from arraylayer.api.manipulation import reshape
 from arraylayer.dtypes import as_dtype
 from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError, InvalidDtypeError
 from arraylayer.runtime.registry import backend_of
-from arraylayer.models.nn.common import _fused, _in_range, _native
+from arraylayer.models.nn.common import _array, _fused, _in_range, _native
 
 
 def _id_error(bad: int, rows: int) -> InvalidArgumentError:
@@ -27,7 +27,7 @@ def embedding(table: Any, ids: Any) -> Any:
     kind = as_dtype(ids.dtype)
     if kind.category not in ("int", "uint"):
         raise InvalidDtypeError(f"nn.embedding takes integer ids; got {kind}.")
-    if table.ndim != 2:
+    if _array(table, "embedding", "table").ndim != 2:
         raise InvalidArgumentError(f"nn.embedding takes a 2-d table (vocabulary, features); got shape {tuple(table.shape)}.")
     ids = _in_range(ids, int(table.shape[0]), _id_error)  # al.take would read a negative id from the end
     native, rewrap = _native(table)

@@ -11,7 +11,7 @@ from arraylayer.api import statistical
 from arraylayer.api.elementwise import add, divide, multiply, sqrt, square, subtract
 from arraylayer.api.manipulation import reshape
 from arraylayer.errors import InvalidArgumentError
-from arraylayer.models.nn.common import _floating
+from arraylayer.models.nn.common import _array, _floating
 
 
 def _eps(eps: Any, function: str) -> float:
@@ -21,8 +21,11 @@ def _eps(eps: Any, function: str) -> float:
     return value
 
 
-def _along(p: Any, ndim: int, axis: int) -> Any:
-    """A per-channel vector p shaped to broadcast along ``axis`` of an ndim-d array."""
+def _along(p: Any, ndim: int, axis: int, function: str, name: str) -> Any:
+    """A per-channel vector p (an array: ``name`` of nn.``function``) shaped to broadcast along ``axis``
+    of an ndim-d array."""
+    if p is not None:
+        _array(p, function, name)
     if p is None or getattr(p, "ndim", 1) != 1:
         return p
     shape = [1] * ndim
@@ -37,11 +40,11 @@ def batch_norm(x: Any, mean: Any, var: Any, scale: Any = None, offset: Any = Non
     _floating(x, "batch_norm")
     value = _eps(eps, "batch_norm")
     channel = arguments.axis(axis, x.ndim)
-    mean, var = _along(mean, x.ndim, channel), _along(var, x.ndim, channel)
+    mean, var = _along(mean, x.ndim, channel, "batch_norm", "mean"), _along(var, x.ndim, channel, "batch_norm", "var")
     y = divide(subtract(x, mean), sqrt(add(var, value)))
     if scale is not None:
-        y = multiply(y, _along(scale, x.ndim, channel))
-    return y if offset is None else add(y, _along(offset, x.ndim, channel))
+        y = multiply(y, _along(scale, x.ndim, channel, "batch_norm", "scale"))
+    return y if offset is None else add(y, _along(offset, x.ndim, channel, "batch_norm", "offset"))
 
 
 def group_norm(x: Any, groups: int, scale: Any = None, offset: Any = None, eps: float = 1e-5,
@@ -67,8 +70,8 @@ def group_norm(x: Any, groups: int, scale: Any = None, offset: Any = None, eps: 
     variance = statistical.mean(square(centred), axis=axes, keepdims=True)
     y = reshape(divide(centred, sqrt(add(variance, value))), shape)
     if scale is not None:
-        y = multiply(y, _along(scale, x.ndim, channel))
-    return y if offset is None else add(y, _along(offset, x.ndim, channel))
+        y = multiply(y, _along(scale, x.ndim, channel, "group_norm", "scale"))
+    return y if offset is None else add(y, _along(offset, x.ndim, channel, "group_norm", "offset"))
 
 
 def instance_norm(x: Any, scale: Any = None, offset: Any = None, eps: float = 1e-5, axis: int = -1) -> Any:

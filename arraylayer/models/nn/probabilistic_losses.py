@@ -15,7 +15,7 @@ from arraylayer.api.elementwise import abs as absolute
 from arraylayer.api.elementwise import add, clip, divide, log, logaddexp, maximum, multiply, negative, subtract
 from arraylayer.api.manipulation import moveaxis
 from arraylayer.errors import InvalidArgumentError
-from arraylayer.models.nn.common import _floating, _reduce
+from arraylayer.models.nn.common import _array, _floating, _reduce
 from arraylayer.models.nn.losses import _labels_in_range, cross_entropy
 from arraylayer.models.nn.softmax_family import log_softmax, one_hot
 
@@ -24,6 +24,7 @@ EPSILON: Final = 1e-7
 
 
 def _same_shape(function: str, predictions: Any, targets: Any) -> None:
+    _array(targets, function, "targets")
     if tuple(predictions.shape) != tuple(targets.shape):
         raise InvalidArgumentError(f"nn.{function}: targets of shape {tuple(targets.shape)} do not match predictions of "
                                    f"shape {tuple(predictions.shape)}; pass targets of the predictions' shape.")
@@ -78,7 +79,7 @@ def cross_entropy_labels(predictions: Any, labels: Any, axis: int) -> Any:
     """``labels``, checked as nn.cross_entropy checks them: integers of the predictions' shape
     without ``axis``, each a class."""
     expected = tuple(predictions.shape[:axis]) + tuple(predictions.shape[axis + 1:])
-    if tuple(labels.shape) != expected:
+    if tuple(_array(labels, "sparse_categorical_cross_entropy", "labels").shape) != expected:
         raise InvalidArgumentError(f"nn.sparse_categorical_cross_entropy: labels of shape {tuple(labels.shape)} do not "
                                    f"match predictions of shape {tuple(predictions.shape)} without axis {axis}.")
     return _labels_in_range(labels, int(predictions.shape[axis]))

@@ -14,7 +14,7 @@ from arraylayer.api.searching import where
 from arraylayer.dtypes.defaults import default_float_dtype
 from arraylayer.dtypes import as_dtype
 from arraylayer.errors import InvalidArgumentError, InvalidDtypeError
-from arraylayer.models.nn.common import _creating_on, _device, _floating, _fused_along, _native
+from arraylayer.models.nn.common import _array, _creating_on, _device, _floating, _fused_along, _native
 
 
 def logsumexp(x: Any, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Any:
@@ -60,7 +60,7 @@ def softmax(x: Any, axis: int = -1) -> Any:
 def one_hot(labels: Any, num_classes: int, dtype: Any = None) -> Any:
     """A trailing axis of ``num_classes`` with 1 at each label (integer labels; others get all 0).
     ``dtype``: None is the default float dtype."""
-    kind = as_dtype(labels.dtype)
+    kind = as_dtype(_array(labels, "one_hot", "labels").dtype)
     if kind.category not in ("int", "uint"):
         raise InvalidDtypeError(f"nn.one_hot takes integer labels; got {kind}.")
     count = arguments.count(num_classes, "num_classes")
