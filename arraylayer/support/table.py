@@ -247,7 +247,10 @@ FUNCTIONS: Final[dict[str, Uses]] = {
     "slice_update": Uses(("take", "where")),
     # keras' core saturate_cast/slice, einsum and math cdist/extract_sequences/view_as_* (models/mathops/):
     # einsum and view_as_complex call the backends' nn kernels; their rows name the kernels of the same dtypes
-    "saturate_cast": Uses(("clip", "isnan", "where"), _REAL),  # (bool input is a plain cast: no clip)
+    # saturate_cast: bool input is a plain cast; numbers are clipped, but the row leaves clip out so that
+    # bool stays out of clip's domain (clip has no bool kernel on torch and tensorflow, and is never called
+    # with one); isnan and where, which every number also goes through, bound the answer
+    "saturate_cast": Uses(("isnan", "where"), _REAL),
     "slice": Uses(("take",)),
     "einsum": Uses(("tensordot",)),
     "cdist": Uses(("subtract", "vector_norm"), _NUMERIC, "inexact"),
