@@ -8,7 +8,9 @@ update) runs under ``jax.jit``, ``tf.function`` and ``torch.compile``. Python-fl
 hyper-parameters are weak: float32 parameters stay float32. A hyper-parameter may also be a 0-d
 array, traced or not: it is cast to each parameter's dtype, so it too leaves the parameters'
 dtype alone. A learning rate may be a schedule (``arraylayer.models.schedules``): a function of the
-step count, kept in the state as ``"schedule_count"``.
+step count, kept in the state as ``"schedule_count"``. Where every floating leaf of the parameters,
+gradients and state has one float8/6/4 dtype, the update runs in float32 (all widened exactly) and
+the new parameters and state are rounded once (``models/lowp_rule.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from arraylayer.models import scalings, transforms as tx
+from arraylayer.models.lowp_rule import rounded_once
 from arraylayer import arguments
 from arraylayer.models.transforms import GradientTransformation, Hyper, Mask, Schedule
 
@@ -39,7 +42,7 @@ def from_transforms(*transforms: GradientTransformation) -> Optimizer:
         updates, state = chained.update(grads, state, params)
         return tx.apply_updates(params, updates), state
 
-    return Optimizer(chained.init, update)
+    return Optimizer(chained.init, rounded_once(update, trees=True))
 
 
 def _merged(*transforms: GradientTransformation) -> Optimizer:
@@ -60,7 +63,7 @@ def _merged(*transforms: GradientTransformation) -> Optimizer:
             new.update(own)
         return tx.apply_updates(params, updates), new
 
-    return Optimizer(init, update)
+    return Optimizer(init, rounded_once(update, trees=True))
 
 
 def sgd(learning_rate: Hyper | Schedule, momentum: Hyper = 0.0, nesterov: bool = False) -> Optimizer:

@@ -18,6 +18,7 @@ from arraylayer.api.dispatch import array_input
 from arraylayer.dtypes import Dtype, iinfo
 from arraylayer.errors import InvalidArgumentError, InvalidDtypeError
 from arraylayer.models.nn.common import _creating_on, _device
+from arraylayer.models.lowp_rule import rounded_once
 
 Array = Any
 
@@ -100,11 +101,13 @@ def segment_prod(data: Array, segment_ids: Array, num_segments: int | None = Non
     return _segment("segment_prod", data, segment_ids, num_segments, sorted)
 
 
+@rounded_once  # -inf for the masked rows: float32's, as float8_e4m3fn has no inf
 def segment_max(data: Array, segment_ids: Array, num_segments: int | None = None, sorted: bool = False) -> Array:  # noqa: A002
     """Maximum of data's rows per segment (-inf, or the integer dtype's minimum, for an empty one)."""
     return _segment("segment_max", data, segment_ids, num_segments, sorted)
 
 
+@rounded_once  # -inf for the masked rows: float32's, as float8_e4m3fn has no inf
 def segment_min(data: Array, segment_ids: Array, num_segments: int | None = None, sorted: bool = False) -> Array:  # noqa: A002
     """Minimum of data's rows per segment (+inf, or the integer dtype's maximum, for an empty one)."""
     return _segment("segment_min", data, segment_ids, num_segments, sorted)
