@@ -224,7 +224,8 @@ def test_adafactor_and_lamb_step_float8_parameters(backend, name, optimizer):
     _skip_unless_held(backend, name)
     if backend == "dask":
         pytest.skip("the sweep's optimizer cases run on numpy, jax, torch and tensorflow")
-    assert cases.outcome(f"optim.{optimizer}", backend, name) == "="
+    # float8_e8m0fnu has no zero for the state to start at: refused on every backend
+    assert cases.outcome(f"optim.{optimizer}", backend, name) == ("U" if name == "float8_e8m0fnu" else "=")
 
 
 def test_ml_dtypes_scalars_are_numpy_values():

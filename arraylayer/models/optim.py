@@ -19,7 +19,10 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from arraylayer.models import scalings, transforms as tx
+from arraylayer.dtypes import as_dtype
+from arraylayer.errors import UnsupportedDtypeError
 from arraylayer.models.lowp_rule import rounded_once
+from arraylayer.models.tree import tree_leaves
 from arraylayer import arguments
 from arraylayer.models.transforms import GradientTransformation, Hyper, Mask, Schedule
 
@@ -33,6 +36,22 @@ class Optimizer(NamedTuple):
     update: Callable[[Any, Any, Any], tuple[Any, Any]]
 
 
+def _zero_holding(init: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``init``, refusing parameters of a dtype without a zero (float8_e8m0fnu): every optimizer's state
+    starts at zero, which would be NaN there."""
+
+    def checked(params: Any) -> Any:
+        for leaf in tree_leaves(params):
+            dtype = getattr(leaf, "dtype", None)
+            if dtype is not None and as_dtype(dtype).name == "float8_e8m0fnu":
+                raise UnsupportedDtypeError(
+                    "optimizer.init: float8_e8m0fnu has no zero, and an optimizer's state starts at zero (it "
+                    "would be NaN); keep such parameters in float32 (arraylayer.astype(p, 'float32')).")
+        return init(params)
+
+    return checked
+
+
 def from_transforms(*transforms: GradientTransformation) -> Optimizer:
     """An optimizer that runs ``transforms`` in order on the gradients and adds the result to the
     parameters. Its state is a tuple of the transformations' states (``transforms.chain``)."""
@@ -42,7 +61,7 @@ def from_transforms(*transforms: GradientTransformation) -> Optimizer:
         updates, state = chained.update(grads, state, params)
         return tx.apply_updates(params, updates), state
 
-    return Optimizer(chained.init, rounded_once(update, trees=True))
+    return Optimizer(_zero_holding(chained.init), rounded_once(update, trees=True))
 
 
 def _merged(*transforms: GradientTransformation) -> Optimizer:
@@ -63,7 +82,7 @@ def _merged(*transforms: GradientTransformation) -> Optimizer:
             new.update(own)
         return tx.apply_updates(params, updates), new
 
-    return Optimizer(init, rounded_once(update, trees=True))
+    return Optimizer(_zero_holding(init), rounded_once(update, trees=True))
 
 
 def sgd(learning_rate: Hyper | Schedule, momentum: Hyper = 0.0, nesterov: bool = False) -> Optimizer:
