@@ -357,4 +357,5 @@ def table(dtypes: tuple[str, ...], backends: tuple[str, ...] = BACKENDS) -> str:
 
 
 if __name__ == "__main__":
-    print(table(tuple(sys.argv[1:]) or LOW_FLOATS))
+    for dtype in tuple(sys.argv[1:]) or (*LOW_FLOATS, *HALF):
+        print(table((dtype,)), flush=True)
