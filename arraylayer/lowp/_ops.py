@@ -292,12 +292,16 @@ class TorchOps:
     def host(self, x: Any, name: str) -> Any:
         """Eager torch on the CPU: the bytes as NumPy's, no copy. The rule's gather then runs in NumPy
         (one ``take``; the same table, so the same bits), where torch's own ops would each wake its
-        thread pool for a few microseconds of work. Not while Dynamo traces (``.numpy()`` breaks a graph)."""
+        thread pool for a few microseconds of work. Not while Dynamo traces (``.numpy()`` breaks a graph),
+        nor inside ``torch.func`` transforms (``vmap``'s batched tensors have no storage to read)."""
         if x.device.type != "cpu" or x.requires_grad or replaying() or self.torch.compiler.is_compiling():
             return None
         import ml_dtypes
 
-        return x.view(self.torch.uint8).numpy().view(getattr(ml_dtypes, name))
+        try:
+            return x.view(self.torch.uint8).numpy().view(getattr(ml_dtypes, name))
+        except RuntimeError:  # a torch.func wrapper: "Cannot access data pointer of Tensor that doesn't have storage"
+            return None
 
     def from_host(self, y: Any, name: str) -> Any:
         """A NumPy result of :meth:`host`'s arrays as a tensor over its bytes: the format's codes
@@ -467,7 +471,8 @@ class TensorflowOps:
         return self.tf.reduce_max(self.tf.abs(x), axis=axis, keepdims=keepdims)
 
 
-_BY_MODULE = {"numpy": NumpyOps, "dask": DaskOps, "jax": JaxOps, "jaxlib": JaxOps, "torch": TorchOps, "tensorflow": TensorflowOps}
+#: by the array type's top module; an ml_dtypes scalar (``np.float32``-like, what NumPy gives for one element) is NumPy's
+_BY_MODULE = {"numpy": NumpyOps, "ml_dtypes": NumpyOps, "dask": DaskOps, "jax": JaxOps, "jaxlib": JaxOps, "torch": TorchOps, "tensorflow": TensorflowOps}
 _CACHE: dict[type, Any] = {}
 
 

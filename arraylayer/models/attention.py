@@ -25,7 +25,7 @@ from arraylayer.api.manipulation import expand_dims, permute_dims
 from arraylayer.api.searching import where
 from arraylayer.dtypes import Dtype, as_dtype
 from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError, InvalidDtypeError
-from arraylayer.models.nn.common import _creating_on, _device, _native
+from arraylayer.models.nn.common import _creating_on, _device, _native, rounded_once
 from arraylayer.models.nn.regularization import dropout
 from arraylayer.models.nn.softmax_family import softmax
 from arraylayer.dtypes.promotion import result_type
@@ -114,6 +114,7 @@ def _causal(native: Any, queries: int, keys: int) -> Any:
     return less_equal(expand_dims(cols, axis=0), expand_dims(rows, axis=1))
 
 
+@rounded_once
 def dot_product_attention(q: Any, k: Any, v: Any, *, mask: Any = None, causal: bool = False,
                           scale: float | None = None, dropout_rate: float = 0.0, key: Any = None) -> Any:
     """softmax(q k^T * scale, masked) v per batch and head.

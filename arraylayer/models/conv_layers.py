@@ -16,6 +16,7 @@ from arraylayer.models.layer_base import Layer, _features, _inputs, _keys, _outp
 from arraylayer.models.mixed_precision import Policy
 from arraylayer.models.nn.pooling import avg_pool as _avg_pool
 from arraylayer.models.nn.pooling import max_pool as _max_pool
+from arraylayer.models.lowp_rule import rounded_once
 
 __all__ = ["conv1d", "conv3d", "conv_transpose", "depthwise_conv", "separable_conv", "max_pool", "avg_pool",
            "adaptive_avg_pool", "adaptive_max_pool"]
@@ -84,7 +85,7 @@ def _conv(n: int) -> Layer:
         y = getattr(nn, layer)(x, w, stride, padding, dilation, _FORMATS[n], channels // per_group)
         return _output(policy, _biased(params, y))
 
-    return Layer(init, apply)
+    return Layer(init, rounded_once(apply, trees=True))
 
 
 conv1d, conv3d = _conv(1), _conv(3)
@@ -116,7 +117,7 @@ def _transpose_apply(params: dict[str, Any], x: Any, *, stride: Any = 1, padding
     return _output(policy, _biased(params, y))
 
 
-conv_transpose = Layer(_transpose_init, _transpose_apply)
+conv_transpose = Layer(_transpose_init, rounded_once(_transpose_apply, trees=True))
 
 
 # -- depthwise and separable -------------------------------------------------------------------------------
@@ -145,7 +146,7 @@ def _depthwise_apply(params: dict[str, Any], x: Any, *, stride: Any = 1, padding
     return _output(policy, _biased(params, nn.depthwise_conv(x, w, stride, padding, dilation, _FORMATS[n])))
 
 
-depthwise_conv = Layer(_depthwise_init, _depthwise_apply)
+depthwise_conv = Layer(_depthwise_init, rounded_once(_depthwise_apply, trees=True))
 
 
 def _separable_init(key: Any, in_channels: int, out_channels: int, kernel_size: Any = 3, *, multiplier: int = 1,
@@ -175,7 +176,7 @@ def _separable_apply(params: dict[str, Any], x: Any, *, stride: Any = 1, padding
     return _output(policy, _biased(params, y))
 
 
-separable_conv = Layer(_separable_init, _separable_apply)
+separable_conv = Layer(_separable_init, rounded_once(_separable_apply, trees=True))
 
 
 # -- pooling -----------------------------------------------------------------------------------------------
@@ -200,7 +201,7 @@ def _pool(function: Any, layer: str) -> Layer:
         n = _spatial_rank(layer, x)
         return _output(policy, function(x, window, stride, padding, _FORMATS[n], n=n, function=layer))
 
-    return Layer(_no_params, apply)
+    return Layer(_no_params, rounded_once(apply, trees=True))
 
 
 def _adaptive(function: Any, layer: str) -> Layer:
@@ -209,7 +210,7 @@ def _adaptive(function: Any, layer: str) -> Layer:
         _, x = _inputs(policy, params, x)
         return _output(policy, function(x, output_size, _FORMATS[_spatial_rank(layer, x)]))
 
-    return Layer(_no_params, apply)
+    return Layer(_no_params, rounded_once(apply, trees=True))
 
 
 max_pool, avg_pool = _pool(_max_pool, "max_pool"), _pool(_avg_pool, "avg_pool")

@@ -37,6 +37,7 @@ from arraylayer.models.conv_layers import (
 )
 from arraylayer.models.norm_layers import StatefulLayer, batch_norm, group_norm
 from arraylayer.models.recurrent import gru, gru_cell, lstm, lstm_cell
+from arraylayer.models.lowp_rule import rounded_once
 
 __all__ = ["Layer", "dense", "embedding", "conv2d", "layer_norm", "rms_norm", "mlp", "attention",
            "transformer_block", "gru", "gru_cell", "lstm", "lstm_cell",
@@ -68,7 +69,7 @@ def _dense_apply(params: dict[str, Any], x: Any, *, policy: Policy | None = None
     return _output(policy, _dense(params, x))
 
 
-dense = Layer(_dense_init, _dense_apply)
+dense = Layer(_dense_init, rounded_once(_dense_apply, trees=True))
 
 
 # -- embedding ---------------------------------------------------------------------------------------------
@@ -84,7 +85,7 @@ def _embedding_apply(params: dict[str, Any], ids: Any, *, policy: Policy | None 
     return _output(policy, nn.embedding(table, ids))
 
 
-embedding = Layer(_embedding_init, _embedding_apply)
+embedding = Layer(_embedding_init, rounded_once(_embedding_apply, trees=True))
 
 
 # -- conv2d ------------------------------------------------------------------------------------------------
@@ -116,7 +117,7 @@ def _conv2d_apply(params: dict[str, Any], x: Any, *, stride: Any = 1, padding: A
     return _output(policy, add(y, params["b"]) if params.get("b") is not None else y)
 
 
-conv2d = Layer(_conv2d_init, _conv2d_apply)
+conv2d = Layer(_conv2d_init, rounded_once(_conv2d_apply, trees=True))
 
 
 # -- normalisation -----------------------------------------------------------------------------------------
@@ -135,7 +136,7 @@ def _layer_norm_apply(params: dict[str, Any], x: Any, *, eps: float = 1e-5, poli
     return _output(policy, nn.layer_norm(x, scale, _weight("layer_norm", params, "offset", 1), eps=eps))
 
 
-layer_norm = Layer(_layer_norm_init, _layer_norm_apply)
+layer_norm = Layer(_layer_norm_init, rounded_once(_layer_norm_apply, trees=True))
 
 
 def _rms_norm_init(key: Any, features: int, *, dtype: Any = None) -> dict[str, Any]:
@@ -156,7 +157,7 @@ def _rms_norm_apply(params: dict[str, Any], x: Any, *, eps: float = 1e-6, policy
     return _output(policy, multiply(divide(x, sqrt(add(mean_square, eps))), scale))
 
 
-rms_norm = Layer(_rms_norm_init, _rms_norm_apply)
+rms_norm = Layer(_rms_norm_init, rounded_once(_rms_norm_apply, trees=True))
 
 
 # -- MLP ---------------------------------------------------------------------------------------------------
@@ -178,7 +179,7 @@ def _mlp_apply(params: dict[str, Any], x: Any, *, activation: Callable[[Any], An
     return _output(policy, _dense(down, activation(_dense(up, x, "mlp", "params['up']")), "mlp", "params['down']"))
 
 
-mlp = Layer(_mlp_init, _mlp_apply)
+mlp = Layer(_mlp_init, rounded_once(_mlp_apply, trees=True))
 
 
 # -- attention ---------------------------------------------------------------------------------------------
@@ -211,7 +212,7 @@ def _attention_apply(params: dict[str, Any], x: Any, *, heads: int, mask: Any = 
     return _output(policy, _dense(out, reshape(mixed, (batch, length, features)), "attention", "params['out']"))
 
 
-attention = Layer(_attention_init, _attention_apply)
+attention = Layer(_attention_init, rounded_once(_attention_apply, trees=True))
 
 
 # -- transformer block -------------------------------------------------------------------------------------
@@ -241,5 +242,5 @@ def _block_apply(params: dict[str, Any], x: Any, *, heads: int, mask: Any = None
     return _output(policy, x)
 
 
-transformer_block = Layer(_block_init, _block_apply)
+transformer_block = Layer(_block_init, rounded_once(_block_apply, trees=True))
 

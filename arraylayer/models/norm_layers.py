@@ -17,6 +17,7 @@ from arraylayer.errors import InvalidArgumentError
 from arraylayer.models import checks, initializers, nn
 from arraylayer.models.layer_base import Layer, _features, _inputs, _output, _positive, _weight
 from arraylayer.models.mixed_precision import Policy
+from arraylayer.models.lowp_rule import rounded_once
 from arraylayer.models.random.samplers import _float_dtype
 
 __all__ = ["StatefulLayer", "batch_norm", "group_norm"]
@@ -51,7 +52,7 @@ def _group_norm_apply(params: dict[str, Any], x: Any, *, groups: int, eps: float
     return _output(policy, y)
 
 
-group_norm = Layer(_affine_init("group_norm"), _group_norm_apply)
+group_norm = Layer(_affine_init("group_norm"), rounded_once(_group_norm_apply, trees=True))
 
 
 # -- batch_norm --------------------------------------------------------------------------------------------
@@ -84,4 +85,5 @@ def _batch_norm_apply(params: dict[str, Any], state: dict[str, Any], x: Any, tra
     return _output(policy, y), moved
 
 
-batch_norm = StatefulLayer(_affine_init("batch_norm"), _batch_norm_state, _batch_norm_apply)
+batch_norm = StatefulLayer(_affine_init("batch_norm"), _batch_norm_state,
+                           rounded_once(_batch_norm_apply, trees=True))

@@ -8,7 +8,9 @@ update) runs under ``jax.jit``, ``tf.function`` and ``torch.compile``. Python-fl
 hyper-parameters are weak: float32 parameters stay float32. A hyper-parameter may also be a 0-d
 array, traced or not: it is cast to each parameter's dtype, so it too leaves the parameters'
 dtype alone. A learning rate may be a schedule (``arraylayer.models.schedules``): a function of the
-step count, kept in the state as ``"schedule_count"``.
+step count, kept in the state as ``"schedule_count"``. Where every floating leaf of the parameters,
+gradients and state has one float8/6/4 dtype, the update runs in float32 (all widened exactly) and
+the new parameters and state are rounded once (``models/lowp_rule.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,10 @@ from collections.abc import Callable
 from typing import Any, Final, NamedTuple
 
 from arraylayer.models import scalings, transforms as tx
+from arraylayer.dtypes import as_dtype
+from arraylayer.errors import UnsupportedDtypeError
+from arraylayer.models.lowp_rule import rounded_once
+from arraylayer.models.tree import tree_leaves
 from arraylayer import arguments
 from arraylayer.dtypes import as_dtype
 from arraylayer.errors import InvalidDtypeError
@@ -34,6 +40,22 @@ class Optimizer(NamedTuple):
     update: Callable[[Any, Any, Any], tuple[Any, Any]]
 
 
+def _zero_holding(init: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``init``, refusing parameters of a dtype without a zero (float8_e8m0fnu): every optimizer's state
+    starts at zero, which would be NaN there."""
+
+    def checked(params: Any) -> Any:
+        for leaf in tree_leaves(params):
+            dtype = getattr(leaf, "dtype", None)
+            if dtype is not None and as_dtype(dtype).name == "float8_e8m0fnu":
+                raise UnsupportedDtypeError(
+                    "optimizer.init: float8_e8m0fnu has no zero, and an optimizer's state starts at zero (it "
+                    "would be NaN); keep such parameters in float32 (arraylayer.astype(p, 'float32')).")
+        return init(params)
+
+    return checked
+
+
 def from_transforms(*transforms: GradientTransformation) -> Optimizer:
     """An optimizer that runs ``transforms`` in order on the gradients and adds the result to the
     parameters. Its state is a tuple of the transformations' states (``transforms.chain``)."""
@@ -43,7 +65,7 @@ def from_transforms(*transforms: GradientTransformation) -> Optimizer:
         updates, state = chained.update(grads, state, params)
         return tx.apply_updates(params, updates), state
 
-    return Optimizer(chained.init, update)
+    return Optimizer(_zero_holding(chained.init), rounded_once(update, trees=True))
 
 
 #: The parameter kinds an optimizer takes: floating (its updates are float: integer or bool parameters
@@ -99,7 +121,7 @@ def _merged(*transforms: GradientTransformation) -> Optimizer:
             new.update(own)
         return tx.apply_updates(params, updates), new
 
-    return Optimizer(init, update)
+    return Optimizer(_zero_holding(init), rounded_once(update, trees=True))
 
 
 @_takes(*_FLOATING)

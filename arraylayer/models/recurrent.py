@@ -34,6 +34,7 @@ from arraylayer.models import checks, initializers
 from arraylayer.models.layer_base import Layer, _features, _inputs, _keys, _output, _positive, _weight
 from arraylayer.models.mixed_precision import Policy
 from arraylayer.models.nn.activations import sigmoid
+from arraylayer.models.lowp_rule import rounded_once
 
 __all__ = ["gru", "gru_cell", "lstm", "lstm_cell"]
 
@@ -187,7 +188,7 @@ def _scan(step: Any, init: Any, xs: Any) -> tuple[Any, Any]:
     return scan(step, init, xs)
 
 
-gru_cell = Layer(_gru_init, _gru_cell_apply)
-gru = Layer(_gru_init, _gru_apply)
-lstm_cell = Layer(_lstm_init, _lstm_cell_apply)
-lstm = Layer(_lstm_init, _lstm_apply)
+gru_cell = Layer(_gru_init, rounded_once(_gru_cell_apply, trees=True))
+gru = Layer(_gru_init, rounded_once(_gru_apply, trees=True))
+lstm_cell = Layer(_lstm_init, rounded_once(_lstm_cell_apply, trees=True))
+lstm = Layer(_lstm_init, rounded_once(_lstm_apply, trees=True))

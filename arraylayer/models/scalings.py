@@ -19,7 +19,7 @@ from arraylayer.api.elementwise import (divide, greater, logical_and, maximum, m
                                         subtract)
 from arraylayer.api.linear_algebra import matmul
 from arraylayer.api.searching import where
-from arraylayer.dtypes import Dtype
+from arraylayer.dtypes import finfo
 from arraylayer.models import checks
 from arraylayer.models.transforms import GradientTransformation, Hyper, In, _count_like, _one_minus, hyper
 from arraylayer.models.tree import tree_map
@@ -112,9 +112,6 @@ def scale_by_lion(b1: Hyper = 0.9, b2: Hyper = 0.99) -> GradientTransformation:
     return GradientTransformation(init, update)
 
 
-#: machine epsilon per float dtype (Adafactor's default eps1, torch.finfo(dtype).eps)
-_EPS = {Dtype(n): e for n, e in (("float16", 2.0**-10), ("bfloat16", 2.0**-7), ("float32", 2.0**-23),
-                                 ("float64", 2.0**-52))}
 
 
 def _norm(x: Any) -> Any:
@@ -151,7 +148,8 @@ def scale_by_adafactor(learning_rate: Hyper = 1e-2, decay_rate: Hyper = -0.8, ep
     (``"adafactor_v"``). At step ``t``: ``1 - beta2_t = t**decay_rate``; the relative step
     ``min(learning_rate, 1/sqrt(t))`` times ``max(eps2, rms(param))``; the scaled update ``u /
     sqrt(max(v, eps1**2))`` divided by ``max(1, rms(update) / clipping_threshold)``. ``eps1``
-    defaults to the leaf dtype's machine epsilon. No first moment (torch's has none)."""
+    defaults to the leaf dtype's machine epsilon (``finfo(dtype).eps``, float8's included). No first
+    moment (torch's has none)."""
     rate = hyper(learning_rate, "learning_rate")
     decay = hyper(decay_rate, "decay_rate", low=-float("inf"), high=0.0, open_low=True)
     tiny = None if eps1 is None else hyper(eps1, "eps1")
@@ -187,7 +185,7 @@ def scale_by_adafactor(learning_rate: Hyper = 1e-2, decay_rate: Hyper = -0.8, ep
             t = astype(count, dtype)
             fresh = elementwise.pow(t, h("decay", dtype))  # 1 - beta2_t
             keep = subtract(1.0, fresh)
-            eps = _EPS[Dtype(dtype)] if tiny is None else tiny
+            eps = finfo(dtype).eps if tiny is None else tiny  # float8's too: float32's 2**-23 squared is 0 there
             step = minimum(divide(1.0, sqrt(t)), h("rate", dtype))
             scale = multiply(maximum(sqrt(statistical.mean(square(a))), h("eps2", dtype)), step)
             squares = square(u)

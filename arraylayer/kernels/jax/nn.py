@@ -51,8 +51,15 @@ def max_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding:
     return lax.reduce_window(x, -jnp.inf, lax.max, dims, steps, pads)  # a Python init: JAX sees max, differentiable
 
 
+#: half precision summed in float32 and rounded once, as the other backends' kernels sum it (XLA's own
+#: reduce_window adds in the input's dtype: 12 bfloat16 ulps off in 3-d); the converts fuse into the window
+_WIDENED_SUMS = (jnp.float16, jnp.bfloat16)
+
+
 def sum_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding: Any, channels_last: bool) -> Any:
     dims, steps, pads = _layout(window, strides, padding, channels_last)
+    if x.dtype in _WIDENED_SUMS:
+        return lax.reduce_window(x.astype(jnp.float32), 0.0, lax.add, dims, steps, pads).astype(x.dtype)
     return lax.reduce_window(x, 0.0, lax.add, dims, steps, pads)
 
 

@@ -87,8 +87,10 @@ _POOL3D_DTYPES = (tf.float32, tf.bfloat16)  # MaxPool3D/AvgPool3D's CPU kernels;
 
 def _pooled(x: Any, window: tuple[int, ...], strides: tuple[int, ...], pool: Any) -> Any:
     """``pool(x, window, strides)`` of channels-last, padded ``x``; a 3-d pool in a dtype TensorFlow's
-    CPU has no 3-d kernel for (float64, float16) runs as a 2-d pool over (height, width) and then one
-    over depth: the max of maxima and the sum of sums are the same numbers."""
+    CPU has no 3-d kernel for (float64) runs as a 2-d pool over (height, width) and then one over
+    depth: the max of maxima and the sum of sums are the same numbers; float16 pools in float32."""
+    if x.dtype == tf.float16:  # summed in float32 and rounded once, as the other backends sum half precision
+        return tf.cast(pool(tf.cast(x, tf.float32), window, strides), tf.float16)  # (AvgPool's own: 8 ulps off)
     if len(window) != 3 or x.dtype in _POOL3D_DTYPES:
         return pool(x, window, strides)
     n, d, h, w, c = (tf.shape(x)[i] for i in range(5))

@@ -35,7 +35,9 @@ def softmax_cross_entropy(logits: Any, labels: Any) -> Any:
 _CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
 _MAX = {1: F.max_pool1d, 2: F.max_pool2d, 3: F.max_pool3d}
 _AVG = {2: F.avg_pool2d, 3: F.avg_pool3d}  # avg_pool1d has no divisor_override: 1-d runs as 2-d
-_HALVES = (torch.float16, torch.bfloat16)
+#: dtypes torch's CPU avg_pool3d has no kernel for ("avg_pool3d_out_frame" not implemented for 'Half'):
+#: summed in float32 and rounded once, as its avg_pool2d accumulates them and NumPy's kernel sums them
+_CPU_POOL3D_WIDENED = (torch.float16, torch.bfloat16)
 
 
 def _first(x: Any, channels_last: bool) -> Any:
@@ -79,8 +81,8 @@ def sum_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...], padding:
     y = _pad(_first(x, channels_last), padding)
     if len(window) == 1:
         y = F.avg_pool2d(y.unsqueeze(2), (1, *window), (1, *strides), divisor_override=1).squeeze(2)
-    elif len(window) == 3 and y.dtype in _HALVES and y.device.type == "cpu":  # no half avg_pool3d on the CPU:
-        y = F.avg_pool3d(y.float(), window, strides, divisor_override=1).to(y.dtype)  # summed in float32, rounded once
+    elif len(window) == 3 and y.dtype in _CPU_POOL3D_WIDENED and y.device.type == "cpu":
+        y = F.avg_pool3d(y.float(), window, strides, divisor_override=1).to(y.dtype)
     else:
         y = _AVG[len(window)](y, window, strides, divisor_override=1)
     return _back(y, channels_last)

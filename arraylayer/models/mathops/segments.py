@@ -18,6 +18,7 @@ from arraylayer.api.dispatch import array_input
 from arraylayer.dtypes import Dtype, iinfo
 from arraylayer.errors import InvalidArgumentError, InvalidDtypeError
 from arraylayer.models.nn.common import _creating_on, _device
+from arraylayer.models.lowp_rule import rounded_once
 
 Array = Any
 
@@ -90,21 +91,25 @@ def _arange_like(segment_ids: Array, count: int) -> Array:
         return creation.arange(count, dtype=dtype, device=_device(segment_ids))
 
 
+@rounded_once  # in float32: the 0 / 1 fill of the masked rows exists there (float8_e8m0fnu has no 0)
 def segment_sum(data: Array, segment_ids: Array, num_segments: int | None = None, sorted: bool = False) -> Array:  # noqa: A002
     """Sum of data's rows per segment (0 for an empty one); ``sorted`` is a hint, ignored."""
     return _segment("segment_sum", data, segment_ids, num_segments, sorted)
 
 
+@rounded_once  # in float32: the 0 / 1 fill of the masked rows exists there (float8_e8m0fnu has no 0)
 def segment_prod(data: Array, segment_ids: Array, num_segments: int | None = None, sorted: bool = False) -> Array:  # noqa: A002
     """Product of data's rows per segment (1 for an empty one)."""
     return _segment("segment_prod", data, segment_ids, num_segments, sorted)
 
 
+@rounded_once  # in float32: the -inf fill of the masked rows exists there (float8_e4m3fn has no inf)
 def segment_max(data: Array, segment_ids: Array, num_segments: int | None = None, sorted: bool = False) -> Array:  # noqa: A002
     """Maximum of data's rows per segment (-inf, or the integer dtype's minimum, for an empty one)."""
     return _segment("segment_max", data, segment_ids, num_segments, sorted)
 
 
+@rounded_once  # in float32: the -inf fill of the masked rows exists there (float8_e4m3fn has no inf)
 def segment_min(data: Array, segment_ids: Array, num_segments: int | None = None, sorted: bool = False) -> Array:  # noqa: A002
     """Minimum of data's rows per segment (+inf, or the integer dtype's maximum, for an empty one)."""
     return _segment("segment_min", data, segment_ids, num_segments, sorted)

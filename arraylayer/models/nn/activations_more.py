@@ -38,19 +38,21 @@ from arraylayer.api.searching import where
 from arraylayer.api.sorting import sort
 from arraylayer.errors import InvalidArgumentError
 from arraylayer.models.nn.activations import sigmoid
-from arraylayer.models.nn.common import _creating_on, _device, _floating, _native
+from arraylayer.models.nn.common import _creating_on, _device, _floating, _native, rounded_once
 
 #: SELU's constants (Klambauer et al. 2017), as Keras, torch and JAX give them
 SELU_ALPHA: Final = 1.6732632423543772
 SELU_SCALE: Final = 1.0507009873554805
 
 
+@rounded_once
 def relu6(x: Any) -> Any:
     """min(max(x, 0), 6)."""
     _floating(x, "relu6")
     return clip(x, 0.0, 6.0)
 
 
+@rounded_once
 def leaky_relu(x: Any, negative_slope: float = 0.2) -> Any:
     """x for x >= 0, ``negative_slope * x`` below (Keras' default slope 0.2; torch's is 0.01)."""
     _floating(x, "leaky_relu")
@@ -58,6 +60,7 @@ def leaky_relu(x: Any, negative_slope: float = 0.2) -> Any:
     return where(greater_equal(x, 0.0), x, multiply(x, slope))
 
 
+@rounded_once
 def elu(x: Any, alpha: float = 1.0) -> Any:
     """x for x > 0, alpha (exp(x) - 1) below."""
     _floating(x, "elu")
@@ -65,11 +68,13 @@ def elu(x: Any, alpha: float = 1.0) -> Any:
     return where(greater(x, 0.0), x, multiply(expm1(minimum(x, 0.0)), alpha))
 
 
+@rounded_once
 def selu(x: Any) -> Any:
     """scale * elu(x, alpha) with the self-normalising constants."""
     return multiply(elu(x, SELU_ALPHA), SELU_SCALE)
 
 
+@rounded_once
 def celu(x: Any, alpha: float = 1.0) -> Any:
     """max(x, 0) + min(0, alpha (exp(x / alpha) - 1)); alpha must not be 0."""
     _floating(x, "celu")
@@ -80,35 +85,41 @@ def celu(x: Any, alpha: float = 1.0) -> Any:
     return add(maximum(x, 0.0), minimum(negative_part, 0.0))
 
 
+@rounded_once
 def softsign(x: Any) -> Any:
     """x / (|x| + 1)."""
     _floating(x, "softsign")
     return divide(x, add(absolute(x), 1.0))
 
 
+@rounded_once
 def log_sigmoid(x: Any) -> Any:
     """log(sigmoid(x)) = -softplus(-x), exact in both tails."""
     _floating(x, "log_sigmoid")
     return negative(logaddexp(negative(x), 0.0))
 
 
+@rounded_once
 def hard_sigmoid(x: Any) -> Any:
     """relu6(x + 3) / 6: 0 below -3, 1 above 3, linear between."""
     _floating(x, "hard_sigmoid")
     return divide(clip(add(x, 3.0), 0.0, 6.0), 6.0)
 
 
+@rounded_once
 def hard_silu(x: Any) -> Any:
     """x * hard_sigmoid(x) (hard swish)."""
     return multiply(x, hard_sigmoid(x))
 
 
+@rounded_once
 def hard_tanh(x: Any) -> Any:
     """clip(x, -1, 1)."""
     _floating(x, "hard_tanh")
     return clip(x, -1.0, 1.0)
 
 
+@rounded_once
 def tanh_shrink(x: Any) -> Any:
     """x - tanh(x)."""
     _floating(x, "tanh_shrink")
@@ -122,6 +133,7 @@ def _threshold_value(value: Any, function: str) -> float:
     return t
 
 
+@rounded_once
 def soft_shrink(x: Any, threshold: float = 0.5) -> Any:
     """x - t above t, x + t below -t, 0 between."""
     _floating(x, "soft_shrink")
@@ -129,6 +141,7 @@ def soft_shrink(x: Any, threshold: float = 0.5) -> Any:
     return where(greater(x, t), subtract(x, t), where(less(x, -t), add(x, t), multiply(x, 0.0)))
 
 
+@rounded_once
 def hard_shrink(x: Any, threshold: float = 0.5) -> Any:
     """x where |x| > t, 0 elsewhere."""
     _floating(x, "hard_shrink")
@@ -136,6 +149,7 @@ def hard_shrink(x: Any, threshold: float = 0.5) -> Any:
     return where(greater(absolute(x), t), x, multiply(x, 0.0))
 
 
+@rounded_once
 def threshold(x: Any, threshold: float, default_value: float) -> Any:
     """x where x > threshold, ``default_value`` elsewhere (torch's and Keras' ``threshold``)."""
     _floating(x, "threshold")
@@ -143,6 +157,7 @@ def threshold(x: Any, threshold: float, default_value: float) -> Any:
     return where(greater(x, t), x, arguments.real_float(default_value, "default_value"))
 
 
+@rounded_once
 def sparse_plus(x: Any) -> Any:
     """0 for x <= -1, (x + 1)^2 / 4 between, x for x >= 1: a softplus with compact support."""
     _floating(x, "sparse_plus")
@@ -150,12 +165,14 @@ def sparse_plus(x: Any) -> Any:
     return where(greater_equal(x, 1.0), x, middle)
 
 
+@rounded_once
 def sparse_sigmoid(x: Any) -> Any:
     """0 for x <= -1, (x + 1) / 2 between, 1 for x >= 1."""
     _floating(x, "sparse_sigmoid")
     return multiply(add(clip(x, -1.0, 1.0), 1.0), 0.5)
 
 
+@rounded_once
 def squareplus(x: Any, b: float = 4.0) -> Any:
     """(x + sqrt(x^2 + b)) / 2 (Barron 2021), b >= 0."""
     _floating(x, "squareplus")
@@ -165,6 +182,7 @@ def squareplus(x: Any, b: float = 4.0) -> Any:
     return multiply(add(x, sqrt(add(square(x), b))), 0.5)
 
 
+@rounded_once
 def glu(x: Any, axis: int = -1) -> Any:
     """a * sigmoid(b), with a and b the two halves of x along ``axis`` (whose length must be even)."""
     _floating(x, "glu")
@@ -178,6 +196,7 @@ def glu(x: Any, axis: int = -1) -> Any:
     return rewrap(multiply(native[first], sigmoid(native[second])))
 
 
+@rounded_once
 def sparsemax(x: Any, axis: int = -1) -> Any:
     """The Euclidean projection of x onto the probability simplex along ``axis`` (Martins and
     Astudillo 2016): max(x - tau, 0), with tau chosen so that the result sums to 1."""

@@ -16,6 +16,7 @@ from arraylayer.api.elementwise import add
 from arraylayer.api.extensions import pad
 from arraylayer.api.manipulation import expand_dims, permute_dims, reshape, squeeze, stack
 from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError
+from arraylayer.models.nn.common import rounded_once
 
 #: data_format -> channels last? (Keras' names and the NHWC/NCHW of arraylayer's layers)
 _FORMATS: Final = {"channels_last": True, "NHWC": True, "channels_first": False, "NCHW": False}
@@ -134,6 +135,7 @@ def _spread(block: Any, axis: int, step: int) -> Any:
     return spaced[tuple(index)]
 
 
+@rounded_once
 def fold(x: Any, output_size: int | tuple[int, int], kernel_size: int | tuple[int, int],
          dilation: int | tuple[int, int] = 1, padding: int | tuple[int, int] = 0,
          stride: int | tuple[int, int] = 1) -> Any:

@@ -1,5 +1,6 @@
 """What every nn function shares: the dtype check, native arrays in and out, the backend's nn
-and fused kernels, arrays made beside an input, reductions of losses, range checks of indices."""
+and fused kernels, arrays made beside an input, reductions of losses, range checks of indices,
+and the low-precision rule (:func:`rounded_once`)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ from arraylayer.errors import (
 )
 from arraylayer.api.interchange import dev
 from arraylayer.runtime.registry import backend_of, current_backend, use_backend
+from arraylayer.models.lowp_rule import rounded_once
+
+__all__ = ["rounded_once"]  # the one rule of every nn function for float8/6/4 (models/lowp_rule.py)
 
 _REDUCTIONS: Final = ("mean", "sum", "none")
 #: the dtypes the frameworks' fused cross-entropies compute in their own dtype (half precision is
@@ -132,4 +136,5 @@ def _check_range(values: Any, *, length: int, error: Callable[[int, int], Except
         if low < 0 or high >= length:
             raise error(low if low < 0 else high, length)
     return values
+
 

@@ -14,7 +14,7 @@ from arraylayer.api.manipulation import reshape
 from arraylayer.dtypes import as_dtype
 from arraylayer.dtypes.promotion import result_type
 from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError, InvalidDtypeError
-from arraylayer.models.nn.common import _kernels, _native
+from arraylayer.models.nn.common import _kernels, _native, rounded_once
 
 #: data format -> (spatial dimensions, channels last)
 _LAYOUTS: Final = {"NWC": (1, True), "NCW": (1, False), "NHWC": (2, True), "NCHW": (2, False),
@@ -94,6 +94,7 @@ def _groups(groups: Any) -> int:
     return groups
 
 
+@rounded_once
 def conv(x: Any, kernel: Any, stride: Any = 1, padding: Any = "VALID", dilation: Any = 1,
          data_format: str | None = None, groups: int = 1, *, n: int | None = None, function: str = "conv") -> Any:
     """N-d (1, 2 or 3) grouped convolution (cross-correlation, as every framework computes it).
@@ -166,6 +167,7 @@ def depthwise_conv(x: Any, kernel: Any, stride: Any = 1, padding: Any = "VALID",
     return conv(x, kernel, stride, padding, dilation, data_format, channels, n=n, function="depthwise_conv")
 
 
+@rounded_once
 def separable_conv(x: Any, depthwise_kernel: Any, pointwise_kernel: Any, stride: Any = 1, padding: Any = "VALID",
                    dilation: Any = 1, data_format: str = "NHWC") -> Any:
     """depthwise_conv, then a 1x1 convolution mixing the channels (``pointwise_kernel``:

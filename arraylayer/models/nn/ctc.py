@@ -19,7 +19,7 @@ from arraylayer.api.manipulation import concat, expand_dims, reshape, stack
 from arraylayer.api.searching import where
 from arraylayer.errors import InvalidArgumentError, InvalidDtypeError
 from arraylayer.dtypes import as_dtype
-from arraylayer.models.nn.common import _creating_on, _device, _floating, _native, _reduce
+from arraylayer.models.nn.common import _creating_on, _device, _floating, _native, _reduce, rounded_once
 from arraylayer.models.nn.softmax_family import log_softmax, logsumexp, one_hot
 
 #: the log-probability of an impossible path: finite, so that gradients stay finite
@@ -31,6 +31,7 @@ def _integers(x: Any, name: str) -> None:
         raise InvalidDtypeError(f"nn.ctc_loss takes integer {name}; got {getattr(x, 'dtype', type(x).__name__)}.")
 
 
+@rounded_once
 def ctc_loss(labels: Any, logits: Any, label_lengths: Any, logit_lengths: Any, blank_index: int = 0,
              reduction: str = "none") -> Any:
     """-log p(labels | logits) per sequence. ``labels``: (batch, max_label_length) integer classes,

@@ -20,9 +20,10 @@ from arraylayer.api.searching import argmax, where
 from arraylayer.api.sorting import argsort
 from arraylayer.dtypes import as_dtype
 from arraylayer.errors import InvalidArgumentError, InvalidDtypeError, UnsupportedOperationError
-from arraylayer.models.nn.common import _creating_on, _device, _floating
+from arraylayer.models.nn.common import _creating_on, _device, _floating, rounded_once
 
 
+@rounded_once
 def ctc_decode(inputs: Any, sequence_lengths: Any, strategy: str = "greedy", beam_width: int = 100, top_paths: int = 1,
                merge_repeated: bool = True, mask_index: int | None = 0) -> tuple[Any, Any]:
     """(labels, scores) of the best path of ``inputs`` (``(batch, frames, classes)`` logits or

@@ -23,10 +23,13 @@ from arraylayer.api.searching import where
 from arraylayer.dtypes import as_dtype
 from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError, InvalidDtypeError
 from arraylayer.runtime.registry import backend_of
-from arraylayer.models.nn.common import _FUSED_DTYPES, _REDUCTIONS, _floating, _in_range, _native, _reduce
+from arraylayer.models.nn.common import (
+    _FUSED_DTYPES, _REDUCTIONS, _floating, _in_range, _native, _reduce, rounded_once,
+)
 from arraylayer.models.nn.softmax_family import log_softmax, one_hot
 
 
+@rounded_once
 def cross_entropy(logits: Any, labels: Any, axis: int = -1, reduction: str = "mean", *,
                   ignore_index: int | None = None, mask: Any = None, label_smoothing: float = 0.0) -> Any:
     """Softmax cross-entropy from ``logits`` and integer class ``labels`` (the logits' shape without
@@ -109,6 +112,7 @@ def _label_error(bad: int, classes: int) -> InvalidArgumentError:
                                 f"per row; labels must lie in [0, {classes}).")
 
 
+@rounded_once
 def mse(predictions: Any, targets: Any, reduction: str = "mean") -> Any:
     """Mean squared error (``reduction``: "mean", "sum" or "none" for the element-wise squares)."""
     _floating(predictions, "mse")

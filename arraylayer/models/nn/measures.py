@@ -14,9 +14,10 @@ from arraylayer.api.elementwise import add, cos, log10, multiply, sin, square, s
 from arraylayer.api.manipulation import reshape
 from arraylayer.dtypes import as_dtype
 from arraylayer.errors import InvalidArgumentError
-from arraylayer.models.nn.common import _floating
+from arraylayer.models.nn.common import _floating, rounded_once
 
 
+@rounded_once
 def psnr(x1: Any, x2: Any, max_val: float) -> Any:
     """``20 log10(max_val) - 10 log10(mean((x1 - x2)**2))``: a scalar of the promoted floating
     dtype, the mean over every element (Keras' definition: one number for the whole batch);
@@ -35,9 +36,10 @@ def psnr(x1: Any, x2: Any, max_val: float) -> Any:
     return reshape(subtract(20.0 * math.log10(peak), multiply(log10(error), 10.0)), ())
 
 
+@rounded_once
 def polar(abs_: Any, angle: Any) -> Any:
-    """``abs_ * (cos(angle) + i sin(angle))``: complex64 from float32 (and half precision),
-    complex128 from float64; the two broadcast against each other."""
+    """``abs_ * (cos(angle) + i sin(angle))``: complex64 from float32 (and half precision, and
+    float8/6/4, computed in float32), complex128 from float64; the two broadcast against each other."""
     _floating(abs_, "polar")
     _floating(angle, "polar")
     real, imaginary = multiply(abs_, cos(angle)), multiply(abs_, sin(angle))

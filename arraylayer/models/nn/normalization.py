@@ -13,9 +13,10 @@ from arraylayer.api.elementwise import pow as pow_
 from arraylayer.dtypes import Dtype, as_dtype
 from arraylayer.errors import InvalidArgumentError
 from arraylayer.runtime.registry import backend_of
-from arraylayer.models.nn.common import _floating, _fused, _native
+from arraylayer.models.nn.common import _floating, _fused, _native, rounded_once
 
 
+@rounded_once
 def layer_norm(x: Any, scale: Any = None, offset: Any = None, axis: int | tuple[int, ...] = -1,
                eps: float = 1e-5) -> Any:
     """(x - mean) / sqrt(var + eps) over ``axis``, then ``* scale + offset`` when given."""
@@ -62,6 +63,7 @@ def _fits(p: Any, backend: Any, dtype: Dtype, shape: tuple[int, ...]) -> bool:
 
 
 
+@rounded_once
 def moments(x: Any, axes: int | tuple[int, ...], keepdims: bool = False) -> tuple[Any, Any]:
     """(mean, variance) of x over ``axes`` (the population variance, divided by the count)."""
     _floating(x, "moments")
@@ -71,6 +73,7 @@ def moments(x: Any, axes: int | tuple[int, ...], keepdims: bool = False) -> tupl
     return (mean if keep else statistical.mean(x, axis=axes)), variance
 
 
+@rounded_once
 def normalize(x: Any, axis: int | tuple[int, ...] = -1, order: float = 2, epsilon: float = 1e-7) -> Any:
     """x / max(||x||_order, epsilon) along ``axis``: ``order`` 1, 2, any p >= 1 or inf (Keras' normalize)."""
     _floating(x, "normalize")
@@ -92,6 +95,7 @@ def normalize(x: Any, axis: int | tuple[int, ...] = -1, order: float = 2, epsilo
     return divide(x, maximum(norm, eps))
 
 
+@rounded_once
 def rms_normalization(x: Any, scale: Any = None, axis: int | tuple[int, ...] = -1, epsilon: float | None = None) -> Any:
     """``x / sqrt(mean(x**2, axis) + epsilon) * scale`` (root-mean-square normalisation, Keras'
     definition: epsilon inside the root, default 1e-7); half precision is computed in float32

@@ -11,7 +11,7 @@ from arraylayer.api import statistical
 from arraylayer.api.elementwise import add, divide, multiply, sqrt, square, subtract
 from arraylayer.api.manipulation import reshape
 from arraylayer.errors import InvalidArgumentError
-from arraylayer.models.nn.common import _array, _floating
+from arraylayer.models.nn.common import _array, _floating, rounded_once
 
 
 def _eps(eps: Any, function: str) -> float:
@@ -33,6 +33,7 @@ def _along(p: Any, ndim: int, axis: int, function: str, name: str) -> Any:
     return reshape(p, tuple(shape))
 
 
+@rounded_once
 def batch_norm(x: Any, mean: Any, var: Any, scale: Any = None, offset: Any = None, eps: float = 1e-5,
                axis: int = -1) -> Any:
     """(x - mean) / sqrt(var + eps) * scale + offset; 1-d statistics and parameters lie along the
@@ -47,6 +48,7 @@ def batch_norm(x: Any, mean: Any, var: Any, scale: Any = None, offset: Any = Non
     return y if offset is None else add(y, _along(offset, x.ndim, channel, "batch_norm", "offset"))
 
 
+@rounded_once
 def group_norm(x: Any, groups: int, scale: Any = None, offset: Any = None, eps: float = 1e-5,
                axis: int = -1) -> Any:
     """Each example's channels (along ``axis``) split into ``groups``, each group normalised over its
@@ -74,6 +76,7 @@ def group_norm(x: Any, groups: int, scale: Any = None, offset: Any = None, eps: 
     return y if offset is None else add(y, _along(offset, x.ndim, channel, "group_norm", "offset"))
 
 
+@rounded_once
 def instance_norm(x: Any, scale: Any = None, offset: Any = None, eps: float = 1e-5, axis: int = -1) -> Any:
     """group_norm with one channel per group: each channel of each example normalised over space."""
     _floating(x, "instance_norm")

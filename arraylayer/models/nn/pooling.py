@@ -11,7 +11,7 @@ from arraylayer.api.creation import ones_like
 from arraylayer.api.elementwise import divide
 from arraylayer.api.manipulation import concat
 from arraylayer.errors import InvalidArgumentError
-from arraylayer.models.nn.common import _floating, _kernels, _native
+from arraylayer.models.nn.common import _floating, _kernels, _native, rounded_once
 from arraylayer.models.nn.convolution import _DEFAULT_FORMAT, _layout, _padding, _spatial, _tuple
 
 
@@ -32,6 +32,7 @@ def _pool_arguments(x: Any, window: Any, stride: Any, padding: Any, data_format:
     return native, rewrap, windows, strides, pads, channels_last
 
 
+@rounded_once
 def max_pool(x: Any, window: Any, stride: Any = None, padding: Any = "VALID", data_format: str | None = None, *,
              n: int = 2, function: str = "max_pool") -> Any:
     """The maximum of each window over ``n`` spatial axes (``stride`` None: the window,
@@ -41,6 +42,7 @@ def max_pool(x: Any, window: Any, stride: Any = None, padding: Any = "VALID", da
     return rewrap(_kernels(native).max_pool(native, windows, strides, pads, last))
 
 
+@rounded_once
 def avg_pool(x: Any, window: Any, stride: Any = None, padding: Any = "VALID", data_format: str | None = None, *,
              n: int = 2, function: str = "avg_pool") -> Any:
     """The mean of each window over its elements inside the input (padding is not counted:
@@ -87,6 +89,7 @@ def avg_pool3d(x: Any, window: Any, stride: Any = None, padding: Any = "VALID", 
     return avg_pool(x, window, stride, padding, data_format, n=3, function="avg_pool3d")
 
 
+@rounded_once
 def _adaptive(x: Any, output_size: Any, data_format: str | None, reduce: Any, function: str) -> Any:
     _floating(x, function)
     if data_format is None:

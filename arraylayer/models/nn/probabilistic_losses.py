@@ -15,7 +15,7 @@ from arraylayer.api.elementwise import abs as absolute
 from arraylayer.api.elementwise import add, clip, divide, log, logaddexp, maximum, multiply, negative, subtract
 from arraylayer.api.manipulation import moveaxis
 from arraylayer.errors import InvalidArgumentError
-from arraylayer.models.nn.common import _array, _floating, _reduce
+from arraylayer.models.nn.common import _array, _floating, _reduce, rounded_once
 from arraylayer.models.nn.losses import _labels_in_range, cross_entropy
 from arraylayer.models.nn.softmax_family import log_softmax, one_hot
 
@@ -30,6 +30,7 @@ def _same_shape(function: str, predictions: Any, targets: Any) -> None:
                                    f"shape {tuple(predictions.shape)}; pass targets of the predictions' shape.")
 
 
+@rounded_once
 def binary_cross_entropy(predictions: Any, targets: Any, from_logits: bool = False, reduction: str = "mean") -> Any:
     """-(t log p + (1 - t) log(1 - p)) element-wise, then reduced. ``predictions`` are probabilities
     (clipped to [1e-7, 1 - 1e-7]) or, with ``from_logits``, logits z: max(z, 0) - z t + log(1 + exp(-|z|))."""
@@ -44,6 +45,7 @@ def binary_cross_entropy(predictions: Any, targets: Any, from_logits: bool = Fal
     return _reduce(losses, reduction, "binary_cross_entropy")
 
 
+@rounded_once
 def categorical_cross_entropy(predictions: Any, targets: Any, from_logits: bool = False, axis: int = -1,
                               reduction: str = "mean") -> Any:
     """-sum(t log p) along ``axis`` for target distributions ``targets`` (e.g. one-hot rows).
@@ -61,6 +63,7 @@ def categorical_cross_entropy(predictions: Any, targets: Any, from_logits: bool 
     return _reduce(losses, reduction, "categorical_cross_entropy")
 
 
+@rounded_once
 def sparse_categorical_cross_entropy(predictions: Any, labels: Any, from_logits: bool = False, axis: int = -1,
                                      reduction: str = "mean") -> Any:
     """categorical_cross_entropy with integer class ``labels`` (the predictions' shape without

@@ -12,9 +12,10 @@ from arraylayer.api.elementwise import divide
 from arraylayer.api.searching import where
 from arraylayer.errors import InvalidArgumentError
 from arraylayer.runtime.registry import backend_of
-from arraylayer.models.nn.common import _creating_on, _device, _floating, _native
+from arraylayer.models.nn.common import _creating_on, _device, _floating, _native, rounded_once
 
 
+@rounded_once
 def dropout(key: Any, x: Any, rate: float, training: bool = True) -> Any:
     """Inverted dropout: each element zeroed with probability ``rate`` (drawn from ``key``, so the same
     key drops the same elements on every backend), the others divided by 1 - rate. Identity when

@@ -14,9 +14,10 @@ from arraylayer.api.searching import where
 from arraylayer.dtypes.defaults import default_float_dtype
 from arraylayer.dtypes import as_dtype
 from arraylayer.errors import InvalidArgumentError, InvalidDtypeError
-from arraylayer.models.nn.common import _array, _creating_on, _device, _floating, _fused_along, _native
+from arraylayer.models.nn.common import _array, _creating_on, _device, _floating, _fused_along, _native, rounded_once
 
 
+@rounded_once
 def logsumexp(x: Any, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Any:
     """log(sum(exp(x))) over ``axis``, shifted by the maximum: finite for logits of any size
     (an all -inf slice gives -inf, a +inf gives +inf)."""
@@ -34,6 +35,7 @@ def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
     return (axis,) if isinstance(axis, int) else tuple(axis)
 
 
+@rounded_once
 def log_softmax(x: Any, axis: int = -1) -> Any:
     """(x - max) - log(sum(exp(x - max))) along ``axis``: log-probabilities, stable for logits of any
     size. Not x - logsumexp(x): logsumexp rounded in the input's dtype loses the small log-sum when
@@ -47,6 +49,7 @@ def log_softmax(x: Any, axis: int = -1) -> Any:
     return subtract(shifted, log(statistical.sum(exp(shifted), axis=axis, keepdims=True)))
 
 
+@rounded_once
 def softmax(x: Any, axis: int = -1) -> Any:
     """exp(x) / sum(exp(x)) along ``axis``, shifted by the maximum (no overflow at logits of 100)."""
     dtype = _floating(x, "softmax")

@@ -9,7 +9,7 @@ from typing import Any
 from arraylayer.api.creation import zeros_like
 from arraylayer.api.manipulation import flip, permute_dims, reshape, stack
 from arraylayer.errors import InvalidArgumentError
-from arraylayer.models.nn.common import _native
+from arraylayer.models.nn.common import _native, rounded_once
 from arraylayer.models.nn.convolution import _DEFAULT_FORMAT, _LAYOUTS, _float_pair, _groups, _layout, _spatial, _tuple, conv
 
 
@@ -24,6 +24,7 @@ def _spread(x: Any, axis: int, stride: int) -> Any:
     return whole[(slice(None),) * axis + (slice(0, (length - 1) * stride + 1),)]
 
 
+@rounded_once
 def conv_transpose(x: Any, kernel: Any, stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
                    dilation: Any = 1, data_format: str | None = None, groups: int = 1) -> Any:
     """torch's conv_transpose{1,2,3}d: ``kernel`` is the forward convolution's, (in, out/groups,
