@@ -54,6 +54,18 @@ def _low_float(leaves: Iterable[Any], trees: bool = False) -> Dtype | None:
     return found
 
 
+def _any_low(values: Iterable[Any]) -> bool:
+    """Whether an array of a float8/6/4 dtype is among ``values`` (the short check of the common
+    case; :func:`_low_float` then decides, and raises where it must)."""
+    for value in values:
+        dtype = getattr(value, "dtype", None)
+        if dtype is not None:
+            d = as_dtype(dtype)
+            if d.is_low_precision and d.category == "float":
+                return True
+    return False
+
+
 def _widened(value: Any, dtype: Dtype) -> Any:
     """An array of ``dtype`` as float32 (exact: every float8/6/4 value is a float32); others as they are."""
     if getattr(value, "dtype", None) is not None and as_dtype(value.dtype) == dtype:
@@ -84,6 +96,12 @@ without this rule (its outputs could not be told apart to round back)."""
     def computed(*args: Any, **kwargs: Any) -> Any:
         if trees:
             dtype = _low_float(tree_flatten((args, kwargs))[0], trees=True)
+        elif not kwargs:  # the common case, kept short (an activation's cost is a few microseconds)
+            if not _any_low(args):
+                return function(*args)
+            dtype = _low_float(args)
+        elif not _any_low((*args, *kwargs.values())):
+            return function(*args, **kwargs)
         else:
             dtype = _low_float((*args, *kwargs.values()))
         if dtype is None:
