@@ -176,9 +176,11 @@ def int_pair(value: Any, parameter: str, function: str, *, minimum: int = 1) -> 
         pair = tuple(pair)
     except TypeError:
         pair = ()
-    if len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and v >= minimum for v in pair):
+    # (at most MAX_ELEMENTS: no axis is longer, and the frameworks' int64 slices would overflow beyond)
+    if len(pair) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) and minimum <= v <= MAX_ELEMENTS
+                                 for v in pair):
         raise InvalidArgumentError(f"{function}({parameter}={value!r}): give an int or a pair of ints, each at "
-                                   f"least {minimum}.")
+                                   f"least {minimum} and at most {MAX_ELEMENTS}.")
     return pair
 
 

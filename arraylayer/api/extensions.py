@@ -31,7 +31,7 @@ import math
 from typing import Any, Final
 
 from arraylayer.dtypes import Dtype, DtypeLike, as_dtype, iinfo
-from arraylayer.errors import InvalidArgumentError, TypePromotionError, UnsupportedDtypeError
+from arraylayer.errors import AllocationError, InvalidArgumentError, TypePromotionError, UnsupportedDtypeError
 from arraylayer import arguments
 from arraylayer.api import creation, data_types, elementwise, searching, statistical, utility
 from arraylayer.api.dispatch import array_input, kernel
@@ -243,6 +243,7 @@ def pad(x: Array, pad_width: int | tuple[Any, ...], mode: str = "constant", *,
     if mode not in _PAD_MODES:
         raise InvalidArgumentError(f"pad mode={mode!r} is not one of {', '.join(map(repr, _PAD_MODES))}.")
     widths = _pad_widths(pad_width, len(x.shape))
+    arguments.shape(tuple(int(n) + b + a for n, (b, a) in zip(x.shape, widths, strict=True)), "the result of pad")
     device = backend.device_of(x)
     from arraylayer.runtime.registry import use_backend
     from arraylayer.api.manipulation import concat
@@ -258,7 +259,11 @@ def pad(x: Array, pad_width: int | tuple[Any, ...], mode: str = "constant", *,
             continue
         if x.shape[axis] == 0:
             raise InvalidArgumentError(f"pad mode={mode!r} cannot extend axis {axis} of length 0; use mode='constant'.")
-        positions = np.pad(np.arange(int(x.shape[axis])), (before, after), mode=mode)
+        try:
+            positions = np.pad(np.arange(int(x.shape[axis])), (before, after), mode=mode)
+        except MemoryError:
+            raise AllocationError(f"pad: the {int(x.shape[axis]) + before + after} positions of axis {axis} do not fit "
+                                  f"in memory; pass smaller widths.") from None
         indices = backend.asarray(positions.tolist(), Dtype("int32") if positions.size < 2**31 else Dtype("int64"),
                                   device)
         x = kernel(backend, "take", dtype)(x, indices, axis=axis)

@@ -194,6 +194,7 @@ def lion(learning_rate: Hyper | Schedule = 1e-4, b1: Hyper = 0.9, b2: Hyper = 0.
     then ``m = b2 * m + (1 - b2) * g`` (decoupled weight decay on the leaves ``mask`` selects)."""
     pieces = [scalings.scale_by_lion(b1, b2)]
     decay = tx.hyper(weight_decay, "weight_decay", open_low=False)
+    tx._check_mask(mask, "lion")
     if not tx.is_zero(decay):
         pieces.append(tx.add_decayed_weights(decay, mask))
     return _merged(*pieces, tx.scale_by_learning_rate(learning_rate))
@@ -206,6 +207,7 @@ def lamb(learning_rate: Hyper | Schedule = 1e-3, b1: Hyper = 0.9, b2: Hyper = 0.
     leaf's trust ratio ``||p|| / ||step||`` (1 where either norm is zero), times ``-lr``."""
     pieces = [tx.scale_by_adam(b1, b2, eps)]
     decay = tx.hyper(weight_decay, "weight_decay", open_low=False)
+    tx._check_mask(mask, "lamb")
     if not tx.is_zero(decay):
         pieces.append(tx.add_decayed_weights(decay, mask))
     return _merged(*pieces, scalings.scale_by_trust_ratio(), tx.scale_by_learning_rate(learning_rate))

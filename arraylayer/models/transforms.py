@@ -208,14 +208,20 @@ def _flag(value: Any) -> bool:
     return value
 
 
+def _check_mask(mask: Mask, who: str) -> None:
+    """``mask`` is None, a tree of bools (a dict, list or tuple) or a predicate; InvalidArgumentTypeError
+    otherwise (also where no weight decay uses it: a mistake shows at once)."""
+    if mask is not None and not callable(mask) and not isinstance(mask, (dict, list, tuple)):
+        raise InvalidArgumentTypeError(f"{who}: mask is {type(mask).__name__}; pass a tree of bools "
+                                       f"shaped like the parameters or a predicate f(path, leaf) -> bool.")
+
+
 def add_decayed_weights(weight_decay: Hyper, mask: Mask = None) -> GradientTransformation:
     """``updates + weight_decay * params`` on the leaves ``mask`` selects: every leaf (None), a
     tree of bools shaped like the parameters, or a predicate ``f(path, leaf) -> bool`` (e.g.
     ``lambda path, p: p.ndim > 1``: matrices only, no biases or normalisation scales)."""
     decay = hyper(weight_decay, "weight_decay", open_low=False)
-    if mask is not None and not callable(mask) and not isinstance(mask, (dict, list, tuple)):
-        raise InvalidArgumentTypeError(f"add_decayed_weights: mask is {type(mask).__name__}; pass a tree of bools "
-                                       f"shaped like the parameters or a predicate f(path, leaf) -> bool.")
+    _check_mask(mask, "add_decayed_weights")
 
     def add(updates: Any, params: Any) -> Any:
         h = In(decay=decay)

@@ -14,10 +14,10 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from arraylayer.api.manipulation import moveaxis, stack
+from arraylayer.api.manipulation import expand_dims, moveaxis, stack
 from arraylayer.errors import AxisError, InvalidArgumentError, InvalidArgumentTypeError
 from arraylayer.models.flow.carry import Flat, backend_of_trees, check_like, flatten, specs
-from arraylayer.models.flow.loops import _callable, _kind
+from arraylayer.models.flow.loops import _callable, _kind, _zeros
 from arraylayer.models.tree import tree_flatten
 from arraylayer.runtime.backend import Backend
 
@@ -93,6 +93,11 @@ def _vmap_tensorflow(backend: Backend, body: _Body, leaves: list[Any], axes: lis
 
 
 def _vmap_python(backend: Backend, body: _Body, leaves: list[Any], axes: list[int | None], size: int) -> list[Any]:
+    if size == 0:  # no example: the outputs' shapes and dtypes from one trial on zeros, kept with 0 rows
+        example = [leaf if a is None else _zeros(backend, tuple(leaf.shape[:a]) + tuple(leaf.shape[a + 1:]),
+                                                backend.dtype_of(leaf), leaf)
+                   for leaf, a in zip(leaves, axes, strict=True)]
+        return [expand_dims(y, axis=0)[0:0] for y in body(example)]
     outs = []
     for b in range(size):
         outs.append(body([leaf if a is None else leaf[(slice(None),) * a + (b,)]

@@ -1,0 +1,48 @@
+"""What the toolkit's bad-input campaign found last (tests/test_bad_input.py, "toolkit"), held on every
+backend: an empty vmap batch, a mask no weight decay reads, pads and windows beyond any array."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from oracles import to_numpy
+
+import arraylayer as al
+from arraylayer.errors import AllocationError, InvalidArgumentError, InvalidArgumentTypeError
+
+
+def test_vmap_over_an_empty_batch_gives_empty_outputs(backend):
+    """jax.vmap and torch.func.vmap trace an empty batch; the Python loop learns the outputs from one
+    trial on zeros, so every backend gives the same shapes and dtypes."""
+    x = al.to_backend(np.zeros((0, 3), np.float32), backend)
+    total, doubled = al.vmap(lambda v: (al.sum(v), al.multiply(v, 2.0)))(x)
+    assert to_numpy(backend, total).shape == (0,) and to_numpy(backend, doubled).shape == (0, 3)
+    assert to_numpy(backend, doubled).dtype == np.float32
+
+
+@pytest.mark.parametrize("optimizer", ["lion", "lamb", "adamw"])
+def test_a_mask_that_is_no_tree_nor_predicate_is_refused_at_once(optimizer):
+    """Also where weight_decay is 0 and no decay would read the mask (lion's and lamb's default)."""
+    with pytest.raises(InvalidArgumentTypeError, match="mask is int"):
+        getattr(al.optim, optimizer)(mask=3)
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect"])
+def test_pads_beyond_memory_or_any_array_are_arraylayer_errors(backend, mode):
+    x = al.to_backend(np.ones(16, np.float32), backend)
+    with pytest.raises(InvalidArgumentError, match="the result of pad"):
+        al.pad(x, 2**62, mode=mode)
+
+
+def test_stft_of_a_huge_fft_length_is_refused_before_it_allocates(backend):
+    """center=True pads by fft_length // 2: beyond what any backend holds, pad's shape check refuses it."""
+    x = al.to_backend(np.ones(16, np.float32), backend)
+    with pytest.raises((InvalidArgumentError, AllocationError)):
+        al.stft(x, 8, 4, 2**62)
+
+
+def test_windows_and_strides_longer_than_any_axis_are_refused(backend):
+    x = al.to_backend(np.ones((1, 1, 4, 4), np.float32), backend)
+    with pytest.raises(InvalidArgumentError, match="at most"):
+        al.nn.unfold(x, 2, stride=2**70)
+    np.testing.assert_array_equal(to_numpy(backend, al.nn.unfold(x, 2, stride=2)), np.ones((1, 4, 4), np.float32))
