@@ -46,3 +46,12 @@ def test_windows_and_strides_longer_than_any_axis_are_refused(backend):
     with pytest.raises(InvalidArgumentError, match="at most"):
         al.nn.unfold(x, 2, stride=2**70)
     np.testing.assert_array_equal(to_numpy(backend, al.nn.unfold(x, 2, stride=2)), np.ones((1, 4, 4), np.float32))
+
+
+def test_one_hot_in_a_format_without_zero_is_refused(backend):
+    """float8_e8m0fnu has no 0 (its 0s would be NaN): refused, as eye is; other formats compute."""
+    labels = al.to_backend(np.array([0, 2], np.int32), backend)
+    with pytest.raises(al.UnsupportedDtypeError, match="has no zero"):
+        al.nn.one_hot(labels, 3, dtype="float8_e8m0fnu")
+    with pytest.raises(al.UnsupportedDtypeError, match="has no zero"):
+        al.nn.multi_hot(labels, 3, dtype="float8_e8m0fnu")

@@ -13,7 +13,7 @@ from arraylayer.api.manipulation import expand_dims, moveaxis, squeeze
 from arraylayer.api.searching import where
 from arraylayer.dtypes.defaults import default_float_dtype
 from arraylayer.dtypes import as_dtype
-from arraylayer.errors import InvalidArgumentError, InvalidDtypeError
+from arraylayer.errors import InvalidArgumentError, InvalidDtypeError, UnsupportedDtypeError
 from arraylayer.models.nn.common import _array, _creating_on, _device, _floating, _fused_along, _native, rounded_once
 
 
@@ -69,11 +69,17 @@ def one_hot(labels: Any, num_classes: int, dtype: Any = None) -> Any:
     count = arguments.count(num_classes, "num_classes")
     if count == 0:
         raise InvalidArgumentError("nn.one_hot(num_classes=0): there must be at least one class.")
+    target = default_float_dtype() if dtype is None else as_dtype(dtype)
+    if target.is_low_precision:
+        from arraylayer.lowp.moving import has_zero, zero_refusal
+
+        if not has_zero(target.name):  # its 0s would be NaN: refused, as eye and zeros_like-filling kernels are
+            raise UnsupportedDtypeError(zero_refusal("nn.one_hot", target.name))
     native, rewrap = _native(labels)
     with _creating_on(native):
         classes = arange(count, dtype=kind, device=_device(native))
     hits = equal(expand_dims(native, axis=-1), classes)
-    return rewrap(astype(hits, default_float_dtype() if dtype is None else dtype))
+    return rewrap(astype(hits, target))
 
 
 
