@@ -55,3 +55,14 @@ def test_one_hot_in_a_format_without_zero_is_refused(backend):
         al.nn.one_hot(labels, 3, dtype="float8_e8m0fnu")
     with pytest.raises(al.UnsupportedDtypeError, match="has no zero"):
         al.nn.multi_hot(labels, 3, dtype="float8_e8m0fnu")
+
+
+def test_einsum_of_uint32_wraps_as_numpy_on_jax_without_x64(x64_off):
+    """uint32 sums compute in int64 where a backend has it; without JAX's x64 in uint32 itself (the
+    same result modulo 2**32), so the support row's "supported" holds there too."""
+    import jax.numpy as jnp
+
+    a = np.array([[4_000_000_000, 3], [2, 1]], np.uint32)
+    got = al.einsum("ij,jk->ik", jnp.asarray(a), jnp.asarray(a))
+    assert got.dtype == jnp.uint32
+    np.testing.assert_array_equal(np.asarray(got), np.einsum("ij,jk->ik", a, a))

@@ -82,6 +82,8 @@ def einsum(subscripts: str, /, *operands: Array) -> Array:
     spec = _explicit(subscripts, [tuple(a.shape) for a in arrays])
     dtype = result_type(*operands)
     compute = _compute_dtype(dtype)
+    if dtype.category in ("int", "uint") and compute != dtype and compute not in backend.valid_dtypes():
+        compute = dtype  # (jax without x64 holds no int64: integer sums wrap alike in the dtype itself)
     kernel(backend, "tensordot", compute)  # the dtype check: UnsupportedDtypeError where it cannot compute
     kernels = backend.nn_kernels
     if kernels is None or not hasattr(kernels, "einsum"):
