@@ -66,3 +66,13 @@ def test_einsum_of_uint32_wraps_as_numpy_on_jax_without_x64(x64_off):
     got = al.einsum("ij,jk->ik", jnp.asarray(a), jnp.asarray(a))
     assert got.dtype == jnp.uint32
     np.testing.assert_array_equal(np.asarray(got), np.einsum("ij,jk->ik", a, a))
+
+
+def test_scatter_in_a_format_without_zero_is_refused(backend):
+    """scatter's positions no index reaches hold 0, which float8_e8m0fnu lacks: refused, as eye is."""
+    indices = al.to_backend(np.array([[0], [2]], np.int32), backend)
+    values = al.to_backend(np.array([1.0, 2.0], np.float32), backend)
+    if al.lowp.STATUS[backend]["float8_e8m0fnu"] in ("computed", "stored"):  # (TensorFlow holds no e8m0 at all)
+        with pytest.raises(al.UnsupportedDtypeError, match="has no zero"):
+            al.scatter(indices, al.astype(values, "float8_e8m0fnu"), (4,))
+    np.testing.assert_array_equal(to_numpy(backend, al.scatter(indices, values, (4,))), [1.0, 0.0, 2.0, 0.0])
