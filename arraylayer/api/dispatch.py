@@ -37,7 +37,7 @@ from arraylayer.api.wrapper_templates import function_from_source
 __all__ = [
     "kernel", "unsupported_error", "not_defined", "operand", "as_array", "index_dtype", "index_result",
     "native_dtype", "native_device", "array_input", "promoted_inputs", "PYTHON_SCALARS",
-    "WRAPPERS", "register_wrapper", "array_role", "source_signature", "holds_wrapped", "call_unwrapped", "call_wrapped_planned", "accepting_wrapped",
+    "WRAPPERS", "register_wrapper", "refuse_without_zero", "array_role", "source_signature", "holds_wrapped", "call_unwrapped", "call_wrapped_planned", "accepting_wrapped",
 ]
 
 PYTHON_SCALARS: Final = (bool, int, float, complex)
@@ -172,6 +172,16 @@ def promoted_inputs(*xs: Any) -> tuple[Backend, Dtype, list[Any]]:
     backend = backend_of(*xs)
     dtype = result_type(*xs)
     return backend, dtype, [as_array(backend, x, dtype) for x in xs]
+
+
+def refuse_without_zero(function: str, dtype: Dtype) -> None:
+    """UnsupportedDtypeError where ``dtype`` is a low-precision format without zero (float8_e8m0fnu)
+    and ``function`` would have to write zeros (eye, tril, one_hot, scatter ...): they would be NaN."""
+    if dtype.is_low_precision:
+        from arraylayer.lowp.moving import has_zero, zero_refusal
+
+        if not has_zero(dtype.name):
+            raise UnsupportedDtypeError(zero_refusal(function, dtype.name))
 
 
 def native_dtype(backend: Backend, dtype: Any) -> Any:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from arraylayer.support.table import Uses
+from arraylayer.support.uses import Uses
 
 __all__ = ["MODEL_FUNCTIONS", "MODEL_INDEPENDENT"]
 

@@ -10,29 +10,15 @@ which the api layer reads too.
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple
+from typing import Final
 
 from arraylayer.dtypes.defaults import default_float_dtype, default_int_dtype
 from arraylayer.dtypes import Dtype, all_dtypes, all_float_dtypes
 from arraylayer.dtypes.function_rules import BINARY, KIND_LETTER, UNARY, accumulator_dtype
+from arraylayer.support.model_table import MODEL_FUNCTIONS, MODEL_INDEPENDENT
+from arraylayer.support.uses import Uses
 
 __all__ = ["Uses", "RULES", "FUNCTIONS", "INDEPENDENT", "function_table", "kernel_dtype", "kernel_domain"]
-
-
-class Uses(NamedTuple):
-    """What a public function needs, as data.
-
-    ``kinds``: the kind letters (b i u f c) the Array API defines it for; other kinds are
-    refused by the api layer on every backend. ``kernels``: the kernel names it calls.
-    ``rule``: the dtype those kernels run in, for an input dtype (see :data:`RULES`).
-    ``refused``: dtypes of those kinds that the function itself refuses on every backend, with
-    InvalidDtypeError naming the cast (``view_as_complex`` of float16 parts: torch's rule).
-    """
-
-    kernels: tuple[str, ...]
-    kinds: str = "biufc"
-    rule: str = "same"
-    refused: tuple[str, ...] = ()
 
 
 #: How a function's input dtype becomes the dtype its kernels are called with.
@@ -354,8 +340,6 @@ def function_table() -> dict[str, Uses]:
                  for name, spec in {**UNARY, **BINARY}.items()}
         table.update(FUNCTIONS)
         table.update((name, Uses((), rule="independent")) for name in INDEPENDENT)
-        from arraylayer.support.model_table import MODEL_FUNCTIONS, MODEL_INDEPENDENT  # (it imports Uses from here)
-
         table.update(MODEL_FUNCTIONS)
         table.update((name, Uses((), rule="independent")) for name in MODEL_INDEPENDENT)
         _TABLE.update(table)

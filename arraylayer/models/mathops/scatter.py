@@ -18,8 +18,8 @@ from typing import Any
 
 from arraylayer import arguments
 from arraylayer.api import data_types, elementwise, indexing, manipulation, searching
-from arraylayer.api.dispatch import array_input
-from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError, InvalidDtypeError, UnsupportedDtypeError
+from arraylayer.api.dispatch import array_input, refuse_without_zero
+from arraylayer.errors import InvalidArgumentError, InvalidArgumentTypeError, InvalidDtypeError
 from arraylayer.models.mathops.segments import _arange_like, segment_max, segment_sum
 
 Array = Any
@@ -60,11 +60,7 @@ def scatter(indices: Array, values: Array, shape: Sequence[int]) -> Array:
     _, values, dtype = array_input(values)
     if dtype.category == "bool":
         raise InvalidDtypeError("scatter adds values up and takes numbers; got bool (cast to an integer first).")
-    if dtype.is_low_precision:
-        from arraylayer.lowp.moving import has_zero, zero_refusal
-
-        if not has_zero(dtype.name):  # the positions no index reaches hold 0
-            raise UnsupportedDtypeError(zero_refusal("scatter", dtype.name))
+    refuse_without_zero("scatter", dtype)  # the positions no index reaches hold 0
     if len(values.shape) == 0:
         raise InvalidArgumentError("scatter: values must have one row per index row; got a 0-d array.")
     positions, depth = _flat_positions("scatter", indices, shape, values.shape[0])

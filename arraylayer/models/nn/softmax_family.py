@@ -8,12 +8,13 @@ from arraylayer import arguments
 from arraylayer.api import statistical
 from arraylayer.api.creation import arange
 from arraylayer.api.data_types import astype
+from arraylayer.api.dispatch import refuse_without_zero
 from arraylayer.api.elementwise import add, divide, equal, exp, isfinite, log, subtract
 from arraylayer.api.manipulation import expand_dims, moveaxis, squeeze
 from arraylayer.api.searching import where
 from arraylayer.dtypes.defaults import default_float_dtype
 from arraylayer.dtypes import as_dtype
-from arraylayer.errors import InvalidArgumentError, InvalidDtypeError, UnsupportedDtypeError
+from arraylayer.errors import InvalidArgumentError, InvalidDtypeError
 from arraylayer.models.nn.common import _array, _creating_on, _device, _floating, _fused_along, _native, rounded_once
 
 
@@ -70,11 +71,7 @@ def one_hot(labels: Any, num_classes: int, dtype: Any = None) -> Any:
     if count == 0:
         raise InvalidArgumentError("nn.one_hot(num_classes=0): there must be at least one class.")
     target = default_float_dtype() if dtype is None else as_dtype(dtype)
-    if target.is_low_precision:
-        from arraylayer.lowp.moving import has_zero, zero_refusal
-
-        if not has_zero(target.name):  # its 0s would be NaN: refused, as eye and zeros_like-filling kernels are
-            raise UnsupportedDtypeError(zero_refusal("nn.one_hot", target.name))
+    refuse_without_zero("nn.one_hot", target)  # its 0s would be NaN
     native, rewrap = _native(labels)
     with _creating_on(native):
         classes = arange(count, dtype=kind, device=_device(native))
