@@ -76,3 +76,11 @@ def test_scatter_in_a_format_without_zero_is_refused(backend):
         with pytest.raises(al.UnsupportedDtypeError, match="has no zero"):
             al.scatter(indices, al.astype(values, "float8_e8m0fnu"), (4,))
     np.testing.assert_array_equal(to_numpy(backend, al.scatter(indices, values, (4,))), [1.0, 0.0, 2.0, 0.0])
+
+
+def test_a_backend_named_by_anything_but_a_string_is_refused(backend):
+    x = al.to_backend(np.ones(2, np.float32), backend)
+    with pytest.raises(al.UnknownBackendError, match="named by a string"):
+        al.to_backend(x, x)
+    with pytest.raises(al.UnknownBackendError, match="named by a string"):
+        al.get_backend(3)

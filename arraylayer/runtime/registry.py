@@ -143,6 +143,9 @@ def get_backend(name: str | None = None) -> Backend:
     """The loaded adapter for ``name`` (the active backend when None); imports its framework."""
     if name is None:
         return _active()
+    if not isinstance(name, str):
+        raise UnknownBackendError(f"A backend is named by a string ({', '.join(map(repr, available_backends()))}), "
+                                  f"got {type(name).__name__}.")
     return _instance(name).load()
 
 
