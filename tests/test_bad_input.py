@@ -256,7 +256,8 @@ def materialise(value: Any) -> Any:
         return al.asarray(value[2], dtype=value[1])
     if isinstance(value, tuple) and len(value) == 3 and value[0] == "N":
         return _native(value[1], value[2])
-    if isinstance(value, tuple) and value and value[0] in ("K", "P", "S"):  # a key, a layer's parameters
+    if type(value) is tuple and value and value[0] in ("K", "P", "S"):  # a key, a layer's parameters (a named
+        # tuple, a loss scale's state, is a value: not one of these)
         return model_calls.materialise(value)
     if isinstance(value, list):
         return [materialise(v) for v in value]
