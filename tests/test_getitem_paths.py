@@ -295,3 +295,13 @@ def test_the_mapping_slot_is_the_compiled_method():
         print("slot")
     """
     assert _fresh(code) == "slot"
+
+
+def test_the_compiled_method_keeps_the_python_signature():
+    """inspect.signature (and the standard's signature tests) read ``(self, key, /)`` from it, as from
+    the Python method; without a text signature the suite skipped its __getitem__ check."""
+    import inspect
+
+    parameters = inspect.signature(al.Array.__getitem__).parameters  # (annotated in the Python method)
+    assert [(p.name, p.kind) for p in parameters.values()] == [("self", inspect.Parameter.POSITIONAL_ONLY),
+                                                               ("key", inspect.Parameter.POSITIONAL_ONLY)]

@@ -156,7 +156,10 @@ def getitem_method(cls: type, method: Callable[..., Any]) -> Callable[..., Any]:
     else. ``method`` itself without the extension, with one built before ``_getitem.c`` (stale), or
     before :func:`operator_method` made ``cls`` known to it."""
     make = getattr(_dispatch, "getitem_method", None)
-    compiled_method = None if make is None else make(cls, method, method.__doc__ or "")
+    # the text signature first (CPython reads it from the doc): inspect.signature and the standard's suite see
+    # the Python method's (self, key, /)
+    doc = "__getitem__($self, key, /)\n--\n\n" + (method.__doc__ or "")
+    compiled_method = None if make is None else make(cls, method, doc)
     if compiled_method is None:
         return method
     GETITEM.append((cls, compiled_method, method))
