@@ -243,7 +243,8 @@ def pad(x: Array, pad_width: int | tuple[Any, ...], mode: str = "constant", *,
     if mode not in _PAD_MODES:
         raise InvalidArgumentError(f"pad mode={mode!r} is not one of {', '.join(map(repr, _PAD_MODES))}.")
     widths = _pad_widths(pad_width, len(x.shape))
-    arguments.shape(tuple(int(n) + b + a for n, (b, a) in zip(x.shape, widths, strict=True)), "the result of pad")
+    known = [(int(n), b, a) for n, (b, a) in zip(x.shape, widths, strict=True) if n is not None and n == n]
+    arguments.shape(tuple(n + b + a for n, b, a in known), "the result of pad")  # (dask's NaN lengths: dask checks)
     device = backend.device_of(x)
     from arraylayer.runtime.registry import use_backend
     from arraylayer.api.manipulation import concat
