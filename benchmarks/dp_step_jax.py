@@ -15,28 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from dp_step_model import adam_moments, batch, forward, initial, interleaved, loss_fn, report
-
-import arraylayer as al
-import arraylayer.distributed as dist
+from dp_step_model import adam_moments, batch, forward, initial, interleaved, replicated_adam_step, report
 
 
 def arraylayer_step(x: Any, y: Any) -> Callable[[], float]:
-    opt = dist.data_parallel(al.optim.adam())
-
-    def update(carry: Any, x: Any, y: Any) -> Any:
-        loss, grads = al.value_and_grad(loss_fn)(carry[0], x, y)
-        return loss, opt.update(grads, carry[1], carry[0])
-
-    train = dist.replicated_step(update)
-    params = initial()
-    carry = [(params, opt.init(params))]
-
-    def step() -> float:
-        loss, carry[0] = train(carry[0], x, y)
-        return float(loss)
-
-    return step
+    return replicated_adam_step(initial(), x, y)
 
 
 def native_step(x: Any, y: Any) -> Callable[[], float]:

@@ -72,6 +72,25 @@ def adam_moments(g: Any, m: Any, v: Any, t: Any, sqrt: Callable) -> tuple[Any, A
     return RATE * (m / (1 - B1 ** t)) / (sqrt(v / (1 - B2 ** t)) + EPS), m, v
 
 
+def replicated_adam_step(params: Any, x: Any, y: Any) -> Callable[[], float]:
+    """arraylayer's step of the jax and tensorflow worlds: ``dist.replicated_step`` of a
+    ``data_parallel`` Adam update from ``params`` (the engine's own arrays), each process on its part."""
+    opt = dist.data_parallel(al.optim.adam())
+
+    def update(carry: Any, x: Any, y: Any) -> Any:
+        loss, grads = al.value_and_grad(loss_fn)(carry[0], x, y)
+        return loss, opt.update(grads, carry[1], carry[0])
+
+    train = dist.replicated_step(update)
+    carry = [(params, opt.init(params))]
+
+    def step() -> float:
+        loss, carry[0] = train(carry[0], x, y)
+        return float(loss)
+
+    return step
+
+
 def interleaved(cases: dict[str, Callable[[], float]], agree: tuple[str, ...], repeats: int = REPEATS) -> dict[str, Any]:
     """Warm every case up (the losses of the cases named in ``agree`` must agree: the same model from the
     same parameters, the same averaged gradients), then time them step by step, interleaved; the

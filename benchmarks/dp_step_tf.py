@@ -15,31 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from dp_step_model import adam_moments, batch, forward, initial, interleaved, loss_fn, report
+from dp_step_model import adam_moments, batch, forward, initial, interleaved, replicated_adam_step, report
 
-import arraylayer as al
-import arraylayer.distributed as dist
 from arraylayer.distributed.engines import tf_collective
 
 
 def arraylayer_step(x: Any, y: Any) -> Callable[[], float]:
     import tensorflow as tf
 
-    opt = dist.data_parallel(al.optim.adam())
-
-    def update(carry: Any, x: Any, y: Any) -> Any:
-        loss, grads = al.value_and_grad(loss_fn)(carry[0], x, y)
-        return loss, opt.update(grads, carry[1], carry[0])
-
-    train = dist.replicated_step(update)
-    params = {k: tf.constant(v) for k, v in initial().items()}
-    carry = [(params, opt.init(params))]
-
-    def step() -> float:
-        loss, carry[0] = train(carry[0], x, y)
-        return float(loss)
-
-    return step
+    return replicated_adam_step({k: tf.constant(v) for k, v in initial().items()}, x, y)
 
 
 def native_step(x: Any, y: Any) -> Callable[[], float]:
