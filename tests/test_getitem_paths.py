@@ -71,8 +71,6 @@ def outcome(getitem, array, key):
 # the paths agree there): (backend, key name) -> why.
 KNOWN_GAPS = {
     ("torch", "two ..."): "torch indexes with x[..., ...], which NumPy refuses (IndexError)",
-    ("jax", "huge step"): "JAX raises a raw TypeError for a slice step beyond int64",
-    ("tensorflow", "huge step"): "TensorFlow raises a raw ValueError for a slice step beyond int64",
 }
 
 

@@ -127,11 +127,28 @@ def _bool_in_tuple(key: Any) -> bool:
         k.__class__ is bool or (getattr(k, "shape", None) == () and str(getattr(k, "dtype", "")) == "bool") for k in key)
 
 
+_SLICE_LIMIT = 2**62  # beyond any axis (at most 2**48 long): a bound or step clamped to it selects the same
+
+
+def _clamped(k: Any) -> Any:
+    if k.__class__ is slice and any(b is not None and not -_SLICE_LIMIT <= b <= _SLICE_LIMIT
+                                    for b in (k.start, k.stop, k.step)):
+        return slice(*(None if b is None else max(-_SLICE_LIMIT, min(_SLICE_LIMIT, b))
+                       for b in (k.start, k.stop, k.step)))
+    return k
+
+
+def clamped_slices(key: Any) -> Any:
+    """A basic ``key`` with slice bounds and steps beyond int64's reach clamped, as NumPy reads them
+    (JAX and TensorFlow raise their own overflow errors for them)."""
+    return tuple(_clamped(k) for k in key) if key.__class__ is tuple else _clamped(key)
+
+
 def jax_getitem(x: Any, key: Any) -> Any:
     """JAX indexing with NumPy's IndexError where JAX would clamp an out-of-bounds index."""
     if is_basic(key):
         check_integer_bounds(x.shape, key)
-        return x[key]
+        return x[clamped_slices(key)]
     selected = checked_positions(x.shape, key)
     if selected is not None and _bool_in_tuple(key):  # gather NumPy's positions instead
         return x.reshape(-1)[selected.reshape(-1)].reshape(selected.shape)
@@ -170,7 +187,7 @@ def tensorflow_getitem(tf: Any, x: Any, key: Any) -> Any:
     """TensorFlow indexing with the standard's full key set and NumPy's results and errors."""
     if is_basic(key) and (x.shape.rank or 0) <= _TF_SLICE_RANK:
         check_integer_bounds(tuple(x.shape), key)
-        return x[key]
+        return x[clamped_slices(key)]
     selected = positions(tuple(x.shape), numpy_key(key, to_host))
     return tf.reshape(tf.gather(tf.reshape(x, [-1]), selected.reshape(-1)), selected.shape)
 
